@@ -2,7 +2,8 @@
 //! The parser only builds this tree: no evaluation, no desugaring beyond trivia.
 
 use crate::span::Span;
-use std::rc::Rc;
+/// Shared pointer used for function definitions: `Arc`, so values holding them are `Send + Sync`.
+pub type Rc<T> = std::sync::Arc<T>;
 
 /// A literal as written in the source. Temporal literals are already converted to their
 /// integer encoding (days since 1970 for DATE, ms since midnight for TIME, ...), so the

@@ -1,1 +1,22 @@
-//! Runtime.
+//! Beluga's runtime: data types and null sentinels, typed columns, values, tables, the
+//! tree-walking evaluator, the SQL executor, the builtin registry and console printing.
+
+pub mod column;
+pub mod error;
+pub mod eval;
+pub mod fmt;
+pub mod kernels;
+pub mod null;
+pub mod registry;
+pub mod table;
+pub mod temporal;
+pub mod types;
+pub mod value;
+
+pub use column::{ColData, Column, StrCol, SymCol};
+pub use error::{Error, ErrorKind, Result};
+pub use eval::Interpreter;
+pub use registry::{Builtin, Kind, Registry};
+pub use table::Table;
+pub use types::{DataForm, DataType};
+pub use value::{Dict, Func, Key, Matrix, SetVal, Value};

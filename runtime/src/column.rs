@@ -1,0 +1,467 @@
+//! Typed column storage: one plain `Vec<T>` per physical type, tagged with a logical
+//! `DataType`; shared by `Arc` and copied on write.
+
+use crate::null::Native;
+use crate::types::{DataType, Physical};
+use ahash::AHashMap;
+use std::sync::Arc;
+
+/// STRING storage: one byte buffer plus offsets (len + 1 entries).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StrCol {
+    pub offsets: Vec<usize>,
+    pub bytes: Vec<u8>,
+}
+
+impl StrCol {
+    pub fn new() -> StrCol {
+        StrCol { offsets: vec![0], bytes: Vec::new() }
+    }
+    pub fn with_capacity(n: usize, bytes: usize) -> StrCol {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        StrCol { offsets, bytes: Vec::with_capacity(bytes) }
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> &str {
+        // bytes only ever receive whole &str values, so every slice is valid UTF-8
+        let b = &self.bytes[self.offsets[i]..self.offsets[i + 1]];
+        std::str::from_utf8(b).unwrap_or("")
+    }
+    #[inline]
+    pub fn push(&mut self, s: &str) {
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.offsets.push(self.bytes.len());
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+    pub fn from_iter<'a>(it: impl IntoIterator<Item = &'a str>) -> StrCol {
+        let mut c = StrCol::new();
+        for s in it {
+            c.push(s);
+        }
+        c
+    }
+    /// Replace element i (O(n): rebuilds the buffer tail).
+    pub fn set(&mut self, i: usize, s: &str) {
+        let mut out = StrCol::with_capacity(self.len(), self.bytes.len());
+        for j in 0..self.len() {
+            out.push(if j == i { s } else { self.get(j) });
+        }
+        *self = out;
+    }
+}
+
+/// Symbol base: code 0 is the empty (null) symbol.
+#[derive(Clone, Debug)]
+pub struct SymbolDict {
+    pub names: Vec<Arc<str>>,
+    pub index: AHashMap<Arc<str>, u32>,
+}
+
+impl Default for SymbolDict {
+    fn default() -> Self {
+        let empty: Arc<str> = Arc::from("");
+        let mut index = AHashMap::new();
+        index.insert(empty.clone(), 0);
+        SymbolDict { names: vec![empty], index }
+    }
+}
+
+impl SymbolDict {
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&c) = self.index.get(s) {
+            return c;
+        }
+        let a: Arc<str> = Arc::from(s);
+        let c = self.names.len() as u32;
+        self.names.push(a.clone());
+        self.index.insert(a, c);
+        c
+    }
+    pub fn get(&self, code: u32) -> &str {
+        &self.names[code as usize]
+    }
+}
+
+/// SYMBOL storage: codes into a shared symbol base.
+#[derive(Clone, Debug)]
+pub struct SymCol {
+    pub codes: Vec<u32>,
+    pub dict: Arc<SymbolDict>,
+}
+
+impl SymCol {
+    pub fn new() -> SymCol {
+        SymCol { codes: Vec::new(), dict: Arc::new(SymbolDict::default()) }
+    }
+    pub fn get(&self, i: usize) -> &str {
+        self.dict.get(self.codes[i])
+    }
+    pub fn push(&mut self, s: &str) {
+        let c = Arc::make_mut(&mut self.dict).intern(s);
+        self.codes.push(c);
+    }
+    pub fn from_iter<'a>(it: impl IntoIterator<Item = &'a str>) -> SymCol {
+        let mut c = SymCol::new();
+        for s in it {
+            c.push(s);
+        }
+        c
+    }
+}
+
+impl Default for SymCol {
+    fn default() -> Self {
+        SymCol::new()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ColData {
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Sym(SymCol),
+    Str(StrCol),
+    I128(Vec<i128>),
+}
+
+/// Dispatch on the numeric physical variants of a `ColData`, binding the slice as `$v`.
+/// Evaluates to `Option<_>`: None for Sym/Str.
+#[macro_export]
+macro_rules! with_numeric {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::column::ColData::I8($v) => Some($body),
+            $crate::column::ColData::I16($v) => Some($body),
+            $crate::column::ColData::I32($v) => Some($body),
+            $crate::column::ColData::I64($v) => Some($body),
+            $crate::column::ColData::F32($v) => Some($body),
+            $crate::column::ColData::F64($v) => Some($body),
+            $crate::column::ColData::I128($v) => Some($body),
+            _ => None,
+        }
+    };
+}
+
+/// A typed column (vector payload).
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub ty: DataType,
+    pub data: Arc<ColData>,
+}
+
+/// Conversion of a native Vec into column storage.
+pub trait IntoColData {
+    fn into_data(self) -> ColData;
+}
+impl IntoColData for Vec<i8> {
+    fn into_data(self) -> ColData {
+        ColData::I8(self)
+    }
+}
+impl IntoColData for Vec<i16> {
+    fn into_data(self) -> ColData {
+        ColData::I16(self)
+    }
+}
+impl IntoColData for Vec<i32> {
+    fn into_data(self) -> ColData {
+        ColData::I32(self)
+    }
+}
+impl IntoColData for Vec<i64> {
+    fn into_data(self) -> ColData {
+        ColData::I64(self)
+    }
+}
+impl IntoColData for Vec<f32> {
+    fn into_data(self) -> ColData {
+        ColData::F32(self)
+    }
+}
+impl IntoColData for Vec<f64> {
+    fn into_data(self) -> ColData {
+        ColData::F64(self)
+    }
+}
+impl IntoColData for Vec<i128> {
+    fn into_data(self) -> ColData {
+        ColData::I128(self)
+    }
+}
+impl IntoColData for StrCol {
+    fn into_data(self) -> ColData {
+        ColData::Str(self)
+    }
+}
+impl IntoColData for SymCol {
+    fn into_data(self) -> ColData {
+        ColData::Sym(self)
+    }
+}
+
+impl ColData {
+    pub fn len(&self) -> usize {
+        match self {
+            ColData::Sym(s) => s.codes.len(),
+            ColData::Str(s) => s.len(),
+            d => with_numeric!(d, v => v.len()).unwrap_or(0),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Empty storage of the physical class of `ty`.
+    pub fn empty(ty: DataType, cap: usize) -> ColData {
+        match ty.physical() {
+            Physical::I8 => ColData::I8(Vec::with_capacity(cap)),
+            Physical::I16 => ColData::I16(Vec::with_capacity(cap)),
+            Physical::I32 => ColData::I32(Vec::with_capacity(cap)),
+            Physical::I64 => ColData::I64(Vec::with_capacity(cap)),
+            Physical::F32 => ColData::F32(Vec::with_capacity(cap)),
+            Physical::F64 => ColData::F64(Vec::with_capacity(cap)),
+            Physical::Sym => ColData::Sym(SymCol::new()),
+            Physical::Str => ColData::Str(StrCol::with_capacity(cap, 0)),
+            Physical::I128 => ColData::I128(Vec::with_capacity(cap)),
+            Physical::None => ColData::I8(Vec::with_capacity(cap)),
+        }
+    }
+}
+
+impl Column {
+    pub fn new(ty: DataType, data: ColData) -> Column {
+        Column { ty, data: Arc::new(data) }
+    }
+    pub fn from_vec<V: IntoColData>(ty: DataType, v: V) -> Column {
+        Column::new(ty, v.into_data())
+    }
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn data_mut(&mut self) -> &mut ColData {
+        Arc::make_mut(&mut self.data)
+    }
+
+    /// `n` nulls of type `ty`.
+    pub fn nulls(ty: DataType, n: usize) -> Column {
+        let data = match ty.physical() {
+            Physical::I8 => ColData::I8(vec![i8::NULL; n]),
+            Physical::I16 => ColData::I16(vec![i16::NULL; n]),
+            Physical::I32 => ColData::I32(vec![i32::NULL; n]),
+            Physical::I64 => ColData::I64(vec![i64::NULL; n]),
+            Physical::F32 => ColData::F32(vec![f32::NULL; n]),
+            Physical::F64 => ColData::F64(vec![f64::NULL; n]),
+            Physical::Sym => ColData::Sym(SymCol { codes: vec![0; n], dict: Arc::new(SymbolDict::default()) }),
+            Physical::Str => {
+                let mut s = StrCol::with_capacity(n, 0);
+                for _ in 0..n {
+                    s.push("");
+                }
+                ColData::Str(s)
+            }
+            Physical::I128 => ColData::I128(vec![0; n]),
+            Physical::None => ColData::I8(vec![i8::NULL; n]),
+        };
+        Column::new(ty, data)
+    }
+
+    pub fn is_null(&self, i: usize) -> bool {
+        match &*self.data {
+            ColData::I8(v) => v[i].is_null(),
+            ColData::I16(v) => v[i].is_null(),
+            ColData::I32(v) => v[i].is_null(),
+            ColData::I64(v) => v[i].is_null(),
+            ColData::F32(v) => v[i].is_null(),
+            ColData::F64(v) => v[i].is_null(),
+            ColData::I128(v) => v[i].is_null(),
+            ColData::Sym(s) => s.codes[i] == 0 || s.get(i).is_empty(),
+            ColData::Str(s) => s.get(i).is_empty(),
+        }
+    }
+
+    /// Null mask as a vector of bools.
+    pub fn null_mask(&self) -> Vec<bool> {
+        (0..self.len()).map(|i| self.is_null(i)).collect()
+    }
+
+    /// Text of element i for STRING/SYMBOL columns.
+    pub fn str_at(&self, i: usize) -> Option<&str> {
+        match &*self.data {
+            ColData::Str(s) => Some(s.get(i)),
+            ColData::Sym(s) => Some(s.get(i)),
+            _ => None,
+        }
+    }
+
+    /// Element i as f64 (None when null or not numeric).
+    pub fn f64_at(&self, i: usize) -> Option<f64> {
+        let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_f64()) });
+        r.flatten()
+    }
+
+    /// Element i as i64 (None when null or not numeric).
+    pub fn i64_at(&self, i: usize) -> Option<i64> {
+        let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_i64()) });
+        r.flatten()
+    }
+
+    /// Rows selected by index; an index out of range (or negative) gives null.
+    pub fn take(&self, idx: &[i64]) -> Column {
+        fn pick<T: Native>(v: &[T], idx: &[i64]) -> Vec<T> {
+            idx.iter()
+                .map(|&i| if i >= 0 && (i as usize) < v.len() { v[i as usize] } else { T::NULL })
+                .collect()
+        }
+        let data = match &*self.data {
+            ColData::I8(v) => ColData::I8(pick(v, idx)),
+            ColData::I16(v) => ColData::I16(pick(v, idx)),
+            ColData::I32(v) => ColData::I32(pick(v, idx)),
+            ColData::I64(v) => ColData::I64(pick(v, idx)),
+            ColData::F32(v) => ColData::F32(pick(v, idx)),
+            ColData::F64(v) => ColData::F64(pick(v, idx)),
+            ColData::I128(v) => ColData::I128(pick(v, idx)),
+            ColData::Sym(s) => ColData::Sym(SymCol {
+                codes: idx
+                    .iter()
+                    .map(|&i| if i >= 0 && (i as usize) < s.codes.len() { s.codes[i as usize] } else { 0 })
+                    .collect(),
+                dict: s.dict.clone(),
+            }),
+            ColData::Str(s) => {
+                let mut out = StrCol::with_capacity(idx.len(), 0);
+                for &i in idx {
+                    out.push(if i >= 0 && (i as usize) < s.len() { s.get(i as usize) } else { "" });
+                }
+                ColData::Str(out)
+            }
+        };
+        Column::new(self.ty, data)
+    }
+
+    /// Rows by usize index (all in range).
+    pub fn take_usize(&self, idx: &[usize]) -> Column {
+        fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
+            idx.iter().map(|&i| v[i]).collect()
+        }
+        let data = match &*self.data {
+            ColData::I8(v) => ColData::I8(pick(v, idx)),
+            ColData::I16(v) => ColData::I16(pick(v, idx)),
+            ColData::I32(v) => ColData::I32(pick(v, idx)),
+            ColData::I64(v) => ColData::I64(pick(v, idx)),
+            ColData::F32(v) => ColData::F32(pick(v, idx)),
+            ColData::F64(v) => ColData::F64(pick(v, idx)),
+            ColData::I128(v) => ColData::I128(pick(v, idx)),
+            ColData::Sym(s) => ColData::Sym(SymCol { codes: pick(&s.codes, idx), dict: s.dict.clone() }),
+            ColData::Str(s) => {
+                let mut out = StrCol::with_capacity(idx.len(), 0);
+                for &i in idx {
+                    out.push(s.get(i));
+                }
+                ColData::Str(out)
+            }
+        };
+        Column::new(self.ty, data)
+    }
+
+    /// Rows where mask is true.
+    pub fn filter(&self, mask: &[bool]) -> Column {
+        let idx: Vec<usize> = mask.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i).collect();
+        self.take_usize(&idx)
+    }
+
+    /// Contiguous rows [start, end).
+    pub fn slice(&self, start: usize, end: usize) -> Column {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        let data = match &*self.data {
+            ColData::I8(v) => ColData::I8(v[start..end].to_vec()),
+            ColData::I16(v) => ColData::I16(v[start..end].to_vec()),
+            ColData::I32(v) => ColData::I32(v[start..end].to_vec()),
+            ColData::I64(v) => ColData::I64(v[start..end].to_vec()),
+            ColData::F32(v) => ColData::F32(v[start..end].to_vec()),
+            ColData::F64(v) => ColData::F64(v[start..end].to_vec()),
+            ColData::I128(v) => ColData::I128(v[start..end].to_vec()),
+            ColData::Sym(s) => ColData::Sym(SymCol { codes: s.codes[start..end].to_vec(), dict: s.dict.clone() }),
+            ColData::Str(s) => ColData::Str(StrCol::from_iter((start..end).map(|i| s.get(i)))),
+        };
+        Column::new(self.ty, data)
+    }
+
+    /// Append another column of the same physical type (caller casts first).
+    pub fn append(&mut self, other: &Column) {
+        let d = Arc::make_mut(&mut self.data);
+        match (d, &*other.data) {
+            (ColData::I8(a), ColData::I8(b)) => a.extend_from_slice(b),
+            (ColData::I16(a), ColData::I16(b)) => a.extend_from_slice(b),
+            (ColData::I32(a), ColData::I32(b)) => a.extend_from_slice(b),
+            (ColData::I64(a), ColData::I64(b)) => a.extend_from_slice(b),
+            (ColData::F32(a), ColData::F32(b)) => a.extend_from_slice(b),
+            (ColData::F64(a), ColData::F64(b)) => a.extend_from_slice(b),
+            (ColData::I128(a), ColData::I128(b)) => a.extend_from_slice(b),
+            (ColData::Sym(a), ColData::Sym(b)) => {
+                if Arc::ptr_eq(&a.dict, &b.dict) {
+                    a.codes.extend_from_slice(&b.codes);
+                } else {
+                    for &c in &b.codes {
+                        a.push(b.dict.get(c));
+                    }
+                }
+            }
+            (ColData::Sym(a), ColData::Str(b)) => {
+                for s in b.iter() {
+                    a.push(s);
+                }
+            }
+            (ColData::Str(a), ColData::Str(b)) => {
+                for s in b.iter() {
+                    a.push(s);
+                }
+            }
+            (ColData::Str(a), ColData::Sym(b)) => {
+                for &c in &b.codes {
+                    a.push(b.dict.get(c));
+                }
+            }
+            _ => debug_assert!(false, "append of mismatched physical types"),
+        }
+    }
+
+    /// Concatenate columns of one type.
+    pub fn concat(ty: DataType, cols: &[&Column]) -> Column {
+        let n = cols.iter().map(|c| c.len()).sum();
+        let mut out = Column::new(ty, ColData::empty(ty, n));
+        for c in cols {
+            out.append(c);
+        }
+        out
+    }
+
+    /// Index of row i's value in f64 (NaN for null); used by generic slow paths.
+    pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
+        with_numeric!(&*self.data, v => v.iter().map(|x| if x.is_null() { f64::NAN } else { x.to_f64() }).collect())
+    }
+}
+
+/// Build a column from an f64 vector of a given floating/other type (nulls as NaN).
+pub fn f64_column(v: Vec<f64>) -> Column {
+    Column::from_vec(
+        DataType::Double,
+        v.into_iter().map(|x| if x.is_nan() { f64::NULL } else { x }).collect::<Vec<f64>>(),
+    )
+}

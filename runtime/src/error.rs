@@ -1,0 +1,86 @@
+//! The one runtime error type: a kind, a message and (once known) the span of the failing
+//! expression. Kernels create errors without spans; the interpreter attaches them.
+
+use beluga_lang::Span;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Syntax,
+    /// operator applied to incompatible types (`SYSTEM_Operator`)
+    Type,
+    /// general runtime failure (`SYSTEM_Runtime`)
+    Runtime,
+    Arity,
+    Argument,
+    Size,
+    Name,
+    /// `throw`
+    User,
+    Io,
+    Interrupted,
+    Internal,
+}
+
+#[derive(Clone, Debug)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub span: Option<Span>,
+    /// The value given to `throw`, when it was not a string.
+    pub thrown: Option<Box<crate::value::Value>>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error { kind, message: message.into(), span: None, thrown: None }
+    }
+    pub fn runtime(m: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Runtime, m)
+    }
+    pub fn type_err(m: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Type, m)
+    }
+    pub fn arg(m: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Argument, m)
+    }
+    pub fn size(m: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Size, m)
+    }
+    pub fn name(m: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Name, m)
+    }
+    pub fn syntax(m: impl Into<String>, span: Span) -> Error {
+        Error { kind: ErrorKind::Syntax, message: m.into(), span: Some(span), thrown: None }
+    }
+    /// "not supported for type X" in one wording for every builtin.
+    pub fn unsupported(func: &str, what: impl fmt::Display) -> Error {
+        Error::type_err(format!("The function [{func}] is not supported for {what}"))
+    }
+    /// Attach a span if none is set yet.
+    pub fn or_span(mut self, span: Span) -> Error {
+        if self.span.is_none() {
+            self.span = Some(span);
+        }
+        self
+    }
+    /// The category string seen as `ex[0]` in a catch block.
+    pub fn category(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::User => "USER",
+            ErrorKind::Type => "SYSTEM_Operator",
+            ErrorKind::Syntax => "SYSTEM_Syntax",
+            _ => "SYSTEM_Runtime",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

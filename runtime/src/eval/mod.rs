@@ -1,0 +1,7 @@
+//! The tree-walking interpreter.
+
+use crate::registry::Registry;
+
+pub struct Interpreter {
+    pub registry: Registry,
+}

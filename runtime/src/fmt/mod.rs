@@ -1,0 +1,1 @@
+//! Console printing (LANGUAGE.md §3).

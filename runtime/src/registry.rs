@@ -1,0 +1,93 @@
+//! The builtin registry: one row per function, resolved to ids once.
+
+use crate::error::Result;
+use crate::eval::Interpreter;
+use crate::value::Value;
+use ahash::AHashMap;
+
+/// How the SQL executor treats a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// element-wise (scalar function mapped over vectors)
+    Elementwise,
+    /// reduces a vector to one value per group
+    Aggregate,
+    /// vector in, same-length vector out, order-sensitive (m*, cum*, deltas, rank…)
+    VectorToVector,
+    /// everything else (constructors, I/O, system)
+    System,
+}
+
+/// Builtins receive the interpreter (for callbacks and session state) and owned arguments.
+pub type BuiltinFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
+
+#[derive(Clone, Copy)]
+pub struct Builtin {
+    /// exact DolphinDB spelling
+    pub name: &'static str,
+    pub kind: Kind,
+    /// minimum and maximum argument counts (u8::MAX = variadic)
+    pub min: u8,
+    pub max: u8,
+    pub call: BuiltinFn,
+    /// parameter names, for keyword arguments (may be empty)
+    pub params: &'static [&'static str],
+}
+
+/// Builds a table row: `f("sum", Aggregate, 1, 1, agg::sum)`.
+pub const fn f(name: &'static str, kind: Kind, min: u8, max: u8, call: BuiltinFn) -> Builtin {
+    Builtin { name, kind, min, max, call, params: &[] }
+}
+
+/// A row with parameter names for keyword arguments.
+pub const fn fp(
+    name: &'static str,
+    kind: Kind,
+    min: u8,
+    max: u8,
+    call: BuiltinFn,
+    params: &'static [&'static str],
+) -> Builtin {
+    Builtin { name, kind, min, max, call, params }
+}
+
+#[derive(Default, Clone)]
+pub struct Registry {
+    pub defs: Vec<Builtin>,
+    pub by_name: AHashMap<&'static str, u32>,
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+    /// Add a table of builtins; a later row with the same name replaces the earlier one.
+    pub fn extend(&mut self, rows: &[Builtin]) {
+        for b in rows {
+            match self.by_name.get(b.name) {
+                Some(&id) => self.defs[id as usize] = *b,
+                None => {
+                    self.by_name.insert(b.name, self.defs.len() as u32);
+                    self.defs.push(*b);
+                }
+            }
+        }
+    }
+    /// Register `alias` as another name for an existing builtin.
+    pub fn alias(&mut self, alias: &'static str, target: &str) {
+        if let Some(&id) = self.by_name.get(target) {
+            let mut b = self.defs[id as usize];
+            b.name = alias;
+            self.extend(&[b]);
+        }
+    }
+    pub fn lookup(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+    pub fn get(&self, id: u32) -> &Builtin {
+        &self.defs[id as usize]
+    }
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.defs.iter().map(|b| b.name)
+    }
+}

@@ -1,0 +1,311 @@
+//! Data types, data forms and the promotion rules (LANGUAGE.md §2).
+
+use std::fmt;
+
+/// DolphinDB data types. The discriminant is DolphinDB's type ID (`type(x)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DataType {
+    Void = 0,
+    Bool = 1,
+    Char = 2,
+    Short = 3,
+    Int = 4,
+    Long = 5,
+    Date = 6,
+    Month = 7,
+    Time = 8,
+    Minute = 9,
+    Second = 10,
+    DateTime = 11,
+    Timestamp = 12,
+    NanoTime = 13,
+    NanoTimestamp = 14,
+    Float = 15,
+    Double = 16,
+    Symbol = 17,
+    String = 18,
+    Uuid = 19,
+    FunctionDef = 20,
+    Handle = 21,
+    Code = 22,
+    DataSource = 23,
+    Resource = 24,
+    Any = 25,
+    Compressed = 26,
+    DateHour = 28,
+    IpAddr = 30,
+    Int128 = 31,
+    Blob = 32,
+    Complex = 34,
+    Point = 35,
+    Duration = 36,
+    Decimal32 = 37,
+    Decimal64 = 38,
+    Decimal128 = 39,
+}
+
+/// Physical storage class of a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Physical {
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+    Sym,
+    Str,
+    I128,
+    None,
+}
+
+/// Data forms (`form(x)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataForm {
+    Scalar = 0,
+    Vector = 1,
+    Pair = 2,
+    Matrix = 3,
+    Set = 4,
+    Dict = 5,
+    Table = 6,
+}
+
+/// Category used by promotion and printing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    Nothing,
+    Logical,
+    Integral,
+    Floating,
+    Temporal,
+    Literal,
+    Binary,
+    System,
+    Mixed,
+    Decimal,
+}
+
+pub const ALL_TYPES: &[DataType] = &[
+    DataType::Void,
+    DataType::Bool,
+    DataType::Char,
+    DataType::Short,
+    DataType::Int,
+    DataType::Long,
+    DataType::Date,
+    DataType::Month,
+    DataType::Time,
+    DataType::Minute,
+    DataType::Second,
+    DataType::DateTime,
+    DataType::Timestamp,
+    DataType::NanoTime,
+    DataType::NanoTimestamp,
+    DataType::Float,
+    DataType::Double,
+    DataType::Symbol,
+    DataType::String,
+    DataType::Uuid,
+    DataType::FunctionDef,
+    DataType::Handle,
+    DataType::Code,
+    DataType::DataSource,
+    DataType::Resource,
+    DataType::Any,
+    DataType::Compressed,
+    DataType::DateHour,
+    DataType::IpAddr,
+    DataType::Int128,
+    DataType::Blob,
+    DataType::Complex,
+    DataType::Point,
+    DataType::Duration,
+    DataType::Decimal32,
+    DataType::Decimal64,
+    DataType::Decimal128,
+];
+
+impl DataType {
+    pub fn id(self) -> i32 {
+        self as u8 as i32
+    }
+
+    pub fn from_id(id: i32) -> Option<DataType> {
+        ALL_TYPES.iter().copied().find(|t| t.id() == id)
+    }
+
+    pub fn name(self) -> &'static str {
+        use DataType::*;
+        match self {
+            Void => "VOID",
+            Bool => "BOOL",
+            Char => "CHAR",
+            Short => "SHORT",
+            Int => "INT",
+            Long => "LONG",
+            Date => "DATE",
+            Month => "MONTH",
+            Time => "TIME",
+            Minute => "MINUTE",
+            Second => "SECOND",
+            DateTime => "DATETIME",
+            Timestamp => "TIMESTAMP",
+            NanoTime => "NANOTIME",
+            NanoTimestamp => "NANOTIMESTAMP",
+            Float => "FLOAT",
+            Double => "DOUBLE",
+            Symbol => "SYMBOL",
+            String => "STRING",
+            Uuid => "UUID",
+            FunctionDef => "FUNCTIONDEF",
+            Handle => "HANDLE",
+            Code => "CODE",
+            DataSource => "DATASOURCE",
+            Resource => "RESOURCE",
+            Any => "ANY",
+            Compressed => "COMPRESSED",
+            DateHour => "DATEHOUR",
+            IpAddr => "IPADDR",
+            Int128 => "INT128",
+            Blob => "BLOB",
+            Complex => "COMPLEX",
+            Point => "POINT",
+            Duration => "DURATION",
+            Decimal32 => "DECIMAL32",
+            Decimal64 => "DECIMAL64",
+            Decimal128 => "DECIMAL128",
+        }
+    }
+
+    /// Parse a type name, case-insensitively (`INT`, `"int"`, `` `DOUBLE ``).
+    pub fn from_name(name: &str) -> Option<DataType> {
+        let up = name.trim().to_ascii_uppercase();
+        ALL_TYPES.iter().copied().find(|t| t.name() == up)
+    }
+
+    pub fn physical(self) -> Physical {
+        use DataType::*;
+        match self {
+            Bool | Char => Physical::I8,
+            Short => Physical::I16,
+            Int | Date | Month | Time | Minute | Second | DateTime | DateHour | Decimal32 => {
+                Physical::I32
+            }
+            Long | Timestamp | NanoTime | NanoTimestamp | Decimal64 => Physical::I64,
+            Float => Physical::F32,
+            Double => Physical::F64,
+            Symbol => Physical::Sym,
+            String | Blob => Physical::Str,
+            Uuid | IpAddr | Int128 | Decimal128 => Physical::I128,
+            _ => Physical::None,
+        }
+    }
+
+    pub fn category(self) -> Category {
+        use DataType::*;
+        match self {
+            Void => Category::Nothing,
+            Bool => Category::Logical,
+            Char | Short | Int | Long => Category::Integral,
+            Float | Double => Category::Floating,
+            Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime
+            | NanoTimestamp | DateHour => Category::Temporal,
+            Symbol | String | Blob => Category::Literal,
+            Uuid | IpAddr | Int128 => Category::Binary,
+            Any => Category::Mixed,
+            Decimal32 | Decimal64 | Decimal128 => Category::Decimal,
+            _ => Category::System,
+        }
+    }
+
+    pub fn is_temporal(self) -> bool {
+        self.category() == Category::Temporal
+    }
+    pub fn is_integral(self) -> bool {
+        matches!(self.category(), Category::Integral | Category::Logical)
+    }
+    pub fn is_floating(self) -> bool {
+        self.category() == Category::Floating
+    }
+    pub fn is_numeric(self) -> bool {
+        matches!(self.category(), Category::Integral | Category::Logical | Category::Floating)
+    }
+    pub fn is_literal(self) -> bool {
+        self.category() == Category::Literal
+    }
+    /// Time-of-day types wrap modulo one day.
+    pub fn day_modulus(self) -> Option<i64> {
+        match self {
+            DataType::Time => Some(86_400_000),
+            DataType::Minute => Some(1440),
+            DataType::Second => Some(86_400),
+            DataType::NanoTime => Some(86_400_000_000_000),
+            _ => None,
+        }
+    }
+
+    /// Rank for numeric promotion: BOOL < CHAR < SHORT < INT < LONG < FLOAT < DOUBLE.
+    pub fn numeric_rank(self) -> u8 {
+        use DataType::*;
+        match self {
+            Bool => 1,
+            Char => 2,
+            Short => 3,
+            Int => 4,
+            Long => 5,
+            Float => 6,
+            Double => 7,
+            _ => 0,
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Result type of `+ - * % /` on two operand types (§2.4), or None when not arithmetic.
+pub fn promote_arith(a: DataType, b: DataType) -> Option<DataType> {
+    use DataType::*;
+    if a == Void {
+        return Some(if b == Void { Void } else { b });
+    }
+    if b == Void {
+        return Some(a);
+    }
+    if a.is_numeric() && b.is_numeric() {
+        let r = a.numeric_rank().max(b.numeric_rank());
+        return Some(match r {
+            7 => Double,
+            6 => Float,
+            5 => Long,
+            _ => Int,
+        });
+    }
+    None
+}
+
+/// Common type of two element types for vector literals, comparison and concatenation.
+pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
+    use DataType::*;
+    if a == b {
+        return Some(a);
+    }
+    if a == Void {
+        return Some(b);
+    }
+    if b == Void {
+        return Some(a);
+    }
+    if a.is_numeric() && b.is_numeric() {
+        return Some(if a.numeric_rank() >= b.numeric_rank() { a } else { b });
+    }
+    if a.is_literal() && b.is_literal() {
+        return Some(String);
+    }
+    None
+}

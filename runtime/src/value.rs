@@ -1,0 +1,296 @@
+//! Values: the data forms of DolphinDB over typed columns.
+
+use crate::column::{ColData, Column, StrCol, SymCol};
+use crate::null::Native;
+use crate::table::Table;
+use crate::types::{DataForm, DataType};
+use ahash::AHashMap;
+use beluga_lang::ast::{Expr, FuncDef};
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// Hashable key of one scalar element (dictionaries, sets, group by on slow paths).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    I(i64),
+    F(u64),
+    S(Arc<str>),
+    B(i128),
+}
+
+impl Key {
+    pub fn of(col: &Column, i: usize) -> Key {
+        match &*col.data {
+            ColData::I8(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
+            ColData::I16(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
+            ColData::I32(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
+            ColData::I64(v) => Key::I(v[i]),
+            ColData::F32(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] as f64 + 0.0).to_bits() }),
+            ColData::F64(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] + 0.0).to_bits() }),
+            ColData::I128(v) => Key::B(v[i]),
+            ColData::Sym(s) => Key::S(s.dict.names[s.codes[i] as usize].clone()),
+            ColData::Str(s) => Key::S(Arc::from(s.get(i))),
+        }
+    }
+}
+
+/// Values of a dictionary: a typed column, or arbitrary values (ANY dictionary).
+#[derive(Clone, Debug)]
+pub enum DictVals {
+    Col(Column),
+    Any(Vec<Value>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Dict {
+    pub keys: Column,
+    pub vals: DictVals,
+    pub index: AHashMap<Key, usize>,
+    pub ordered: bool,
+    pub key_type: DataType,
+    pub val_type: DataType,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetVal {
+    /// Members in insertion order.
+    pub items: Column,
+    pub index: AHashMap<Key, usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// Column-major data: element (r, c) at `c * rows + r`.
+    pub data: Column,
+    pub rows: usize,
+    pub cols: usize,
+    pub row_labels: Option<Box<Value>>,
+    pub col_labels: Option<Box<Value>>,
+}
+
+impl Matrix {
+    pub fn column(&self, c: usize) -> Column {
+        self.data.slice(c * self.rows, (c + 1) * self.rows)
+    }
+}
+
+/// A user function with the values it captured when it was created (closures).
+#[derive(Debug)]
+pub struct UserFunc {
+    pub def: Arc<FuncDef>,
+    pub captured: Vec<(String, Value)>,
+    /// Module namespace the function was defined in, if any.
+    pub module: Option<String>,
+}
+
+/// Function values.
+#[derive(Clone, Debug)]
+pub enum Func {
+    /// Index into the session's builtin registry.
+    Builtin(u32),
+    User(Arc<UserFunc>),
+    /// `f{a, , c}`: fixed positional slots (None = free) and fixed keyword arguments.
+    Partial(Arc<Func>, Arc<Vec<Option<Value>>>, Arc<Vec<(String, Value)>>),
+    /// `f:E` and friends.
+    Template(Arc<Func>, Arc<str>),
+}
+
+/// Storage handles (databases, partitioned tables) implement this; runtime knows nothing of files.
+pub trait Handle: Send + Sync + fmt::Debug {
+    fn as_any(&self) -> &dyn Any;
+    /// Console form, e.g. `DB[dfs://valuedb]`.
+    fn display(&self) -> String;
+    fn type_name(&self) -> &'static str {
+        "HANDLE"
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// Untyped NULL (VOID scalar).
+    Void,
+    /// A scalar: a column of length 1.
+    Scalar(Column),
+    Vector(Column),
+    Pair(Column),
+    Matrix(Arc<Matrix>),
+    Set(Arc<SetVal>),
+    Dict(Arc<Dict>),
+    Table(Arc<Table>),
+    /// ANY vector.
+    Tuple(Arc<Vec<Value>>),
+    Function(Func),
+    /// A type constant such as `INT`; compares equal to its type ID.
+    Type(DataType),
+    /// `5m`, `3M`, `1d`: count and unit.
+    Duration(i64, Arc<str>),
+    /// Metacode `<expr>`.
+    Code(Arc<Expr>),
+    Handle(Arc<dyn Handle>),
+    /// A named constant with no behaviour (form names, partition types, chart types…): name and numeric value.
+    Constant(&'static str, i32),
+}
+
+pub type V = Value;
+
+impl Value {
+    // ---- constructors
+    pub fn scalar<T: crate::column::IntoColData>(ty: DataType, v: T) -> Value {
+        Value::Scalar(Column::from_vec(ty, v))
+    }
+    pub fn bool(b: bool) -> Value {
+        Value::scalar(DataType::Bool, vec![b as i8])
+    }
+    pub fn bool_null() -> Value {
+        Value::scalar(DataType::Bool, vec![i8::NULL])
+    }
+    pub fn int(v: i32) -> Value {
+        Value::scalar(DataType::Int, vec![v])
+    }
+    pub fn long(v: i64) -> Value {
+        Value::scalar(DataType::Long, vec![v])
+    }
+    pub fn double(v: f64) -> Value {
+        Value::scalar(DataType::Double, vec![f64::from_f64(v)])
+    }
+    pub fn string(s: &str) -> Value {
+        Value::Scalar(Column::new(DataType::String, ColData::Str(StrCol::from_iter([s]))))
+    }
+    pub fn symbol(s: &str) -> Value {
+        Value::Scalar(Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter([s]))))
+    }
+    pub fn null_of(ty: DataType) -> Value {
+        if ty == DataType::Void {
+            Value::Void
+        } else {
+            Value::Scalar(Column::nulls(ty, 1))
+        }
+    }
+    pub fn vector(col: Column) -> Value {
+        Value::Vector(col)
+    }
+    pub fn int_vec(v: Vec<i32>) -> Value {
+        Value::Vector(Column::from_vec(DataType::Int, v))
+    }
+    pub fn long_vec(v: Vec<i64>) -> Value {
+        Value::Vector(Column::from_vec(DataType::Long, v))
+    }
+    pub fn double_vec(v: Vec<f64>) -> Value {
+        Value::Vector(Column::from_vec(DataType::Double, v))
+    }
+    pub fn bool_vec(v: Vec<bool>) -> Value {
+        Value::Vector(Column::from_vec(DataType::Bool, v.into_iter().map(|b| b as i8).collect::<Vec<i8>>()))
+    }
+    pub fn string_vec<'a>(v: impl IntoIterator<Item = &'a str>) -> Value {
+        Value::Vector(Column::new(DataType::String, ColData::Str(StrCol::from_iter(v))))
+    }
+    pub fn tuple(v: Vec<Value>) -> Value {
+        Value::Tuple(Arc::new(v))
+    }
+    pub fn table(t: Table) -> Value {
+        Value::Table(Arc::new(t))
+    }
+
+    // ---- introspection
+    pub fn form(&self) -> DataForm {
+        match self {
+            Value::Vector(_) | Value::Tuple(_) => DataForm::Vector,
+            Value::Pair(_) => DataForm::Pair,
+            Value::Matrix(_) => DataForm::Matrix,
+            Value::Set(_) => DataForm::Set,
+            Value::Dict(_) => DataForm::Dict,
+            Value::Table(_) => DataForm::Table,
+            _ => DataForm::Scalar,
+        }
+    }
+
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Value::Void => DataType::Void,
+            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => c.ty,
+            Value::Matrix(m) => m.data.ty,
+            Value::Set(s) => s.items.ty,
+            Value::Dict(d) => d.val_type,
+            Value::Table(_) => DataType::Any,
+            Value::Tuple(_) => DataType::Any,
+            Value::Function(_) => DataType::FunctionDef,
+            Value::Type(_) => DataType::Int,
+            Value::Duration(..) => DataType::Duration,
+            Value::Code(_) => DataType::Code,
+            Value::Handle(_) => DataType::Handle,
+            Value::Constant(..) => DataType::Int,
+        }
+    }
+
+    /// The column of a scalar, vector or pair.
+    pub fn column(&self) -> Option<&Column> {
+        match self {
+            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Value::Scalar(_) | Value::Void | Value::Type(_) | Value::Constant(..))
+    }
+
+    /// True for VOID and for typed null scalars.
+    pub fn is_null_scalar(&self) -> bool {
+        match self {
+            Value::Void => true,
+            Value::Scalar(c) => c.is_null(0),
+            _ => false,
+        }
+    }
+
+    /// Number of elements (rows for a table), as `size`.
+    pub fn size(&self) -> usize {
+        match self {
+            Value::Scalar(_) | Value::Void => 1,
+            Value::Vector(c) | Value::Pair(c) => c.len(),
+            Value::Matrix(m) => m.rows * m.cols,
+            Value::Set(s) => s.items.len(),
+            Value::Dict(d) => d.keys.len(),
+            Value::Table(t) => t.rows(),
+            Value::Tuple(t) => t.len(),
+            _ => 1,
+        }
+    }
+
+    // ---- scalar accessors
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Scalar(c) => c.f64_at(0),
+            Value::Type(t) => Some(t.id() as f64),
+            Value::Constant(_, v) => Some(*v as f64),
+            _ => None,
+        }
+    }
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Scalar(c) => match &*c.data {
+                ColData::F32(_) | ColData::F64(_) => c.f64_at(0).map(|f| f.round() as i64),
+                _ => c.i64_at(0),
+            },
+            Value::Type(t) => Some(t.id() as i64),
+            Value::Constant(_, v) => Some(*v as i64),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        self.as_f64().map(|f| f != 0.0)
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Scalar(c) => c.str_at(0),
+            _ => None,
+        }
+    }
+    pub fn as_func(&self) -> Option<&Func> {
+        match self {
+            Value::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+}
