@@ -1,0 +1,1381 @@
+//! Token pre-pass: resolves DolphinDB's context-sensitive syntax before the LR parser runs.
+//!
+//! * newlines → statement separators or nothing (§1.12)
+//! * space-separated literal vectors and negative literals (§4.6)
+//! * prefix / infix function-name classification (§4.3, §4.4)
+//! * template suffixes applied prefix (`+:A x`, `f:E x`) (§5.12)
+//! * SQL contextual keywords (`group by`, `order by`, `asc`, joins, ...) and `=` as `==`
+//! * brace kinds (block / dict / lambda / partial application), `<...>` metacode,
+//!   open-ended pairs in indexes, `between a and b`.
+
+use crate::ast::{JoinKind, Literal};
+use crate::error::ParseError;
+use crate::lexer::{RawTok, Tok};
+use crate::span::Span;
+use std::collections::HashSet;
+
+pub type Triple = (usize, Tok, usize);
+
+const MAX_DEPTH: usize = 500;
+const MAX_NEST: usize = 1000;
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum FK {
+    Paren,
+    Bracket,
+    Block,
+    Brace,
+    Meta,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Ctl {
+    No,
+    Control,
+    DefParams,
+}
+
+#[derive(Clone, Debug)]
+struct Frame {
+    kind: FK,
+    at_start: bool,
+    control: Ctl,
+    is_do: bool,
+    dict: bool,
+    dict_key: bool,
+    call: bool,
+    lambda: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum SqlKind {
+    Select,
+    Update,
+    Delete,
+    Insert,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Clause {
+    Items,
+    From,
+    Where,
+    Group,
+    Order,
+    Csort,
+    Having,
+    Limit,
+    Set,
+}
+
+#[derive(Clone, Debug)]
+struct SqlCtx {
+    depth: usize,
+    kind: SqlKind,
+    wrapped: bool,
+    clause: Clause,
+    seen_from: bool,
+    in_args: bool,
+}
+
+struct Pre<'a> {
+    toks: Vec<RawTok>,
+    out: Vec<Triple>,
+    stack: Vec<Frame>,
+    sql: Vec<SqlCtx>,
+    is_function: &'a dyn Fn(&str) -> bool,
+    assigned: HashSet<String>,
+    user_fns: HashSet<String>,
+    head_at_start: bool,
+    infix_head: bool,
+    last_ctl: Ctl,
+    last_block_close: bool,
+    after_do_close: bool,
+    pending_do: bool,
+    while_is_do: bool,
+    between: Vec<usize>,
+    case_depth: usize,
+    nest: usize,
+    force_start: bool,
+    expr_mode: bool,
+    err: Option<ParseError>,
+}
+
+fn lower(s: &str) -> String {
+    s.to_ascii_lowercase()
+}
+
+fn ident_is(t: Option<&RawTok>, w: &str) -> bool {
+    matches!(t, Some(RawTok { tok: Tok::Ident(s), .. }) if s.eq_ignore_ascii_case(w))
+}
+
+const SQL_WORDS: &[&str] = &[
+    "group", "context", "pivot", "cgroup", "order", "having", "limit", "map", "csort", "join",
+    "inner", "left", "right", "full", "cross", "on", "set", "values", "asc", "desc", "nulls",
+    "union", "semijoin",
+];
+
+fn is_sql_word(s: &str) -> bool {
+    s.len() <= 8 && SQL_WORDS.iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+fn negatable(l: &Literal) -> bool {
+    matches!(
+        l,
+        Literal::Int(Some(_))
+            | Literal::Long(Some(_))
+            | Literal::Short(Some(_))
+            | Literal::Char(Some(_))
+            | Literal::Float(Some(_))
+            | Literal::Double(Some(_))
+            | Literal::Decimal(..)
+            | Literal::Duration(..)
+    )
+}
+
+fn negate(l: Literal) -> Literal {
+    match l {
+        Literal::Int(Some(v)) => Literal::Int(Some(v.wrapping_neg())),
+        Literal::Long(Some(v)) => {
+            if v == 2147483648 {
+                // `-2147483648` fits in INT only as the null sentinel; keep it LONG
+                Literal::Long(Some(-v))
+            } else {
+                Literal::Long(Some(v.wrapping_neg()))
+            }
+        }
+        Literal::Short(Some(v)) => Literal::Short(Some(v.wrapping_neg())),
+        Literal::Char(Some(v)) => Literal::Char(Some(v.wrapping_neg())),
+        Literal::Float(Some(v)) => Literal::Float(Some(-v)),
+        Literal::Double(Some(v)) => Literal::Double(Some(-v)),
+        Literal::Decimal(v, s) => Literal::Decimal(v.wrapping_neg(), s),
+        Literal::Duration(v, u) => Literal::Duration(v.wrapping_neg(), u),
+        other => other,
+    }
+}
+
+/// Tokens after which an operand cannot be complete (so an operand must follow).
+fn ends_operand(t: &Tok) -> bool {
+    matches!(
+        t,
+        Tok::Lit(_)
+            | Tok::VecLit(_)
+            | Tok::Ident(_)
+            | Tok::RParen
+            | Tok::RBracket
+            | Tok::RBrace
+            | Tok::Tmpl(_)
+            | Tok::IsNull(_)
+            | Tok::End
+            | Tok::Star
+            | Tok::OpFunc(_)
+            | Tok::MetaClose
+            | Tok::Break
+            | Tok::Continue
+            | Tok::PairEnd
+    )
+}
+
+/// Tokens that cannot end a statement: a newline after them is dropped.
+fn cant_end(t: &Tok) -> bool {
+    if t.binop().is_some() {
+        return true;
+    }
+    matches!(
+        t,
+        Tok::Comma
+            | Tok::LParen
+            | Tok::LBracket
+            | Tok::LBrace
+            | Tok::LBraceDict
+            | Tok::LBraceLambda
+            | Tok::LBracePartial
+            | Tok::LBraceDot
+            | Tok::Assign
+            | Tok::AddAssign
+            | Tok::SubAssign
+            | Tok::MulAssign
+            | Tok::DivAssign
+            | Tok::RatioAssign
+            | Tok::ModAssign
+            | Tok::Arrow
+            | Tok::Question
+            | Tok::DictColon
+            | Tok::Dot
+            | Tok::ColonColon
+            | Tok::Bang
+            | Tok::Tilde
+            | Tok::Not
+            | Tok::BetweenAnd
+            | Tok::Else
+            | Tok::Do
+            | Tok::Try
+            | Tok::Select
+            | Tok::Exec
+            | Tok::Update
+            | Tok::Delete
+            | Tok::Insert
+            | Tok::Into
+            | Tok::Where
+            | Tok::GroupBy
+            | Tok::ContextBy
+            | Tok::PivotBy
+            | Tok::CgroupBy
+            | Tok::OrderBy
+            | Tok::Csort
+            | Tok::Having
+            | Tok::Limit
+            | Tok::Top
+            | Tok::Distinct
+            | Tok::As
+            | Tok::On
+            | Tok::JoinKw(_)
+            | Tok::Set
+            | Tok::Values
+            | Tok::Case
+            | Tok::When
+            | Tok::Then
+            | Tok::MetaOpen
+            | Tok::PrefixIdent(_)
+            | Tok::InfixIdent(_)
+            | Tok::TmplApply(_)
+            | Tok::Def
+            | Tok::Defg
+            | Tok::Assert
+            | Tok::Throw
+            | Tok::Share
+            | Tok::Const
+            | Tok::Module
+            | Tok::Use
+            | Tok::Mutable
+            | Tok::Exists
+            | Tok::Timer
+            | Tok::TimerN
+            | Tok::Transaction
+    )
+}
+
+pub fn prepass(
+    toks: Vec<RawTok>,
+    is_function: &dyn Fn(&str) -> bool,
+    expr_mode: bool,
+) -> Result<Vec<Triple>, ParseError> {
+    let (assigned, user_fns) = scan_names(&toks);
+    let mut p = Pre {
+        toks,
+        out: Vec::new(),
+        stack: Vec::new(),
+        sql: Vec::new(),
+        is_function,
+        assigned,
+        user_fns,
+        head_at_start: false,
+        infix_head: false,
+        last_ctl: Ctl::No,
+        last_block_close: false,
+        after_do_close: false,
+        pending_do: false,
+        while_is_do: false,
+        between: Vec::new(),
+        case_depth: 0,
+        nest: 0,
+        force_start: false,
+        expr_mode,
+        err: None,
+    };
+    p.run();
+    match p.err {
+        Some(e) => Err(e),
+        None => Ok(p.out),
+    }
+}
+
+/// Names assigned anywhere in the script (they are variables, not functions) and names
+/// defined with `def`.
+fn scan_names(toks: &[RawTok]) -> (HashSet<String>, HashSet<String>) {
+    let mut assigned = HashSet::new();
+    let mut fns = HashSet::new();
+    let n = toks.len();
+    for j in 0..n {
+        match &toks[j].tok {
+            Tok::Ident(name) => {
+                let next = toks.get(j + 1).map(|t| &t.tok);
+                if matches!(
+                    next,
+                    Some(
+                        Tok::Assign
+                            | Tok::AddAssign
+                            | Tok::SubAssign
+                            | Tok::MulAssign
+                            | Tok::DivAssign
+                            | Tok::RatioAssign
+                            | Tok::ModAssign
+                            | Tok::Arrow
+                    )
+                ) {
+                    assigned.insert(name.clone());
+                }
+                if j >= 2
+                    && toks[j - 1].tok == Tok::LParen
+                    && matches!(toks[j - 2].tok, Tok::For | Tok::Catch)
+                {
+                    assigned.insert(name.clone());
+                }
+                if j >= 1 && matches!(toks[j - 1].tok, Tok::Def | Tok::Defg) {
+                    fns.insert(name.clone());
+                }
+                if next == Some(&Tok::Comma) {
+                    // `a, b = ...`, `(x, y) -> ...`, `{x, y -> ...}`
+                    let mut k = j;
+                    let mut names = vec![];
+                    while let Some(Tok::Ident(s)) = toks.get(k).map(|t| &t.tok) {
+                        names.push(s.clone());
+                        if toks.get(k + 1).map(|t| &t.tok) == Some(&Tok::Comma) {
+                            k += 2;
+                        } else {
+                            k += 1;
+                            break;
+                        }
+                    }
+                    let t1 = toks.get(k).map(|t| &t.tok);
+                    let t2 = toks.get(k + 1).map(|t| &t.tok);
+                    if matches!(t1, Some(Tok::Assign | Tok::Arrow))
+                        || (t1 == Some(&Tok::RParen) && t2 == Some(&Tok::Arrow))
+                    {
+                        assigned.extend(names);
+                    }
+                }
+            }
+            Tok::Def | Tok::Defg => {
+                let mut k = j + 1;
+                if matches!(toks.get(k).map(|t| &t.tok), Some(Tok::Ident(_))) {
+                    k += 1;
+                }
+                if toks.get(k).map(|t| &t.tok) == Some(&Tok::LParen) {
+                    let mut depth = 0;
+                    while k < n {
+                        match &toks[k].tok {
+                            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                            Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            Tok::Ident(s) if depth == 1 => {
+                                let nx = toks.get(k + 1).map(|t| &t.tok);
+                                if matches!(nx, Some(Tok::Comma | Tok::RParen | Tok::Assign)) {
+                                    assigned.insert(s.clone());
+                                }
+                            }
+                            _ => {}
+                        }
+                        k += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (assigned, fns)
+}
+
+impl<'a> Pre<'a> {
+    fn fail(&mut self, msg: &str, s: usize, e: usize) {
+        if self.err.is_none() {
+            self.err = Some(ParseError::new(msg, Span::new(s, e)));
+        }
+    }
+
+    fn last(&self) -> Option<&Tok> {
+        self.out.last().map(|t| &t.1)
+    }
+
+    fn last2(&self) -> Option<&Tok> {
+        if self.out.len() >= 2 { Some(&self.out[self.out.len() - 2].1) } else { None }
+    }
+
+    fn emit(&mut self, t: Tok, s: usize, e: usize) {
+        match &t {
+            Tok::Sep => self.nest = 0,
+            Tok::PrefixIdent(_)
+            | Tok::TmplApply(_)
+            | Tok::Arrow
+            | Tok::Question
+            | Tok::Else
+            | Tok::Bang
+            | Tok::Not
+            | Tok::Tilde => {
+                self.nest += 1;
+                if self.nest > MAX_NEST {
+                    self.fail("nesting too deep", s, e);
+                }
+            }
+            _ => {}
+        }
+        self.force_start = false;
+        self.last_block_close = false;
+        if !matches!(t, Tok::Newline | Tok::Sep | Tok::While) {
+            self.after_do_close = false;
+        }
+        self.out.push((s, t, e));
+    }
+
+    fn operand_start(&self) -> bool {
+        if self.force_start {
+            return true;
+        }
+        match self.last() {
+            None => true,
+            Some(Tok::RBrace) if self.last_block_close => true,
+            Some(t) => !ends_operand(t),
+        }
+    }
+
+    fn is_fn(&self, name: &str) -> bool {
+        !self.assigned.contains(name)
+            && (self.user_fns.contains(name) || (self.is_function)(name))
+    }
+
+    fn base_sql(&self) -> Option<usize> {
+        match self.sql.last() {
+            Some(c) if c.depth == self.stack.len() => Some(self.sql.len() - 1),
+            _ => None,
+        }
+    }
+
+    fn tok(&self, j: usize) -> Option<&Tok> {
+        self.toks.get(j).map(|t| &t.tok)
+    }
+
+    fn push_frame(&mut self, f: Frame, s: usize, e: usize) {
+        if self.stack.len() >= MAX_DEPTH {
+            self.fail("nesting too deep", s, e);
+        }
+        self.stack.push(f);
+    }
+
+    fn frame(kind: FK, at_start: bool) -> Frame {
+        Frame {
+            kind,
+            at_start,
+            control: Ctl::No,
+            is_do: false,
+            dict: false,
+            dict_key: false,
+            call: false,
+            lambda: false,
+        }
+    }
+
+    /// Ends SQL contexts started at or inside the current depth.
+    fn end_sql(&mut self, pos: usize) {
+        let d = self.stack.len();
+        while let Some(c) = self.sql.last() {
+            if c.depth < d {
+                break;
+            }
+            let c = self.sql.pop().unwrap();
+            if c.wrapped {
+                self.emit(Tok::RParen, pos, pos);
+            }
+        }
+    }
+
+    /// Whether token j can start an operand of a prefix call (after whitespace).
+    fn starts_operand(&self, j: usize) -> bool {
+        let Some(t) = self.toks.get(j) else { return false };
+        let adj_next = |k: usize| self.toks.get(k).is_some_and(|n| !n.ws);
+        match &t.tok {
+            Tok::Lit(_) => true,
+            Tok::Ident(s) => !(self.base_sql().is_some() && is_sql_word(s)),
+            Tok::LBracket | Tok::ColonColon => true,
+            Tok::Minus | Tok::Bang => {
+                adj_next(j + 1)
+                    && matches!(
+                        self.tok(j + 1),
+                        Some(Tok::Lit(_) | Tok::Ident(_) | Tok::LParen | Tok::LBracket)
+                    )
+            }
+            Tok::Amp => adj_next(j + 1) && matches!(self.tok(j + 1), Some(Tok::Ident(_))),
+            Tok::Lt => adj_next(j + 1),
+            Tok::LBrace => self.lambda_pattern(j),
+            _ => false,
+        }
+    }
+
+    /// `{` at j starts a braced lambda: `{x -> ..}`, `{x, y -> ..}`, `{def(x): ..}`.
+    fn lambda_pattern(&self, j: usize) -> bool {
+        let mut k = j + 1;
+        while self.tok(k) == Some(&Tok::Newline) {
+            k += 1;
+        }
+        if self.tok(k) == Some(&Tok::Def) {
+            return true;
+        }
+        loop {
+            match self.tok(k) {
+                Some(Tok::Ident(_)) => k += 1,
+                _ => return false,
+            }
+            match self.tok(k) {
+                Some(Tok::Comma) => k += 1,
+                Some(Tok::Arrow) => return true,
+                _ => return false,
+            }
+        }
+    }
+
+    fn next_sig(&self, mut j: usize) -> usize {
+        while self.tok(j) == Some(&Tok::Newline) {
+            j += 1;
+        }
+        j
+    }
+
+    fn run(&mut self) {
+        let mut i = 0;
+        while i < self.toks.len() && self.err.is_none() {
+            i = self.step(i);
+        }
+        let end = self.toks.last().map(|t| t.end).unwrap_or(0);
+        while let Some(c) = self.sql.pop() {
+            if c.wrapped {
+                self.emit(Tok::RParen, end, end);
+            }
+        }
+    }
+
+    /// Processes token i, returns the index of the next token to process.
+    fn step(&mut self, i: usize) -> usize {
+        let rt = self.toks[i].clone();
+        let (s, e) = (rt.start, rt.end);
+        if matches!(
+            rt.tok,
+            Tok::Select | Tok::Exec | Tok::From | Tok::Where | Tok::Update | Tok::Delete | Tok::Insert
+        ) && self.tok(i + 1) == Some(&Tok::Assign)
+            && matches!(self.last(), Some(Tok::LParen | Tok::Comma))
+            && self.stack.last().is_some_and(|f| f.call)
+        {
+            let name = format!("{}", rt.tok);
+            self.emit(Tok::Ident(name), s, e);
+            return i + 1;
+        }
+        match rt.tok {
+            Tok::Newline => self.newline(i),
+            Tok::Semi => {
+                self.end_sql(s);
+                self.emit_sep(s, e);
+            }
+            Tok::LParen => {
+                let os = self.operand_start();
+                let ctl = match self.last() {
+                    Some(Tok::If | Tok::For | Tok::Catch | Tok::TimerN) => Ctl::Control,
+                    Some(Tok::While) => {
+                        if self.while_is_do {
+                            Ctl::No
+                        } else {
+                            Ctl::Control
+                        }
+                    }
+                    Some(Tok::Def | Tok::Defg) => Ctl::DefParams,
+                    Some(Tok::Ident(_)) if matches!(self.last2(), Some(Tok::Def | Tok::Defg)) => {
+                        Ctl::DefParams
+                    }
+                    _ => Ctl::No,
+                };
+                self.while_is_do = false;
+                let mut f = Self::frame(FK::Paren, os);
+                f.control = ctl;
+                f.call = !os && ctl == Ctl::No && self.last2() != Some(&Tok::Into);
+                self.push_frame(f, s, e);
+                self.emit(Tok::LParen, s, e);
+            }
+            Tok::LBracket => {
+                let os = self.operand_start();
+                self.push_frame(Self::frame(FK::Bracket, os), s, e);
+                self.emit(Tok::LBracket, s, e);
+            }
+            Tok::LBrace => self.lbrace(i),
+            Tok::RParen | Tok::RBracket | Tok::RBrace => self.close(i),
+            Tok::Colon => {
+                let depth = self.stack.len();
+                let nx = self.tok(i + 1).cloned();
+                if let Some(f) = self.stack.last_mut() {
+                    if f.kind == FK::Brace && f.dict && f.dict_key {
+                        f.dict_key = false;
+                        self.emit(Tok::DictColon, s, e);
+                        return i + 1;
+                    }
+                    if (f.kind == FK::Bracket
+                        && matches!(nx, Some(Tok::RBracket | Tok::Comma)))
+                        || (f.kind == FK::Paren && matches!(nx, Some(Tok::RParen | Tok::Comma)))
+                    {
+                        self.emit(Tok::PairEnd, s, e);
+                        return i + 1;
+                    }
+                }
+                self.between.retain(|&b| b != depth);
+                self.emit(Tok::Colon, s, e);
+            }
+            Tok::Comma => {
+                if let Some(f) = self.stack.last_mut() {
+                    if f.dict {
+                        f.dict_key = true;
+                    }
+                }
+                if let Some(k) = self.base_sql() {
+                    let c = &self.sql[k];
+                    if c.wrapped && c.in_args && c.seen_from {
+                        // `f(exec x from t where a > 1, expected)`: a comma in the where list
+                        // followed by something that is not a condition ends the query
+                        let ends = c.clause == Clause::From
+                            || (c.clause == Clause::Where && !self.looks_like_condition(i + 1));
+                        if ends {
+                            self.sql.pop();
+                            self.emit(Tok::RParen, s, s);
+                        }
+                    }
+                }
+                self.emit(Tok::Comma, s, e);
+            }
+            Tok::Assign => {
+                if self.stack.iter().any(|f| f.kind == FK::Meta) {
+                    self.emit(Tok::EqEq, s, e);
+                    return i + 1;
+                }
+                if let Some(c) = self.sql.last() {
+                    let base = c.depth == self.stack.len();
+                    let in_set = base && c.clause == Clause::Set;
+                    let named_arg = !base
+                        && matches!(self.last(), Some(Tok::Ident(_)))
+                        && matches!(self.last2(), Some(Tok::LParen | Tok::Comma))
+                        && self.stack.last().is_some_and(|f| f.call);
+                    if !in_set && !named_arg {
+                        self.emit(Tok::EqEq, s, e);
+                        return i + 1;
+                    }
+                }
+                self.emit(Tok::Assign, s, e);
+            }
+            Tok::Lit(_) => return self.literal(i, None),
+            Tok::Ident(_) => return self.ident(i),
+            Tok::Tmpl(v) => {
+                let nx = self.toks.get(i + 1);
+                if self.infix_head {
+                    self.infix_head = false;
+                    self.emit(Tok::Tmpl(v), s, e);
+                    self.force_start = true;
+                } else if self.head_at_start
+                    && nx.is_some_and(|n| n.ws)
+                    && (self.starts_operand(i + 1) || self.tok(i + 1) == Some(&Tok::LParen))
+                {
+                    self.emit(Tok::TmplApply(v), s, e);
+                } else {
+                    self.emit(Tok::Tmpl(v), s, e);
+                }
+            }
+            Tok::Select | Tok::Exec => {
+                let wrapped = match self.last() {
+                    None | Some(Tok::Sep) | Some(Tok::LBrace) => false,
+                    Some(Tok::LParen) => self.stack.last().is_some_and(|f| f.call),
+                    Some(Tok::RBrace) if self.last_block_close => false,
+                    _ => true,
+                };
+                let in_args =
+                    wrapped && self.stack.last().is_some_and(|f| matches!(f.kind, FK::Paren | FK::Bracket));
+                if wrapped {
+                    self.emit(Tok::LParen, s, s);
+                }
+                self.sql.push(SqlCtx {
+                    depth: self.stack.len(),
+                    kind: SqlKind::Select,
+                    wrapped,
+                    clause: Clause::Items,
+                    seen_from: false,
+                    in_args,
+                });
+                self.emit(rt.tok, s, e);
+            }
+            Tok::Update | Tok::Delete | Tok::Insert => {
+                let kind = match rt.tok {
+                    Tok::Update => SqlKind::Update,
+                    Tok::Delete => SqlKind::Delete,
+                    _ => SqlKind::Insert,
+                };
+                self.sql.push(SqlCtx {
+                    depth: self.stack.len(),
+                    kind,
+                    wrapped: false,
+                    clause: Clause::Items,
+                    seen_from: false,
+                    in_args: false,
+                });
+                self.emit(rt.tok, s, e);
+            }
+            Tok::From | Tok::Where => {
+                if let Some(k) = self.base_sql() {
+                    let c = &mut self.sql[k];
+                    if rt.tok == Tok::From {
+                        c.clause = Clause::From;
+                        c.seen_from = true;
+                    } else {
+                        c.clause = Clause::Where;
+                    }
+                }
+                self.emit(rt.tok, s, e);
+            }
+            Tok::Between => {
+                if self.operand_start() && self.adjacent_paren(i) {
+                    self.emit(Tok::Ident("between".into()), s, e);
+                } else {
+                    self.between.push(self.stack.len());
+                    self.emit(Tok::Between, s, e);
+                }
+            }
+            Tok::And => {
+                if self.operand_start() && self.adjacent_paren(i) {
+                    self.emit(Tok::Ident("and".into()), s, e);
+                } else if self.between.last() == Some(&self.stack.len()) {
+                    self.between.pop();
+                    self.emit(Tok::BetweenAnd, s, e);
+                } else {
+                    self.emit(Tok::And, s, e);
+                }
+            }
+            Tok::Or | Tok::In | Tok::Like | Tok::ILike => {
+                if self.operand_start() && self.adjacent_paren(i) {
+                    let name = match rt.tok {
+                        Tok::Or => "or",
+                        Tok::In => "in",
+                        Tok::Like => "like",
+                        _ => "ilike",
+                    };
+                    self.emit(Tok::Ident(name.into()), s, e);
+                } else {
+                    self.emit(rt.tok, s, e);
+                }
+            }
+            Tok::Do => {
+                self.pending_do = true;
+                self.emit(Tok::Do, s, e);
+            }
+            Tok::While => {
+                if self.after_do_close {
+                    self.while_is_do = true;
+                }
+                self.emit(Tok::While, s, e);
+            }
+            Tok::Timer => {
+                let mut t = Tok::Timer;
+                if self.tok(i + 1) == Some(&Tok::LParen) {
+                    let mut depth = 0i32;
+                    let mut k = i + 1;
+                    while k < self.toks.len() {
+                        match self.tok(k) {
+                            Some(Tok::LParen) => depth += 1,
+                            Some(Tok::RParen) => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        k += 1;
+                    }
+                    let k = self.next_sig(k + 1);
+                    if self.tok(k) == Some(&Tok::LBrace) {
+                        t = Tok::TimerN;
+                    }
+                }
+                self.emit(t, s, e);
+            }
+            Tok::Else | Tok::Catch => {
+                while self.last() == Some(&Tok::Sep) {
+                    self.out.pop();
+                }
+                self.emit(rt.tok, s, e);
+            }
+            Tok::Dot => {
+                while self.last() == Some(&Tok::Sep) {
+                    self.out.pop();
+                }
+                self.emit(Tok::Dot, s, e);
+            }
+            Tok::Comment => {}
+            _ => return self.operator(i),
+        }
+        i + 1
+    }
+
+    /// Whether the comma-separated item starting at token j contains a comparison or
+    /// logical operator (so it reads as a where condition).
+    fn looks_like_condition(&self, mut j: usize) -> bool {
+        let mut depth = 0i32;
+        while let Some(t) = self.tok(j) {
+            match t {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return false;
+                    }
+                }
+                Tok::Comma | Tok::Semi | Tok::Newline if depth == 0 => return false,
+                Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge
+                | Tok::EqEq
+                | Tok::Ne
+                | Tok::Assign
+                | Tok::In
+                | Tok::Like
+                | Tok::ILike
+                | Tok::Between
+                | Tok::And
+                | Tok::Or
+                | Tok::AndAnd
+                | Tok::OrOr
+                | Tok::Not
+                | Tok::Bang => return true,
+                Tok::Ident(w) if w == "is" => return true,
+                _ => {}
+            }
+            j += 1;
+        }
+        false
+    }
+
+    fn adjacent_paren(&self, i: usize) -> bool {
+        self.toks.get(i + 1).is_some_and(|t| t.tok == Tok::LParen && !t.ws)
+    }
+
+    fn emit_sep(&mut self, s: usize, e: usize) {
+        if !self.out.is_empty() && self.last() != Some(&Tok::Sep) {
+            self.emit(Tok::Sep, s, e);
+        }
+    }
+
+    fn newline(&mut self, i: usize) {
+        let (s, e) = (self.toks[i].start, self.toks[i].end);
+        if matches!(
+            self.stack.last().map(|f| f.kind),
+            Some(FK::Paren | FK::Bracket | FK::Brace | FK::Meta)
+        ) {
+            return;
+        }
+        let Some(last) = self.last().cloned() else { return };
+        if last == Tok::Sep {
+            return;
+        }
+        let j = self.next_sig(i + 1);
+        let Some(next) = self.tok(j).cloned() else { return };
+        if matches!(next, Tok::Else | Tok::Catch | Tok::Dot) {
+            return;
+        }
+        if next == Tok::While && self.after_do_close {
+            return;
+        }
+        if last == Tok::RParen {
+            match self.last_ctl {
+                Ctl::Control => return,
+                Ctl::DefParams if matches!(next, Tok::LBrace | Tok::Colon | Tok::Arrow) => return,
+                _ => {}
+            }
+        }
+        if cant_end(&last) && !(last == Tok::RBrace) {
+            return;
+        }
+        if self.case_depth > 0 {
+            if let Tok::Ident(w) = &next {
+                if ["when", "then", "end"].iter().any(|x| w.eq_ignore_ascii_case(x)) {
+                    return;
+                }
+            }
+        }
+        if self.base_sql().is_some() {
+            let cont = match &next {
+                Tok::From | Tok::Where => true,
+                Tok::Ident(w) => is_sql_word(w),
+                _ => false,
+            };
+            if cont {
+                return;
+            }
+            self.end_sql(s);
+        }
+        self.emit_sep(s, e);
+    }
+
+    fn lbrace(&mut self, i: usize) {
+        let rt = self.toks[i].clone();
+        let (s, e) = (rt.start, rt.end);
+        let last = self.last().cloned();
+        let os = self.operand_start();
+        let block = match &last {
+            None => !self.expr_mode,
+            Some(Tok::Sep | Tok::Else | Tok::Do | Tok::Try | Tok::Timer | Tok::Transaction) => {
+                true
+            }
+            Some(Tok::LBrace) => true,
+            Some(Tok::RParen) => self.last_ctl != Ctl::No || rt.ws,
+            Some(Tok::RBrace) => self.last_block_close,
+            _ => false,
+        };
+        let ctl_paren = last == Some(Tok::RParen) && self.last_ctl != Ctl::No;
+        let tok = if last == Some(Tok::Dot) {
+            if self.lambda_pattern(i) { Tok::LBraceLambda } else { Tok::LBraceDot }
+        } else if !ctl_paren && self.lambda_pattern(i) {
+            Tok::LBraceLambda
+        } else if block {
+            Tok::LBrace
+        } else if self.lambda_pattern(i) {
+            Tok::LBraceLambda
+        } else if !rt.ws
+            && matches!(
+                last,
+                Some(Tok::Ident(_) | Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Tmpl(_))
+            )
+        {
+            Tok::LBracePartial
+        } else if os {
+            Tok::LBraceDict
+        } else {
+            Tok::LBracePartial
+        };
+        let mut f = Self::frame(if tok == Tok::LBrace { FK::Block } else { FK::Brace }, os);
+        if tok == Tok::LBrace {
+            f.is_do = self.pending_do;
+        }
+        self.pending_do = false;
+        f.lambda = tok == Tok::LBraceLambda;
+        if tok == Tok::LBraceDict {
+            f.dict = true;
+            f.dict_key = true;
+        }
+        self.push_frame(f, s, e);
+        self.emit(tok, s, e);
+    }
+
+    fn close(&mut self, i: usize) {
+        let rt = self.toks[i].clone();
+        let (s, e) = (rt.start, rt.end);
+        self.end_sql(s);
+        let d = self.stack.len();
+        self.between.retain(|&b| b < d);
+        let frame = self.stack.pop();
+        if let Some(f) = &frame {
+            let expect = match f.kind {
+                FK::Paren => Tok::RParen,
+                FK::Bracket => Tok::RBracket,
+                FK::Meta => Tok::Gt,
+                _ => Tok::RBrace,
+            };
+            if expect != rt.tok {
+                let msg = format!("unexpected token `{}`", rt.tok);
+                self.fail(&msg, s, e);
+                return;
+            }
+        }
+        self.emit(rt.tok.clone(), s, e);
+        if let Some(f) = frame {
+            self.head_at_start = f.at_start;
+            self.last_ctl = f.control;
+            if f.control == Ctl::Control {
+                self.force_start = true;
+            }
+            if f.lambda
+                && f.at_start
+                && self.toks.get(i + 1).is_some_and(|n| n.ws)
+                && self.starts_operand(i + 1)
+            {
+                self.emit(Tok::Apply, e, e);
+            }
+            if f.kind == FK::Block {
+                self.last_block_close = true;
+                if f.is_do {
+                    self.after_do_close = true;
+                }
+                // a statement following `}` on the same line gets a separator
+                let nx = self.tok(i + 1);
+                let sep = match nx {
+                    None => false,
+                    Some(
+                        Tok::Newline
+                        | Tok::Semi
+                        | Tok::RBrace
+                        | Tok::RParen
+                        | Tok::RBracket
+                        | Tok::Comma
+                        | Tok::Else
+                        | Tok::Catch
+                        | Tok::LParen
+                        | Tok::Dot
+                        | Tok::LBracket,
+                    ) => false,
+                    Some(Tok::While) => !f.is_do,
+                    Some(t) => t.binop().is_none() || matches!(t, Tok::Minus),
+                };
+                if sep {
+                    self.end_sql(e);
+                    self.emit(Tok::Sep, e, e);
+                }
+            }
+        }
+    }
+
+    fn literal(&mut self, i: usize, neg_start: Option<usize>) -> usize {
+        let Tok::Lit(first) = self.toks[i].tok.clone() else { return i + 1 };
+        let start = neg_start.unwrap_or(self.toks[i].start);
+        let first = if neg_start.is_some() { negate(first) } else { first };
+        let mut lits = vec![first];
+        let mut end = self.toks[i].end;
+        let mut j = i + 1;
+        let top = matches!(self.last(), Some(Tok::Top));
+        while !top {
+            let Some(t) = self.toks.get(j) else { break };
+            if !t.ws {
+                break;
+            }
+            match &t.tok {
+                Tok::Lit(l) => {
+                    lits.push(l.clone());
+                    end = t.end;
+                    j += 1;
+                }
+                Tok::Minus => {
+                    let Some(n) = self.toks.get(j + 1) else { break };
+                    match &n.tok {
+                        Tok::Lit(l) if !n.ws && negatable(l) => {
+                            lits.push(negate(l.clone()));
+                            end = n.end;
+                            j += 2;
+                        }
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        if lits.len() == 1 {
+            self.emit(Tok::Lit(lits.pop().unwrap()), start, end);
+        } else {
+            let all_str = lits.iter().all(|l| matches!(l, Literal::Str(_) | Literal::StrVec(_)));
+            let lits = if all_str {
+                let mut v = vec![];
+                for l in lits {
+                    match l {
+                        Literal::StrVec(ws) => v.extend(ws.into_iter().map(Literal::Str)),
+                        other => v.push(other),
+                    }
+                }
+                v
+            } else {
+                lits
+            };
+            self.emit(Tok::VecLit(lits), start, end);
+        }
+        if top {
+            // `top n` / `top a:b`: the select list starts after it
+            if self.tok(j) == Some(&Tok::Colon) {
+                if let Some(RawTok { tok: Tok::Lit(l), start: ls, end: le, .. }) =
+                    self.toks.get(j + 1).cloned()
+                {
+                    let (cs, ce) = (self.toks[j].start, self.toks[j].end);
+                    self.emit(Tok::Colon, cs, ce);
+                    self.emit(Tok::Lit(l), ls, le);
+                    j += 2;
+                }
+            }
+            self.force_start = true;
+        }
+        j
+    }
+
+    fn operator(&mut self, i: usize) -> usize {
+        let rt = self.toks[i].clone();
+        let (s, e) = (rt.start, rt.end);
+        let os = self.operand_start();
+        let nx = self.toks.get(i + 1).cloned();
+        let adj = nx.as_ref().is_some_and(|n| !n.ws);
+        if rt.tok == Tok::Minus && os && adj {
+            if let Some(RawTok { tok: Tok::Lit(l), .. }) = &nx {
+                if negatable(l) {
+                    return self.literal(i + 1, Some(s));
+                }
+            }
+        }
+        if rt.tok == Tok::Mul && os && !self.sql.is_empty() {
+            self.emit(Tok::Star, s, e);
+            return i + 1;
+        }
+        if os && matches!(nx.as_ref().map(|n| &n.tok), Some(Tok::Comma | Tok::RParen)) {
+            if let Some(op) = rt.tok.binop() {
+                self.emit(Tok::OpFunc(op), s, e);
+                return i + 1;
+            }
+        }
+        if rt.tok == Tok::Lt && os {
+            let f = Self::frame(FK::Meta, true);
+            self.push_frame(f, s, e);
+            self.emit(Tok::MetaOpen, s, e);
+            return i + 1;
+        }
+        if rt.tok == Tok::Gt && self.stack.last().is_some_and(|f| f.kind == FK::Meta) {
+            self.end_sql(s);
+            let f = self.stack.pop().unwrap();
+            self.emit(Tok::MetaClose, s, e);
+            self.head_at_start = f.at_start;
+            return i + 1;
+        }
+        if rt.tok == Tok::Mul && os && !self.sql.is_empty() {
+            self.emit(Tok::Star, s, e);
+            return i + 1;
+        }
+        if let Some(op) = rt.tok.binop() {
+            if matches!(nx.as_ref().map(|n| &n.tok), Some(Tok::Tmpl(_))) {
+                self.emit(Tok::OpFunc(op), s, e);
+                if os {
+                    self.head_at_start = true;
+                } else {
+                    self.infix_head = true;
+                }
+                return i + 1;
+            }
+            if os && matches!(nx.as_ref().map(|n| &n.tok), Some(Tok::Comma | Tok::RParen)) {
+                self.emit(Tok::OpFunc(op), s, e);
+                return i + 1;
+            }
+        }
+        if os && matches!(rt.tok, Tok::Minus | Tok::Bang | Tok::Tilde) {
+            self.nest += 1;
+            if self.nest > MAX_NEST {
+                self.fail("nesting too deep", s, e);
+            }
+        }
+        self.emit(rt.tok, s, e);
+        i + 1
+    }
+
+    fn ident(&mut self, i: usize) -> usize {
+        let rt = self.toks[i].clone();
+        let (s, e) = (rt.start, rt.end);
+        let Tok::Ident(name) = rt.tok.clone() else { return i + 1 };
+        let lw = lower(&name);
+        let next = self.toks.get(i + 1).cloned();
+        let next_tok = next.as_ref().map(|t| t.tok.clone());
+
+        // SQL contextual keywords
+        if let Some(k) = self.base_sql() {
+            if let Some(r) = self.sql_keyword(i, k, &lw) {
+                return r;
+            }
+        }
+        if lw == "case" && ident_is(self.toks.get(self.next_sig(i + 1)), "when") {
+            self.case_depth += 1;
+            self.emit(Tok::Case, s, e);
+            return i + 1;
+        }
+        if self.case_depth > 0 {
+            match lw.as_str() {
+                "when" => {
+                    self.emit(Tok::When, s, e);
+                    return i + 1;
+                }
+                "then" => {
+                    self.emit(Tok::Then, s, e);
+                    return i + 1;
+                }
+                "end" => {
+                    self.case_depth -= 1;
+                    self.emit(Tok::End, s, e);
+                    return i + 1;
+                }
+                _ => {}
+            }
+        }
+        if lw == "is" && !self.operand_start() {
+            match (self.tok(i + 1), self.tok(i + 2)) {
+                (Some(Tok::Lit(Literal::Null)), _) => {
+                    let e2 = self.toks[i + 1].end;
+                    self.emit(Tok::IsNull(false), s, e2);
+                    return i + 2;
+                }
+                (Some(Tok::Not), Some(Tok::Lit(Literal::Null))) => {
+                    let e2 = self.toks[i + 2].end;
+                    self.emit(Tok::IsNull(true), s, e2);
+                    return i + 3;
+                }
+                _ => {}
+            }
+        }
+        if name == "undef" && ident_is(next.as_ref(), "all") && self.operand_start() {
+            let e2 = self.toks[i + 1].end;
+            self.emit(Tok::UndefAll, s, e2);
+            return i + 2;
+        }
+        if lw == "exists"
+            && next_tok == Some(Tok::LParen)
+            && matches!(self.tok(i + 2), Some(Tok::Select | Tok::Exec))
+        {
+            self.emit(Tok::Exists, s, e);
+            return i + 1;
+        }
+        if name == "transaction"
+            && matches!(self.last(), None | Some(Tok::Sep) | Some(Tok::LBrace))
+            && next_tok == Some(Tok::LBrace)
+        {
+            self.emit(Tok::Transaction, s, e);
+            return i + 1;
+        }
+
+        let os = self.operand_start();
+        let plain = matches!(
+            self.last(),
+            Some(
+                Tok::Dot
+                    | Tok::ColonColon
+                    | Tok::As
+                    | Tok::Def
+                    | Tok::Defg
+                    | Tok::Mutable
+                    | Tok::Into
+                    | Tok::Amp
+                    | Tok::Module
+                    | Tok::Use
+                    | Tok::Const
+            )
+        ) || matches!(next_tok, Some(Tok::ColonColon | Tok::Arrow));
+        if plain {
+            self.emit(Tok::Ident(name), s, e);
+            self.head_at_start = os;
+            return i + 1;
+        }
+        let adj_tmpl = matches!(&next, Some(RawTok { tok: Tok::Tmpl(_), ws: false, .. }));
+        if adj_tmpl {
+            if os {
+                self.emit(Tok::Ident(name), s, e);
+                self.head_at_start = true;
+            } else {
+                self.emit(Tok::InfixIdent(name), s, e);
+                self.infix_head = true;
+                self.head_at_start = false;
+            }
+            return i + 1;
+        }
+        let f = self.is_fn(&name);
+        if os {
+            if f && next.as_ref().is_some_and(|n| n.ws) && self.starts_operand(i + 1) {
+                self.emit(Tok::PrefixIdent(name), s, e);
+            } else {
+                self.emit(Tok::Ident(name), s, e);
+                self.head_at_start = true;
+            }
+        } else if f {
+            self.emit(Tok::InfixIdent(name), s, e);
+            self.head_at_start = false;
+        } else {
+            self.emit(Tok::Ident(name), s, e);
+        }
+        i + 1
+    }
+
+    /// SQL contextual keywords at the base depth of SQL context k.
+    fn sql_keyword(&mut self, i: usize, k: usize, lw: &str) -> Option<usize> {
+        let (s, e) = (self.toks[i].start, self.toks[i].end);
+        let next = self.toks.get(i + 1).cloned();
+        let nx_paren = next.as_ref().is_some_and(|n| n.tok == Tok::LParen && !n.ws);
+        let clause = self.sql[k].clause;
+        let kind = self.sql[k].kind;
+        let by = ident_is(next.as_ref(), "by");
+        let two = |p: &Pre, t: Tok, c: Option<Clause>| -> (Tok, Option<Clause>, usize) {
+            let _ = p;
+            (t, c, 2)
+        };
+        let r: Option<(Tok, Option<Clause>, usize)> = match lw {
+            "group" if by => Some(two(self, Tok::GroupBy, Some(Clause::Group))),
+            "context" if by => Some(two(self, Tok::ContextBy, Some(Clause::Group))),
+            "pivot" if by => Some(two(self, Tok::PivotBy, Some(Clause::Group))),
+            "cgroup" if by => Some(two(self, Tok::CgroupBy, Some(Clause::Group))),
+            "order" if by => Some(two(self, Tok::OrderBy, Some(Clause::Order))),
+            "having" => Some((Tok::Having, Some(Clause::Having), 1)),
+            "limit" if !nx_paren => Some((Tok::Limit, Some(Clause::Limit), 1)),
+            "csort" => Some((Tok::Csort, Some(Clause::Csort), 1)),
+            "top" if matches!(self.last(), Some(Tok::Select | Tok::Exec)) => {
+                Some((Tok::Top, None, 1))
+            }
+            "distinct"
+                if !nx_paren
+                    && (matches!(self.last(), Some(Tok::Select | Tok::Exec))
+                        || self.force_start) =>
+            {
+                Some((Tok::Distinct, None, 1))
+            }
+            "asc" if matches!(clause, Clause::Order | Clause::Csort) => {
+                Some((Tok::Asc, None, 1))
+            }
+            "desc" if matches!(clause, Clause::Order | Clause::Csort) => {
+                Some((Tok::Desc, None, 1))
+            }
+            "nulls" if ident_is(next.as_ref(), "first") => Some((Tok::NullsFirst, None, 2)),
+            "nulls" if ident_is(next.as_ref(), "last") => Some((Tok::NullsLast, None, 2)),
+            "map"
+                if matches!(
+                    next.as_ref().map(|t| &t.tok),
+                    None | Some(Tok::Newline | Tok::Semi | Tok::RParen | Tok::RBrace)
+                ) =>
+            {
+                Some((Tok::Map, None, 1))
+            }
+            "on" if clause == Clause::From => Some((Tok::On, None, 1)),
+            "set" if kind == SqlKind::Update && clause == Clause::Items => {
+                Some((Tok::Set, Some(Clause::Set), 1))
+            }
+            "values" if kind == SqlKind::Insert => Some((Tok::Values, None, 1)),
+            "into" if kind == SqlKind::Insert && self.last() == Some(&Tok::Insert) => {
+                Some((Tok::Into, None, 1))
+            }
+            "join" | "inner" | "left" | "right" | "full" | "cross" | "semijoin"
+                if clause == Clause::From =>
+            {
+                let w = |o: usize| self.toks.get(i + o);
+                let (kind, n) = match lw {
+                    "join" => (Some(JoinKind::Inner), 1),
+                    "inner" if ident_is(w(1), "join") => (Some(JoinKind::Inner), 2),
+                    "cross" if ident_is(w(1), "join") => (Some(JoinKind::Cross), 2),
+                    "left" if ident_is(w(1), "semijoin") => (Some(JoinKind::LeftSemi), 2),
+                    "left" if ident_is(w(1), "semi") && ident_is(w(2), "join") => {
+                        (Some(JoinKind::LeftSemi), 3)
+                    }
+                    "left" | "right" | "full" => {
+                        let jk = match lw {
+                            "left" => JoinKind::Left,
+                            "right" => JoinKind::Right,
+                            _ => JoinKind::Full,
+                        };
+                        if ident_is(w(1), "join") {
+                            (Some(jk), 2)
+                        } else if ident_is(w(1), "outer") && ident_is(w(2), "join") {
+                            (Some(jk), 3)
+                        } else {
+                            (None, 0)
+                        }
+                    }
+                    _ => (None, 0),
+                };
+                kind.map(|jk| (Tok::JoinKw(jk), None, n))
+            }
+            _ => None,
+        };
+        let (tok, cl, n) = r?;
+        let e2 = self.toks[i + n - 1].end;
+        if let Some(c) = cl {
+            self.sql[k].clause = c;
+        }
+        let _ = e;
+        self.emit(tok, s, e2);
+        Some(i + n)
+    }
+}
