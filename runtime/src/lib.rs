@@ -8,6 +8,7 @@ pub mod fmt;
 pub mod kernels;
 pub mod null;
 pub mod registry;
+pub mod sql;
 pub mod table;
 pub mod temporal;
 pub mod types;

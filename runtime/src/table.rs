@@ -1,6 +1,8 @@
 //! In-memory tables: ordered, named, equal-length typed columns.
 
 use crate::column::Column;
+use crate::types::DataType;
+use crate::value::Value;
 use crate::error::{Error, Result};
 
 #[derive(Clone, Debug, Default)]
@@ -92,3 +94,61 @@ impl Table {
         }
     }
 }
+
+/// Build a table from already-evaluated columns and names (used by the interpreter for `table(x as a, y)`).
+pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
+    let mut out_names = Vec::new();
+    let mut cols = Vec::new();
+    let mut n: Option<usize> = None;
+    for v in &vals {
+        let len = match v {
+            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+            Value::Matrix(m) => Some(m.rows),
+            Value::Table(t) => Some(t.rows()),
+            Value::Tuple(t) => t.first().map(|x| x.size()),
+            _ => None,
+        };
+        if n.is_none() {
+            n = len;
+        }
+    }
+    let n = n.unwrap_or(1);
+    for (name, v) in names.into_iter().zip(vals) {
+        match v {
+            Value::Vector(c) | Value::Pair(c) => {
+                out_names.push(name);
+                cols.push(c);
+            }
+            Value::Scalar(c) => {
+                out_names.push(name);
+                cols.push(c.take(&vec![0; n]));
+            }
+            Value::Void => {
+                out_names.push(name);
+                cols.push(Column::nulls(DataType::Void, n));
+            }
+            Value::Matrix(m) => {
+                for k in 0..m.cols {
+                    out_names.push(format!("C{k}"));
+                    cols.push(m.column(k));
+                }
+            }
+            Value::Table(t) => {
+                for (nm, c) in t.names.iter().zip(&t.cols) {
+                    out_names.push(nm.clone());
+                    cols.push(c.clone());
+                }
+            }
+            Value::Tuple(items) => {
+                for (k, it) in items.iter().enumerate() {
+                    let c = it.column().cloned().ok_or_else(|| Error::arg("table: tuple elements must be vectors"))?;
+                    out_names.push(format!("C{k}"));
+                    cols.push(c);
+                }
+            }
+            other => return Err(Error::arg(format!("table: can't make a column from {}", crate::eval::ops::describe(&other)))),
+        }
+    }
+    Ok(Value::table(Table::new(out_names, cols)?))
+}
+

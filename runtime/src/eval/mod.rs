@@ -1,7 +1,541 @@
-//! The tree-walking interpreter.
+//! The tree-walking interpreter: session state, name resolution, script segments.
 
+mod adverbs;
+mod call;
+mod expr;
+mod index;
+mod literal;
+pub mod ops;
+mod stmt;
+mod validate;
+
+pub use adverbs::{assemble, Rule, DEFS as ADVERB_DEFS};
+pub use expr::build_dict as build_dict_pub;
+pub use index::dict_get as dict_get_pub;
+pub use literal::{literal_value, unify_scalars};
+
+use crate::error::{Error, ErrorKind, Result};
 use crate::registry::Registry;
+use crate::types::DataType;
+use crate::value::{Func, UserFunc, Value};
+use ahash::{AHashMap, AHashSet};
+use beluga_lang::ast::Stmt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Maximum depth of nested user-function calls before an error (instead of a stack overflow).
+pub const MAX_CALL_DEPTH: usize = 200;
+
+/// Where `print` output goes.
+pub enum Output {
+    Stdout,
+    Buffer(String),
+}
+
+/// One function-call frame.
+#[derive(Default)]
+pub struct Frame {
+    pub vars: AHashMap<String, Value>,
+    /// parameters that may not be modified (non-`mutable`)
+    pub readonly: AHashSet<String>,
+    pub module: Option<String>,
+}
+
+/// Objects shared across sessions with `share`.
+pub type Shared = Arc<Mutex<AHashMap<String, Value>>>;
+
+/// State of the current `@testing` run.
+#[derive(Default, Clone, Debug)]
+pub struct TestState {
+    pub case: String,
+    /// failed assertions: (case, sub-case, message)
+    pub failures: Vec<(String, String, String)>,
+}
 
 pub struct Interpreter {
-    pub registry: Registry,
+    pub registry: Arc<Registry>,
+    pub globals: AHashMap<String, Value>,
+    pub consts: AHashSet<String>,
+    /// `&x = y`: x refers to the session variable y until x is rebound.
+    pub aliases: AHashMap<String, String>,
+    pub functions: AHashMap<String, Value>,
+    pub shared: Shared,
+    pub frames: Vec<Frame>,
+    /// Column bindings of SQL queries being evaluated (innermost last); checked before variables.
+    pub col_scopes: Vec<AHashMap<String, Value>>,
+    pub depth: usize,
+    pub output: Output,
+    pub interrupt: Arc<AtomicBool>,
+    pub module_dir: PathBuf,
+    /// file being run (for `#include` and `run` relative paths)
+    pub current_file: Option<PathBuf>,
+    pub loaded_modules: AHashSet<String>,
+    pub test: TestState,
+    /// Set by an in-place (`!`) builtin that returns something other than its first argument.
+    pub inplace_out: Option<Value>,
+    /// Random generator state (xorshift), seeded by `setRandomSeed`.
+    pub rng: u64,
+    /// Free-form per-session storage for libraries (keyed by library name).
+    pub ext: AHashMap<&'static str, Box<dyn std::any::Any + Send>>,
+}
+
+impl Interpreter {
+    pub fn new(registry: Registry) -> Interpreter {
+        Interpreter::with_registry(Arc::new(registry))
+    }
+
+    pub fn with_registry(registry: Arc<Registry>) -> Interpreter {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(88172645463325252)
+            | 1;
+        Interpreter {
+            registry,
+            globals: AHashMap::new(),
+            consts: AHashSet::new(),
+            aliases: AHashMap::new(),
+            functions: AHashMap::new(),
+            shared: Arc::new(Mutex::new(AHashMap::new())),
+            frames: Vec::new(),
+            col_scopes: Vec::new(),
+            depth: 0,
+            output: Output::Stdout,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            module_dir: std::env::var_os("BELUGA_MODULE_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("modules")),
+            current_file: None,
+            loaded_modules: AHashSet::new(),
+            test: TestState::default(),
+            inplace_out: None,
+            rng: seed,
+            ext: AHashMap::new(),
+        }
+    }
+
+    /// Write text produced by `print` and friends (a newline is added).
+    pub fn emit(&mut self, text: &str) {
+        match &mut self.output {
+            Output::Stdout => {
+                use std::io::Write;
+                let mut o = std::io::stdout().lock();
+                let _ = writeln!(o, "{text}");
+            }
+            Output::Buffer(b) => {
+                b.push_str(text);
+                b.push('\n');
+            }
+        }
+    }
+
+    /// Take the captured output (Buffer mode).
+    pub fn take_output(&mut self) -> String {
+        match &mut self.output {
+            Output::Buffer(b) => std::mem::take(b),
+            Output::Stdout => String::new(),
+        }
+    }
+
+    pub fn check_interrupt(&self) -> Result<()> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            self.interrupt.store(false, Ordering::Relaxed);
+            return Err(Error::new(ErrorKind::Interrupted, "Execution was interrupted"));
+        }
+        Ok(())
+    }
+
+    /// Console text of a value (the REPL echo).
+    pub fn format(&self, v: &Value) -> String {
+        let reg = self.registry.clone();
+        crate::fmt::to_console(v, &|id| reg.get(id).name.to_string())
+    }
+
+    // ------------------------------------------------------------ variables
+
+    /// Look a variable up in the current scope (function frame, then session, then shared).
+    /// The session variable a name stands for (itself unless it is a `&` alias).
+    fn canon<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).map(|s| s.as_str()).unwrap_or(name)
+    }
+
+    /// Make `alias` refer to the session variable `target` (`&alias = target`).
+    pub fn set_alias(&mut self, alias: &str, target: &str) {
+        let t = self.canon(target).to_string();
+        if t != alias {
+            self.globals.remove(alias);
+            self.aliases.insert(alias.to_string(), t);
+        }
+    }
+
+    /// Rebinding a name breaks its alias.
+    pub fn break_alias(&mut self, name: &str) {
+        if self.frames.is_empty() {
+            self.aliases.remove(name);
+        }
+    }
+
+    pub fn get_var(&self, name: &str) -> Option<&Value> {
+        for scope in self.col_scopes.iter().rev() {
+            if let Some(v) = scope.get(name) {
+                return Some(v);
+            }
+        }
+        if let Some(f) = self.frames.last() {
+            if let Some(v) = f.vars.get(name) {
+                return Some(v);
+            }
+        }
+        self.globals.get(self.canon(name))
+    }
+
+    pub fn get_shared(&self, name: &str) -> Option<Value> {
+        self.shared.lock().ok().and_then(|m| m.get(name).cloned())
+    }
+
+    pub fn has_var(&self, name: &str) -> bool {
+        self.get_var(name).is_some()
+    }
+
+    /// Assign a variable in the current scope.
+    pub fn set_var(&mut self, name: &str, v: Value) -> Result<()> {
+        if let Some(f) = self.frames.last_mut() {
+            if f.readonly.contains(name) {
+                return Err(Error::new(
+                    ErrorKind::Syntax,
+                    format!("Constant variable [{name}] can't be modified."),
+                ));
+            }
+            f.vars.insert(name.to_string(), v);
+            return Ok(());
+        }
+        if self.consts.contains(name) {
+            return Err(Error::runtime(format!("Constant variable [{name}] can't be modified.")));
+        }
+        let name = &self.canon(name).to_string();
+        if !self.globals.contains_key(name) {
+            // a shared table assigned by name is updated in place
+            if let Ok(mut m) = self.shared.lock() {
+                if m.contains_key(name) {
+                    m.insert(name.to_string(), v);
+                    return Ok(());
+                }
+            }
+        }
+        self.globals.insert(name.to_string(), v);
+        Ok(())
+    }
+
+    /// Remove a variable from the current scope, returning it (for in-place mutation without copies).
+    pub fn take_var(&mut self, name: &str) -> Option<Value> {
+        if let Some(f) = self.frames.last_mut() {
+            if let Some(v) = f.vars.remove(name) {
+                return Some(v);
+            }
+            if !self.globals.contains_key(self.canon(name)) {
+                return None;
+            }
+        }
+        let name = &self.canon(name).to_string();
+        if let Some(v) = self.globals.remove(name) {
+            return Some(v);
+        }
+        self.shared.lock().ok().and_then(|mut m| m.remove(name).map(|v| {
+            // shared objects stay registered; put a clone back
+            m.insert(name.to_string(), v.clone());
+            v
+        }))
+    }
+
+    /// Whether a name is a function visible to the parser (for prefix/infix call syntax).
+    pub fn is_function_name(&self, name: &str) -> bool {
+        if self.get_var(name).is_some() {
+            return false;
+        }
+        self.functions.contains_key(name) || self.registry.lookup(name).is_some()
+    }
+
+    /// Resolve a bare name to a value: variable, user function, builtin, or named constant.
+    pub fn resolve(&self, name: &str) -> Result<Value> {
+        if let Some(v) = self.get_var(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.get_shared(name) {
+            return Ok(v);
+        }
+        self.resolve_function(name)
+    }
+
+    pub fn resolve_function(&self, name: &str) -> Result<Value> {
+        if let Some(f) = self.functions.get(name) {
+            return Ok(f.clone());
+        }
+        if let Some(m) = self.frames.last().and_then(|f| f.module.clone()) {
+            if let Some(f) = self.functions.get(&format!("{m}::{name}")) {
+                return Ok(f.clone());
+            }
+        }
+        if let Some(id) = self.registry.lookup(name) {
+            return Ok(Value::Function(Func::Builtin(id)));
+        }
+        if let Some(c) = named_constant(name) {
+            return Ok(c);
+        }
+        Err(Error::name(format!("Cannot recognize the token {name}")))
+    }
+
+    pub fn define_function(&mut self, name: &str, f: Arc<UserFunc>) -> Result<()> {
+        if self.registry.lookup(name).is_some() && f.module.is_none() {
+            return Err(Error::runtime(format!("Can't redefine the built-in function {name}")));
+        }
+        let v = Value::Function(Func::User(f.clone()));
+        if let Some(m) = &f.module {
+            self.functions.insert(format!("{m}::{name}"), v.clone());
+        }
+        self.functions.insert(name.to_string(), v);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ running scripts
+
+    /// Parse a segment with the session's knowledge of function names.
+    pub fn parse(&self, src: &str) -> Result<Vec<Stmt>> {
+        let is_fn = |n: &str| self.is_function_name(n);
+        let stmts = beluga_lang::parse_script(src, &is_fn).map_err(|e| Error::syntax(e.message, e.span))?;
+        validate::check(&stmts)?;
+        Ok(stmts)
+    }
+
+    /// Run a script: each `go`-separated segment is parsed then executed. Expression
+    /// statements are echoed through `echo` when given (REPL and stdin modes).
+    pub fn run_source(&mut self, src: &str, echo: Option<&mut dyn FnMut(&mut Interpreter, Value)>) -> Result<()> {
+        let src = self.preprocess(src)?;
+        let mut echo = echo;
+        for (offset, seg) in split_segments(&src) {
+            let stmts = self.parse(seg).map_err(|e| shift_span(e, offset))?;
+            for s in &stmts {
+                self.check_interrupt()?;
+                match self.exec_top(s).map_err(|e| shift_span(e, offset))? {
+                    Some(v) => {
+                        if let Some(cb) = echo.as_mut() {
+                            cb(self, v)
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Run REPL-style text and return everything it printed: echoed values, `print`
+    /// output and errors (as `Error: message`), statement by statement, going on after errors.
+    pub fn run_repl_text(&mut self, src: &str) -> String {
+        let saved = std::mem::replace(&mut self.output, Output::Buffer(String::new()));
+        let src = match self.preprocess(src) {
+            Ok(s) => s,
+            Err(e) => {
+                self.output = saved;
+                return format!("Error: {}\n", e.message);
+            }
+        };
+        for (offset, seg) in split_segments(&src) {
+            match self.parse(seg) {
+                Err(_) => {
+                    // parse statement by statement so one bad line does not hide the rest
+                    for (lo, line) in split_statements(seg) {
+                        let _ = lo + offset;
+                        self.repl_one(line);
+                    }
+                }
+                Ok(stmts) => {
+                    for s in &stmts {
+                        self.repl_stmt(s);
+                    }
+                }
+            }
+        }
+        let out = self.take_output();
+        self.output = saved;
+        out
+    }
+
+    fn repl_one(&mut self, src: &str) {
+        match self.parse(src) {
+            Err(e) => self.emit(&format!("Syntax Error: {}", e.message)),
+            Ok(stmts) => {
+                for s in &stmts {
+                    self.repl_stmt(s);
+                }
+            }
+        }
+    }
+
+    fn repl_stmt(&mut self, s: &Stmt) {
+        match self.exec_top(s) {
+            Ok(Some(v)) => {
+                let text = self.format(&v);
+                self.emit(&text);
+            }
+            Ok(None) => {}
+            Err(e) => self.emit(&format!("Error: {}", e.message)),
+        }
+    }
+
+    /// Expand `#include "file"` lines (relative to the current file).
+    pub fn preprocess(&self, src: &str) -> Result<String> {
+        if !src.contains("#include") {
+            return Ok(src.to_string());
+        }
+        let mut out = String::with_capacity(src.len());
+        for line in src.split_inclusive('\n') {
+            let t = line.trim();
+            if let Some(rest) = t.strip_prefix("#include") {
+                let path = rest.trim().trim_matches(|c| c == '"' || c == '\'' || c == ';');
+                let base = self.current_file.as_ref().and_then(|f| f.parent().map(|p| p.to_path_buf()));
+                let full = match base {
+                    Some(b) => b.join(path),
+                    None => PathBuf::from(path),
+                };
+                let text = std::fs::read_to_string(&full).map_err(|e| {
+                    Error::new(ErrorKind::Io, format!("Can't include {}: {e}", full.display()))
+                })?;
+                // keep byte offsets of the rest of the file stable: the include lands on one line
+                out.push_str(&text.replace('\n', ";"));
+                out.push('\n');
+            } else {
+                out.push_str(line);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Execute a top-level statement; returns the value of an expression statement.
+    pub fn exec_top(&mut self, s: &Stmt) -> Result<Option<Value>> {
+        self.depth = 0;
+        self.frames.clear();
+        self.col_scopes.clear();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.exec_stmt_value(s)));
+        match r {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                self.frames.clear();
+                Err(Error::new(ErrorKind::Internal, format!("internal error (a bug in Beluga): {msg}")).or_span(s.span))
+            }
+        }
+    }
+
+    /// Random u64 (xorshift64*).
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+}
+
+fn shift_span(mut e: Error, offset: usize) -> Error {
+    if let Some(s) = e.span.as_mut() {
+        s.start += offset as u32;
+        s.end += offset as u32;
+    }
+    e
+}
+
+/// Split a script at lines that are exactly `go` (LANGUAGE.md §5.16). Returns (byte offset, text).
+pub fn split_segments(src: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut pos = 0;
+    for line in src.split_inclusive('\n') {
+        let t = line.trim().trim_end_matches(';').trim();
+        if t == "go" {
+            out.push((start, &src[start..pos]));
+            start = pos + line.len();
+        }
+        pos += line.len();
+    }
+    out.push((start, &src[start..]));
+    out
+}
+
+/// Rough split of a segment into lines that parse on their own (REPL error recovery):
+/// lines are joined while brackets are open.
+fn split_statements(src: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut depth: i32 = 0;
+    let mut start = 0;
+    let mut pos = 0;
+    for line in src.split_inclusive('\n') {
+        for c in line.chars() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        pos += line.len();
+        if depth <= 0 {
+            if !src[start..pos].trim().is_empty() {
+                out.push((start, &src[start..pos]));
+            }
+            start = pos;
+            depth = 0;
+        }
+    }
+    if start < src.len() && !src[start..].trim().is_empty() {
+        out.push((start, &src[start..]));
+    }
+    out
+}
+
+/// Reserved constants (§1.4): type names, forms, partition types and a few others.
+pub fn named_constant(name: &str) -> Option<Value> {
+    if let Some(t) = DataType::from_name(name) {
+        if name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) {
+            return Some(Value::Type(t));
+        }
+    }
+    let c = |n: &'static str, v: i32| Some(Value::Constant(n, v));
+    match name {
+        "NULL" | "null" => Some(Value::Void),
+        "pi" => Some(Value::double(std::f64::consts::PI)),
+        "e" => Some(Value::double(std::f64::consts::E)),
+        "SCALAR" => c("SCALAR", 0),
+        "VECTOR" => c("VECTOR", 1),
+        "PAIR" => c("PAIR", 2),
+        "MATRIX" => c("MATRIX", 3),
+        "SET" => c("SET", 4),
+        "DICT" => c("DICT", 5),
+        "TABLE" => c("TABLE", 6),
+        "SEQ" => c("SEQ", 0),
+        "RANGE" => c("RANGE", 2),
+        "HASH" => c("HASH", 5),
+        "VALUE" => c("VALUE", 1),
+        "LIST" => c("LIST", 3),
+        "COMPO" => c("COMPO", 4),
+        "VAR" => c("VAR", 0),
+        "SHARED" => c("SHARED", 1),
+        "DEF" => c("DEF", 2),
+        "DFLT" => c("DFLT", 0),
+        "HEAD" => c("HEAD", 0),
+        "CURRENT" => c("CURRENT", 1),
+        "TAIL" => c("TAIL", 2),
+        "LINE" => c("LINE", 0),
+        "PIE" => c("PIE", 1),
+        "COLUMN" => c("COLUMN", 2),
+        "BAR" => c("BAR", 3),
+        "AREA" => c("AREA", 4),
+        "SCATTER" => c("SCATTER", 5),
+        "HISTOGRAM" => c("HISTOGRAM", 6),
+        _ => None,
+    }
 }

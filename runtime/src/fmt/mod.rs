@@ -1,38 +1,225 @@
-//! Console printing (LANGUAGE.md §3).
+//! Console printing (LANGUAGE.md §3): the exact text DolphinDB's console shows for a value.
+//!
+//! * `num`: element texts (floats, CHAR, BOOL, 128-bit types, null literals);
+//! * `grid`: tables and matrices;
+//! * `expr`: syntax-tree unparsing for metacode and lambdas;
+//! * this file: dispatch over the data forms, containers, functions.
 
-use crate::column::{ColData, Column};
-use crate::null::Native;
-use crate::temporal::format_temporal;
+mod expr;
+mod grid;
+mod num;
+#[cfg(test)]
+mod tests;
 
-/// Text of element `i` as it appears inside a vector or a table cell, without quotes
-/// (null → empty string). Also the result of `string(x)` for one element.
-pub fn format_elem(col: &Column, i: usize) -> String {
-    if col.is_null(i) {
-        return String::new();
+pub use expr::{expr_text, lambda_text, select_text};
+pub use grid::{TABLE_HEAD_ROWS, TABLE_MAX_ROWS, matrix_text, table_text};
+pub use num::{
+    FLOAT_DECIMALS, SCI_LOWER, SCI_UPPER, char_quoted, char_text, format_double, format_elem, format_elem_quoted,
+    format_float, format_i128, format_scalar, null_literal,
+};
+
+use crate::column::Column;
+use crate::value::{Dict, DictVals, Func, SetVal, Value};
+
+/// Vectors longer than this print only their first `VEC_HEAD` elements, then `...]`.
+pub const VEC_MAX_PRINT: usize = 1024;
+pub const VEC_HEAD: usize = 30;
+/// Indentation of a nested dictionary under its `key->` line.
+pub const DICT_INDENT: &str = "    ";
+
+/// The full text the console prints for a value (no trailing newline; the REPL adds
+/// one). VOID prints as the empty string: the REPL should print nothing at all for it.
+pub fn to_console(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
+    let s = match v {
+        Value::Void => String::new(),
+        Value::Scalar(c) => format_scalar(c),
+        Value::Vector(c) => vector_text(c),
+        Value::Pair(c) => pair_text(c),
+        Value::Matrix(m) => matrix_text(m),
+        Value::Set(s) => set_text(s),
+        Value::Dict(d) => dict_text(d, builtin_name),
+        Value::Table(t) => table_text(t),
+        Value::Tuple(items) => tuple_text(items, builtin_name),
+        Value::Function(f) => func_text(f, builtin_name),
+        Value::Type(t) => t.name().to_string(),
+        Value::Duration(n, u) => format!("{n}{u}"),
+        Value::Code(e) => format!("< {} >", expr_text(e)),
+        Value::Handle(h) => h.display(),
+        Value::Constant(name, _) => name.to_string(),
+    };
+    // a table/matrix value as the last dict entry leaves a blank line behind
+    let t = s.trim_end_matches('\n');
+    if t.len() != s.len() { t.to_string() } else { s }
+}
+
+/// What `print(x)` writes (before its newline). DolphinDB's `print` shows the same text
+/// as the console echo: strings raw at top level, quoted inside containers.
+pub fn to_print(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
+    to_console(v, builtin_name)
+}
+
+/// `[e0,e1,...]`: strings double-quoted, chars single-quoted, nulls empty; long vectors
+/// are cut after `VEC_HEAD` elements.
+pub fn vector_text(c: &Column) -> String {
+    let n = c.len();
+    let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
+    let mut s = String::with_capacity(2 + shown * 4);
+    s.push('[');
+    for i in 0..shown {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format_elem_quoted(c, i));
     }
-    if col.ty.is_temporal() {
-        return format_temporal(col.ty, col.i64_at(i).unwrap_or(0));
+    if shown < n {
+        s.push_str(",...");
     }
-    match &*col.data {
-        ColData::Str(s) => s.get(i).to_string(),
-        ColData::Sym(s) => s.get(i).to_string(),
-        ColData::F64(v) => format_double(v[i]),
-        ColData::F32(v) => format_double(v[i] as f64),
-        ColData::I8(v) if col.ty == crate::types::DataType::Bool => (if v[i] != 0 { "true" } else { "false" }).into(),
-        ColData::I8(v) => v[i].to_string(),
-        ColData::I16(v) => v[i].to_string(),
-        ColData::I32(v) => v[i].to_string(),
-        ColData::I64(v) => v[i].to_string(),
-        ColData::I128(v) => v[i].to_string(),
+    s.push(']');
+    s
+}
+
+/// `a : b` (strings quoted).
+pub fn pair_text(c: &Column) -> String {
+    let a = if c.is_empty() { String::new() } else { format_elem_quoted(c, 0) };
+    let b = if c.len() < 2 { String::new() } else { format_elem_quoted(c, 1) };
+    format!("{a} : {b}")
+}
+
+/// `set(4,3,5)`: members in reverse insertion order (DolphinDB prints hash order; the
+/// documented examples agree with reverse insertion); a null member prints as its null
+/// literal (`set(00i)`).
+pub fn set_text(s: &SetVal) -> String {
+    let c = &s.items;
+    let parts: Vec<String> = (0..c.len())
+        .rev()
+        .map(|i| if c.is_null(i) { null_literal(c.ty).to_string() } else { format_elem_quoted(c, i) })
+        .collect();
+    format!("set({})", parts.join(","))
+}
+
+/// Text of a value inside a container (tuple element, pair, partial-application
+/// argument): scalars unquoted except strings/chars, nulls empty.
+pub fn nested_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
+    match v {
+        Value::Void => String::new(),
+        Value::Scalar(c) => {
+            if c.is_empty() {
+                String::new()
+            } else {
+                format_elem_quoted(c, 0)
+            }
+        }
+        Value::Table(_) | Value::Matrix(_) => format!("{}\n", to_console(v, builtin_name)),
+        _ => to_console(v, builtin_name),
     }
 }
 
-/// Floating-point console form (provisional; see §3.1.1).
-pub fn format_double(x: f64) -> String {
-    if x.is_null() {
-        return String::new();
+/// `(e0,e1,...)`. A table or matrix element prints as its block; the next element then
+/// starts on a new line with the comma.
+pub fn tuple_text(items: &[Value], builtin_name: &dyn Fn(u32) -> String) -> String {
+    let n = items.len();
+    let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
+    let mut s = String::from("(");
+    for (i, v) in items[..shown].iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&nested_text(v, builtin_name));
     }
-    let s = format!("{:.6}", x);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+    if shown < n {
+        s.push_str(",...");
+    }
+    s.push(')');
+    s
+}
+
+/// Text of a dictionary value after `key->`.
+fn dict_value_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
+    match v {
+        Value::Void => String::new(),
+        Value::Scalar(c) => {
+            if c.is_empty() {
+                String::new()
+            } else {
+                format_elem(c, 0)
+            }
+        }
+        // blocks start on the next line and leave a blank line after them
+        Value::Table(_) | Value::Matrix(_) => format!("\n{}\n", to_console(v, builtin_name)),
+        Value::Dict(d) => {
+            let inner = dict_text(d, builtin_name);
+            let mut s = String::new();
+            for line in inner.lines() {
+                s.push('\n');
+                if !line.is_empty() {
+                    s.push_str(DICT_INDENT);
+                    s.push_str(line);
+                }
+            }
+            s
+        }
+        _ => to_console(v, builtin_name),
+    }
+}
+
+/// One `key->value` line per entry. Ordered dictionaries print in insertion order,
+/// unordered ones in reverse insertion order (DolphinDB prints hash order).
+pub fn dict_text(d: &Dict, builtin_name: &dyn Fn(u32) -> String) -> String {
+    let n = d.keys.len();
+    let order: Vec<usize> = if d.ordered { (0..n).collect() } else { (0..n).rev().collect() };
+    let mut s = String::new();
+    for (k, i) in order.into_iter().enumerate() {
+        if k > 0 {
+            s.push('\n');
+        }
+        s.push_str(&format_elem(&d.keys, i));
+        s.push_str("->");
+        match &d.vals {
+            DictVals::Col(c) => {
+                if i < c.len() {
+                    s.push_str(&format_elem(c, i));
+                }
+            }
+            DictVals::Any(vs) => {
+                if let Some(v) = vs.get(i) {
+                    s.push_str(&dict_value_text(v, builtin_name));
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Function values: a builtin prints its name; a named user function its definition
+/// text; a lambda its regenerated definition; a closure `{def (captured, params)->body}{values}`;
+/// a partial application `f{args}`; a template `f:E`.
+pub fn func_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
+    match f {
+        Func::Builtin(id) => builtin_name(*id),
+        Func::User(u) => {
+            if u.captured.is_empty() {
+                if u.def.name.is_some() { u.def.text.clone() } else { lambda_text(&u.def, &[]) }
+            } else {
+                let names: Vec<&str> = u.captured.iter().map(|(n, _)| n.as_str()).collect();
+                let vals: Vec<String> = u.captured.iter().map(|(_, v)| nested_text(v, builtin_name)).collect();
+                format!("{{{}}}{{{}}}", lambda_text(&u.def, &names), vals.join(", "))
+            }
+        }
+        Func::Partial(inner, fixed, kw) => {
+            let mut parts: Vec<String> =
+                fixed.iter().map(|a| a.as_ref().map(|v| nested_text(v, builtin_name)).unwrap_or_default()).collect();
+            parts.extend(kw.iter().map(|(k, v)| format!("{k}={}", nested_text(v, builtin_name))));
+            format!("{}{{{}}}", callee_text(inner, builtin_name), parts.join(", "))
+        }
+        Func::Template(inner, t) => format!("{}:{t}", callee_text(inner, builtin_name)),
+    }
+}
+
+/// A function in callee position: lambdas and closures are wrapped in braces.
+fn callee_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
+    match f {
+        Func::User(u) if u.def.name.is_none() && u.captured.is_empty() => format!("{{{}}}", lambda_text(&u.def, &[])),
+        Func::User(u) if u.captured.is_empty() => u.def.name.clone().unwrap_or_default(),
+        _ => func_text(f, builtin_name),
+    }
 }

@@ -1,0 +1,369 @@
+//! Calling functions: builtins, user functions, partial applications and templates.
+
+use super::{Frame, Interpreter, MAX_CALL_DEPTH};
+use crate::error::{Error, ErrorKind, Result};
+use crate::registry::Kind;
+use crate::value::{Func, UserFunc, Value};
+use beluga_lang::ast::{Arg, Expr, ExprKind, FuncBody};
+use std::sync::Arc;
+
+/// Arguments after evaluation: positional slots (None = empty) and keyword arguments.
+pub type Args = (Vec<Option<Value>>, Vec<(String, Value)>);
+
+impl Interpreter {
+    pub fn eval_args(&mut self, args: &[Arg]) -> Result<Args> {
+        let mut pos = Vec::with_capacity(args.len());
+        let mut named = Vec::new();
+        for a in args {
+            match a {
+                Arg::Pos(Some(e)) => pos.push(Some(self.eval(e)?)),
+                Arg::Pos(None) => pos.push(None),
+                Arg::Named(n, e) => named.push((n.clone(), self.eval(e)?)),
+            }
+        }
+        Ok((pos, named))
+    }
+
+    /// `f(args)` in the source: handles in-place `!` functions and `mutable` parameters by
+    /// writing the new value back to the variable passed as argument.
+    pub fn eval_call(&mut self, f: &Expr, args: &[Arg]) -> Result<Value> {
+        let fv = self.eval_callee(f)?;
+        let func = match &fv {
+            Value::Function(func) => func.clone(),
+            Value::Tuple(fs) => {
+                // a tuple of functions: call each on the same arguments
+                let (pos, named) = self.eval_args(args)?;
+                let fs = fs.clone();
+                let mut out = Vec::with_capacity(fs.len());
+                for g in fs.iter() {
+                    out.push(self.call_full(g, pos.clone(), named.clone())?);
+                }
+                return super::assemble(out, &fs_names(self, &fs));
+            }
+            other => {
+                // indexing a non-function with call syntax is an error
+                return Err(Error::type_err(format!("{} is not a function", super::ops::describe(other))));
+            }
+        };
+        // `table(x as a, y)`: aliases and variable names name the columns
+        if let Func::Builtin(id) = &func {
+            if self.registry.get(*id).name == "table" && !is_table_schema_form(args) {
+                return self.table_call(args);
+            }
+        }
+        // which argument (if any) is written back after the call
+        let writeback: Vec<(usize, String)> = self.writeback_targets(&func, args);
+        if writeback.is_empty() {
+            let (pos, named) = self.eval_args(args)?;
+            return self.call_func(&func, pos, named);
+        }
+        // take the variables out of the environment so the callee mutates them without a copy
+        let mut pos = Vec::with_capacity(args.len());
+        let mut named = Vec::new();
+        let mut taken: Vec<(usize, String)> = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            match a {
+                Arg::Pos(Some(e)) => {
+                    if let Some((_, name)) = writeback.iter().find(|(j, _)| *j == i) {
+                        if let Some(v) = self.take_var(name) {
+                            taken.push((i, name.clone()));
+                            pos.push(Some(v));
+                            continue;
+                        }
+                    }
+                    pos.push(Some(self.eval(e)?))
+                }
+                Arg::Pos(None) => pos.push(None),
+                Arg::Named(n, e) => named.push((n.clone(), self.eval(e)?)),
+            }
+        }
+        let originals: Vec<(usize, Value)> = taken
+            .iter()
+            .map(|(i, _)| (*i, pos[*i].clone().unwrap_or(Value::Void)))
+            .collect();
+        self.inplace_out = None;
+        let is_builtin = matches!(func, Func::Builtin(_));
+        let r = self.call_func_inplace(&func, pos, named);
+        match r {
+            Ok((ret, mutated)) => {
+                for (i, name) in &taken {
+                    let newv = if is_builtin {
+                        match self.inplace_out.take() {
+                            Some(v) => v,
+                            None => ret.clone(),
+                        }
+                    } else {
+                        mutated.iter().find(|(j, _)| j == i).map(|(_, v)| v.clone()).unwrap_or(Value::Void)
+                    };
+                    self.set_var(name, newv)?;
+                }
+                Ok(ret)
+            }
+            Err(e) => {
+                // a failed call leaves the variables as they were
+                for ((_, name), (_, v)) in taken.iter().zip(originals) {
+                    let _ = self.set_var(name, v);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Arguments written back after a call: the first argument of a `!` builtin, and
+    /// the `mutable` parameters of a user function, when passed as plain variables.
+    fn writeback_targets(&self, func: &Func, args: &[Arg]) -> Vec<(usize, String)> {
+        let var_at = |i: usize| -> Option<String> {
+            match args.get(i) {
+                Some(Arg::Pos(Some(Expr { kind: ExprKind::Ident(n), .. }))) if self.has_var(n) => Some(n.clone()),
+                _ => None,
+            }
+        };
+        match func {
+            Func::Builtin(id) => {
+                let b = self.registry.get(*id);
+                if b.name.ends_with('!') {
+                    var_at(0).map(|n| vec![(0, n)]).unwrap_or_default()
+                } else {
+                    vec![]
+                }
+            }
+            Func::User(u) => u
+                .def
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.mutable)
+                .filter_map(|(i, _)| var_at(i).map(|n| (i, n)))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    /// Call a function value with positional arguments.
+    pub fn call_value(&mut self, f: &Value, args: Vec<Value>) -> Result<Value> {
+        self.call_full(f, args.into_iter().map(Some).collect(), vec![])
+    }
+
+    pub fn call_full(&mut self, f: &Value, pos: Vec<Option<Value>>, named: Vec<(String, Value)>) -> Result<Value> {
+        match f {
+            Value::Function(func) => self.call_func(func, pos, named),
+            Value::Tuple(fs) => {
+                let fs = fs.clone();
+                let mut out = Vec::with_capacity(fs.len());
+                for g in fs.iter() {
+                    out.push(self.call_full(g, pos.clone(), named.clone())?);
+                }
+                super::assemble(out, &fs_names(self, &fs))
+            }
+            other => Err(Error::type_err(format!("{} is not a function", super::ops::describe(other)))),
+        }
+    }
+
+    pub fn call_builtin_by_name(&mut self, name: &str, args: Vec<Value>) -> Result<Value> {
+        let id = self
+            .registry
+            .lookup(name)
+            .ok_or_else(|| Error::name(format!("The function [{name}] is not available")))?;
+        self.call_func(&Func::Builtin(id), args.into_iter().map(Some).collect(), vec![])
+    }
+
+    pub fn call_func(&mut self, f: &Func, pos: Vec<Option<Value>>, named: Vec<(String, Value)>) -> Result<Value> {
+        self.call_func_inplace(f, pos, named).map(|(v, _)| v)
+    }
+
+    /// Call, also returning the final values of `mutable` parameters (by position).
+    fn call_func_inplace(
+        &mut self,
+        f: &Func,
+        pos: Vec<Option<Value>>,
+        named: Vec<(String, Value)>,
+    ) -> Result<(Value, Vec<(usize, Value)>)> {
+        match f {
+            Func::Builtin(id) => {
+                let b = *self.registry.get(*id);
+                let mut args: Vec<Value> = Vec::with_capacity(pos.len().max(named.len()));
+                let mut slots = pos;
+                for (n, v) in named {
+                    let i = b.params.iter().position(|p| p.trim_matches(|c| c == '[' || c == ']') == n).ok_or_else(|| {
+                        Error::arg(format!("The function [{}] doesn't have a parameter named {n}", b.name))
+                    })?;
+                    if slots.len() <= i {
+                        slots.resize(i + 1, None);
+                    }
+                    slots[i] = Some(v);
+                }
+                for s in slots {
+                    args.push(s.unwrap_or(Value::Void));
+                }
+                let n = args.len();
+                if n < b.min as usize || (b.max != u8::MAX && n > b.max as usize) {
+                    return Err(Error::new(
+                        ErrorKind::Arity,
+                        format!(
+                            "The function [{}] expects {} argument(s), but the actual number of arguments is: {}",
+                            b.name,
+                            if b.min == b.max { b.min.to_string() } else if b.max == u8::MAX { format!("at least {}", b.min) } else { format!("{}~{}", b.min, b.max) },
+                            n
+                        ),
+                    ));
+                }
+                Ok(((b.call)(self, args)?, vec![]))
+            }
+            Func::User(u) => self.call_user(u, pos, named),
+            Func::Partial(inner, fixed, fixed_named) => {
+                let mut args: Vec<Option<Value>> = Vec::with_capacity(fixed.len() + pos.len());
+                let mut rest = pos.into_iter();
+                for slot in fixed.iter() {
+                    match slot {
+                        Some(v) => args.push(Some(v.clone())),
+                        None => args.push(rest.next().flatten()),
+                    }
+                }
+                args.extend(rest);
+                let mut all_named: Vec<(String, Value)> = (**fixed_named).clone();
+                all_named.extend(named);
+                self.call_func_inplace(inner, args, all_named)
+            }
+            Func::Template(inner, kind) => {
+                let args: Vec<Value> = pos.into_iter().map(|v| v.unwrap_or(Value::Void)).collect();
+                Ok((self.apply_template(kind, inner, args)?, vec![]))
+            }
+        }
+    }
+
+    fn call_user(
+        &mut self,
+        u: &Arc<UserFunc>,
+        pos: Vec<Option<Value>>,
+        named: Vec<(String, Value)>,
+    ) -> Result<(Value, Vec<(usize, Value)>)> {
+        let def = u.def.clone();
+        let fname = def.name.clone().unwrap_or_else(|| "lambda".into());
+        if pos.len() > def.params.len() {
+            return Err(Error::new(
+                ErrorKind::Arity,
+                format!(
+                    "The function [{fname}] expects {} argument(s), but the actual number of arguments is: {}",
+                    def.params.len(),
+                    pos.len()
+                ),
+            ));
+        }
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(Error::runtime(format!(
+                "The call depth exceeded the limit of {MAX_CALL_DEPTH} (infinite recursion in [{fname}]?)"
+            )));
+        }
+        let mut frame = Frame { module: u.module.clone(), ..Frame::default() };
+        for (k, v) in &u.captured {
+            frame.vars.insert(k.clone(), v.clone());
+        }
+        let mut pos = pos;
+        pos.resize(def.params.len(), None);
+        for (n, v) in named {
+            let i = def
+                .params
+                .iter()
+                .position(|p| p.name == n)
+                .ok_or_else(|| Error::arg(format!("The function [{fname}] doesn't have a parameter named {n}")))?;
+            pos[i] = Some(v);
+        }
+        for (i, p) in def.params.iter().enumerate() {
+            let v = match pos[i].take() {
+                Some(v) => v,
+                None => match &p.default {
+                    Some(d) => self.eval(d)?,
+                    None => Value::Void,
+                },
+            };
+            frame.vars.insert(p.name.clone(), v);
+            if !p.mutable {
+                frame.readonly.insert(p.name.clone());
+            }
+        }
+        self.frames.push(frame);
+        self.depth += 1;
+        let saved_scopes = std::mem::take(&mut self.col_scopes);
+        let r = match &def.body {
+            FuncBody::Expr(e) => self.eval(e),
+            FuncBody::Block(stmts) => self.exec_body(stmts),
+            FuncBody::Forward => Err(Error::runtime(format!("The function [{fname}] is declared but not defined"))),
+        };
+        self.col_scopes = saved_scopes;
+        self.depth -= 1;
+        let frame = self.frames.pop().unwrap_or_default();
+        let mutated: Vec<(usize, Value)> = def
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.mutable)
+            .filter_map(|(i, p)| frame.vars.get(&p.name).map(|v| (i, v.clone())))
+            .collect();
+        Ok((r?, mutated))
+    }
+
+    /// Kind of a function value for the SQL executor (user `defg` functions are aggregates).
+    pub fn func_kind(&self, f: &Func) -> Kind {
+        match f {
+            Func::Builtin(id) => self.registry.get(*id).kind,
+            Func::User(u) => {
+                if u.def.aggregate {
+                    Kind::Aggregate
+                } else {
+                    Kind::VectorToVector
+                }
+            }
+            Func::Partial(inner, ..) => self.func_kind(inner),
+            Func::Template(..) => Kind::VectorToVector,
+        }
+    }
+
+    /// Display name of a function value (for column naming and printing).
+    pub fn func_name(&self, f: &Func) -> String {
+        match f {
+            Func::Builtin(id) => self.registry.get(*id).name.to_string(),
+            Func::User(u) => u.def.name.clone().unwrap_or_else(|| "lambda".into()),
+            Func::Partial(inner, ..) => self.func_name(inner),
+            Func::Template(inner, _) => self.func_name(inner),
+        }
+    }
+}
+
+/// `table(capacity:size, names, types)` is an ordinary call; everything else names columns.
+fn is_table_schema_form(args: &[Arg]) -> bool {
+    args.len() == 3
+        && matches!(&args[0], Arg::Pos(Some(Expr { kind: ExprKind::Binary(beluga_lang::ast::BinOp::Pair, ..), .. })))
+}
+
+impl Interpreter {
+    fn table_call(&mut self, args: &[Arg]) -> Result<Value> {
+        let mut names = Vec::with_capacity(args.len());
+        let mut vals = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            match a {
+                Arg::Named(n, e) => {
+                    names.push(n.clone());
+                    vals.push(self.eval(e)?);
+                }
+                Arg::Pos(Some(e)) => {
+                    names.push(match &e.kind {
+                        ExprKind::Ident(n) => n.clone(),
+                        _ => format!("C{k}"),
+                    });
+                    vals.push(self.eval(e)?);
+                }
+                Arg::Pos(None) => {}
+            }
+        }
+        crate::table::table_from(names, vals)
+    }
+}
+
+fn fs_names(interp: &Interpreter, fs: &[Value]) -> Vec<String> {
+    fs.iter()
+        .map(|f| match f {
+            Value::Function(func) => interp.func_name(func),
+            _ => String::new(),
+        })
+        .collect()
+}

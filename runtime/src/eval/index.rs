@@ -1,0 +1,560 @@
+//! Indexing `x[i]`, slicing, and indexed assignment `x[i] = v`.
+
+use super::expr::build_dict;
+use super::{ops, Interpreter};
+use crate::column::{ColData, Column};
+use crate::error::{Error, Result};
+use crate::null::Native;
+use crate::table::Table;
+use crate::types::DataType;
+use crate::value::{Dict, DictVals, Key, Matrix, Value};
+use beluga_lang::ast::Expr;
+use std::sync::Arc;
+
+/// How an index value selects positions of a sequence of length n.
+enum Sel {
+    One(i64),
+    Many(Vec<i64>),
+}
+
+fn is_open_pair(c: &Column) -> bool {
+    c.ty == DataType::Int && c.len() == 2
+}
+
+/// Positions selected by an index value over a sequence of length `n`.
+fn selection(idx: &Value, n: usize) -> Result<Sel> {
+    match idx {
+        Value::Scalar(c) if c.ty.is_numeric() || c.ty.is_temporal() => Ok(Sel::One(c.i64_at(0).unwrap_or(-1))),
+        Value::Void => Ok(Sel::One(-1)),
+        Value::Pair(c) => {
+            let a = c.i64_at(0);
+            let b = c.i64_at(1);
+            let _ = is_open_pair(c);
+            let (a, b) = (a.unwrap_or(0), b.unwrap_or(n as i64));
+            let v: Vec<i64> = if a <= b { (a..b).collect() } else { (b..a).rev().collect() };
+            Ok(Sel::Many(v))
+        }
+        Value::Vector(c) if c.ty == DataType::Bool => {
+            let v: Vec<i64> = (0..c.len()).filter(|&i| c.i64_at(i).map(|x| x != 0).unwrap_or(false)).map(|i| i as i64).collect();
+            Ok(Sel::Many(v))
+        }
+        Value::Vector(c) if c.ty.is_numeric() => {
+            Ok(Sel::Many((0..c.len()).map(|i| c.i64_at(i).unwrap_or(-1)).collect()))
+        }
+        _ => Err(Error::arg(format!("Invalid index: {}", ops::describe(idx)))),
+    }
+}
+
+impl Interpreter {
+    pub fn eval_index(&mut self, t: &Expr, idx: &[Option<Expr>]) -> Result<Value> {
+        let tv = self.eval(t)?;
+        if let Value::Function(_) = &tv {
+            let args: Vec<Value> = idx
+                .iter()
+                .map(|e| e.as_ref().map(|e| self.eval(e)).unwrap_or(Ok(Value::Void)))
+                .collect::<Result<_>>()?;
+            return self.call_value(&tv, args);
+        }
+        let mut vals = Vec::with_capacity(idx.len());
+        for e in idx {
+            vals.push(match e {
+                Some(e) => {
+                    let v = self.eval(e)?;
+                    // a predicate index filters: dates[x -> weekday(x) > 1]
+                    if let Value::Function(_) = v {
+                        let mask = self.call_value(&v, vec![tv.clone()])?;
+                        mask
+                    } else {
+                        v
+                    }
+                }
+                None => Value::Void,
+            });
+        }
+        if idx.len() == 2 && idx[0].is_none() {
+            return self.index_all_rows(tv, vals.pop().unwrap_or(Value::Void));
+        }
+        self.index_value(tv, vals)
+    }
+
+    /// `x[, j]`: column selection for matrices/tables, element j of every tuple member.
+    fn index_all_rows(&mut self, tv: Value, j: Value) -> Result<Value> {
+        match &tv {
+            Value::Tuple(t) => {
+                let items: Vec<Value> = t.iter().map(|x| self.index_value(x.clone(), vec![j.clone()])).collect::<Result<_>>()?;
+                Ok(super::unify_scalars(&items)?.unwrap_or(Value::tuple(items)))
+            }
+            Value::Matrix(_) | Value::Table(_) => self.index_value(tv, vec![j]),
+            _ => self.index_value(tv, vec![j]),
+        }
+    }
+
+    pub fn eval_index_arg(&mut self, e: &Expr, _target: &str) -> Result<Value> {
+        self.eval(e)
+    }
+
+    /// `target[idx...]` on evaluated values.
+    pub fn index_value(&mut self, target: Value, idx: Vec<Value>) -> Result<Value> {
+        if idx.len() == 2 {
+            return self.index2(target, &idx[0], &idx[1]);
+        }
+        let i = idx.into_iter().next().unwrap_or(Value::Void);
+        match &target {
+            Value::Vector(c) | Value::Pair(c) => Ok(match selection(&i, c.len())? {
+                Sel::One(k) => Value::Scalar(c.take(&[k])),
+                Sel::Many(v) => Value::Vector(c.take(&v)),
+            }),
+            Value::Tuple(t) => Ok(match selection(&i, t.len())? {
+                Sel::One(k) => {
+                    if k >= 0 && (k as usize) < t.len() {
+                        t[k as usize].clone()
+                    } else {
+                        Value::Void
+                    }
+                }
+                Sel::Many(v) => Value::tuple(
+                    v.iter()
+                        .map(|&k| if k >= 0 && (k as usize) < t.len() { t[k as usize].clone() } else { Value::Void })
+                        .collect(),
+                ),
+            }),
+            Value::Matrix(m) => match selection(&i, m.cols)? {
+                Sel::One(k) => {
+                    if k >= 0 && (k as usize) < m.cols {
+                        Ok(Value::Vector(m.column(k as usize)))
+                    } else {
+                        Err(Error::arg(format!("The column index {k} is out of range")))
+                    }
+                }
+                Sel::Many(v) => sub_matrix(m, None, Some(&v)),
+            },
+            Value::Table(t) => self.index_table(t, &i),
+            Value::Dict(d) => dict_get(d, &i),
+            Value::Set(s) => ops::in_values(&i, &Value::Set(s.clone())),
+            Value::Scalar(_) => Ok(target.clone()),
+            Value::Handle(_) => {
+                let f = self.resolve_function("__handleIndex")?;
+                self.call_value(&f, vec![target.clone(), i])
+            }
+            other => Err(Error::type_err(format!("{} can't be indexed", ops::describe(other)))),
+        }
+    }
+
+    fn index2(&mut self, target: Value, i: &Value, j: &Value) -> Result<Value> {
+        match &target {
+            Value::Matrix(m) => {
+                let rows = match selection(i, m.rows) {
+                    Ok(s) if !matches!(i, Value::Void) => Some(s),
+                    _ => None,
+                };
+                let cols = match selection(j, m.cols) {
+                    Ok(s) if !matches!(j, Value::Void) => Some(s),
+                    _ => None,
+                };
+                match (&rows, &cols) {
+                    (Some(Sel::One(r)), Some(Sel::One(c))) => {
+                        let (r, c) = (*r, *c);
+                        if r < 0 || c < 0 || r as usize >= m.rows || c as usize >= m.cols {
+                            return Ok(Value::null_of(m.data.ty));
+                        }
+                        Ok(Value::Scalar(m.data.take(&[(c as usize * m.rows + r as usize) as i64])))
+                    }
+                    (rs, cs) => {
+                        let rv = rs.as_ref().map(|s| match s {
+                            Sel::One(x) => vec![*x],
+                            Sel::Many(v) => v.clone(),
+                        });
+                        let cv = cs.as_ref().map(|s| match s {
+                            Sel::One(x) => vec![*x],
+                            Sel::Many(v) => v.clone(),
+                        });
+                        let sub = sub_matrix(m, rv.as_deref(), cv.as_deref())?;
+                        // one column selected by scalar → vector
+                        if let (Some(Sel::One(_)), Value::Matrix(sm)) = (cs, &sub) {
+                            return Ok(Value::Vector(sm.data.clone()));
+                        }
+                        if let (Some(Sel::One(_)), Value::Matrix(sm)) = (rs, &sub) {
+                            return Ok(Value::Vector(sm.data.clone()));
+                        }
+                        Ok(sub)
+                    }
+                }
+            }
+            Value::Table(t) => {
+                // t[rows, cols]
+                let sub = if matches!(i, Value::Void) { (**t).clone() } else {
+                    match self.index_table(t, i)? {
+                        Value::Table(x) => (*x).clone(),
+                        Value::Dict(_) => {
+                            let k = i.as_i64().unwrap_or(0);
+                            t.take(&[k])
+                        }
+                        _ => (**t).clone(),
+                    }
+                };
+                let r = self.index_table(&Arc::new(sub), j)?;
+                Ok(r)
+            }
+            Value::Tuple(t) => {
+                let row = self.index_value(target.clone(), vec![i.clone()])?;
+                match &row {
+                    Value::Tuple(items) if !i.is_scalar() => {
+                        let _ = t;
+                        let items: Vec<Value> = items.iter().map(|x| self.index_value(x.clone(), vec![j.clone()])).collect::<Result<_>>()?;
+                        Ok(Value::tuple(items))
+                    }
+                    _ => self.index_value(row, vec![j.clone()]),
+                }
+            }
+            _ => {
+                let row = self.index_value(target, vec![i.clone()])?;
+                self.index_value(row, vec![j.clone()])
+            }
+        }
+    }
+
+    fn index_table(&mut self, t: &Arc<Table>, i: &Value) -> Result<Value> {
+        if i.data_type().is_literal() {
+            let c = i.column().cloned().ok_or_else(|| Error::arg("Invalid column index"))?;
+            if i.is_scalar() {
+                let name = c.str_at(0).unwrap_or("");
+                return t
+                    .column(name)
+                    .map(|c| Value::Vector(c.clone()))
+                    .ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")));
+            }
+            let mut names = Vec::new();
+            let mut cols = Vec::new();
+            for k in 0..c.len() {
+                let name = c.str_at(k).unwrap_or("");
+                let col = t.column(name).ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")))?;
+                names.push(name.to_string());
+                cols.push(col.clone());
+            }
+            return Ok(Value::table(Table::new(names, cols)?));
+        }
+        match selection(i, t.rows())? {
+            Sel::One(k) => {
+                // a row as an ordered dictionary
+                let keys: Vec<Value> = t.names.iter().map(|n| Value::string(n)).collect();
+                let vals: Vec<Value> = t.cols.iter().map(|c| Value::Scalar(c.take(&[k]))).collect();
+                let d = build_dict(&keys, vals, true)?;
+                Ok(d)
+            }
+            Sel::Many(v) => Ok(Value::table(t.take(&v))),
+        }
+    }
+
+    /// `target[idx] = v` on values; returns the updated target.
+    pub fn assign_index(&mut self, target: Value, idx: &[Option<Value>], v: Value) -> Result<Value> {
+        let i = idx.first().cloned().flatten().unwrap_or(Value::Void);
+        if idx.len() == 2 {
+            let j = idx[1].clone().unwrap_or(Value::Void);
+            return match target {
+                Value::Table(t) => {
+                    // t[`col, rowsOrMask] = v
+                    let mut t = Arc::unwrap_or_clone(t);
+                    let name = i.as_str().ok_or_else(|| Error::arg("The first index of a table assignment must be a column name"))?.to_string();
+                    let col = match t.column(&name) {
+                        Some(c) => c.clone(),
+                        None => Column::nulls(v.data_type(), t.rows()),
+                    };
+                    let pos = positions(&selection(&j, t.rows())?, t.rows())?;
+                    let newc = set_elements(&col, &pos, &v)?;
+                    t.set_column(&name, newc)?;
+                    Ok(Value::table(t))
+                }
+                Value::Matrix(m) => {
+                    let mut m = Arc::unwrap_or_clone(m);
+                    let rs = positions(&selection(&i, m.rows)?, m.rows)?;
+                    let cs = positions(&selection(&j, m.cols)?, m.cols)?;
+                    let mut pos = Vec::new();
+                    for &c in &cs {
+                        for &r in &rs {
+                            pos.push(c * m.rows + r);
+                        }
+                    }
+                    m.data = set_elements(&m.data, &pos, &v)?;
+                    Ok(Value::Matrix(Arc::new(m)))
+                }
+                other => {
+                    let inner = self.index_value(other.clone(), vec![i.clone()])?;
+                    let updated = self.assign_index(inner, &[Some(j)], v)?;
+                    self.assign_index(other, &[Some(i)], updated)
+                }
+            };
+        }
+        match target {
+            Value::Vector(c) => {
+                let pos = positions(&selection(&i, c.len())?, c.len())?;
+                Ok(Value::Vector(set_elements(&c, &pos, &v)?))
+            }
+            Value::Pair(c) => {
+                let pos = positions(&selection(&i, c.len())?, c.len())?;
+                Ok(Value::Pair(set_elements(&c, &pos, &v)?))
+            }
+            Value::Tuple(t) => {
+                let mut t = Arc::unwrap_or_clone(t);
+                let pos = positions(&selection(&i, t.len())?, t.len())?;
+                for (k, p) in pos.iter().enumerate() {
+                    t[*p] = match (&v, pos.len()) {
+                        (_, 1) => v.clone(),
+                        (Value::Tuple(vs), _) => vs.get(k).cloned().unwrap_or(Value::Void),
+                        (Value::Vector(c), _) => Value::Scalar(c.slice(k, k + 1)),
+                        _ => v.clone(),
+                    };
+                }
+                Ok(Value::tuple(t))
+            }
+            Value::Table(t) => {
+                let mut t = Arc::unwrap_or_clone(t);
+                if let Some(c) = i.column().filter(|c| c.ty.is_literal()) {
+                    let names: Vec<String> = (0..c.len()).map(|k| c.str_at(k).unwrap_or("").to_string()).collect();
+                    for (k, name) in names.iter().enumerate() {
+                        let part = if names.len() == 1 {
+                            v.clone()
+                        } else {
+                            match &v {
+                                Value::Tuple(vs) => vs.get(k).cloned().unwrap_or(Value::Void),
+                                other => other.clone(),
+                            }
+                        };
+                        let col = match part {
+                            Value::Vector(c) => c,
+                            Value::Scalar(c) => {
+                                let n = if t.ncols() == 0 { 1 } else { t.rows() };
+                                c.take(&vec![0; n])
+                            }
+                            Value::Void => Column::nulls(DataType::Double, t.rows()),
+                            other => return Err(Error::arg(format!("Can't assign {} to a table column", ops::describe(&other)))),
+                        };
+                        t.set_column(name, col)?;
+                    }
+                    return Ok(Value::table(t));
+                }
+                Err(Error::arg("A table can only be assigned by column name"))
+            }
+            Value::Dict(d) => Ok(Value::Dict(Arc::new(dict_set(Arc::unwrap_or_clone(d), &i, &v)?))),
+            Value::Matrix(m) => {
+                let mut m = Arc::unwrap_or_clone(m);
+                let cs = positions(&selection(&i, m.cols)?, m.cols)?;
+                let mut pos = Vec::new();
+                for &c in &cs {
+                    for r in 0..m.rows {
+                        pos.push(c * m.rows + r);
+                    }
+                }
+                m.data = set_elements(&m.data, &pos, &v)?;
+                Ok(Value::Matrix(Arc::new(m)))
+            }
+            other => Err(Error::type_err(format!("{} can't be assigned by index", ops::describe(&other)))),
+        }
+    }
+}
+
+fn positions(sel: &Sel, n: usize) -> Result<Vec<usize>> {
+    let check = |k: i64| -> Result<usize> {
+        if k < 0 || k as usize >= n {
+            Err(Error::arg(format!("Index {k} out of range (size {n}); use append! to add elements")))
+        } else {
+            Ok(k as usize)
+        }
+    };
+    match sel {
+        Sel::One(k) => Ok(vec![check(*k)?]),
+        Sel::Many(v) => v.iter().map(|&k| check(k)).collect(),
+    }
+}
+
+/// Write `v` (scalar broadcast or one value per position) into positions of `col`.
+pub fn set_elements(col: &Column, pos: &[usize], v: &Value) -> Result<Column> {
+    let src = match v {
+        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => c.clone(),
+        Value::Void => Column::nulls(col.ty, 1),
+        other => return Err(Error::arg(format!("Can't assign {} to vector elements", ops::describe(other)))),
+    };
+    if src.len() != 1 && src.len() != pos.len() {
+        return Err(Error::size(format!(
+            "The number of values ({}) doesn't match the number of positions ({})",
+            src.len(),
+            pos.len()
+        )));
+    }
+    let src = if src.ty != col.ty && !(src.ty.is_literal() && col.ty.is_literal()) {
+        crate::kernels::cast::cast_column(&src, col.ty)?
+    } else {
+        src
+    };
+    fn scatter<T: Native>(dst: &mut [T], src: &[T], pos: &[usize]) {
+        for (k, &p) in pos.iter().enumerate() {
+            dst[p] = if src.len() == 1 { src[0] } else { src[k] };
+        }
+    }
+    let mut out = col.clone();
+    match (out.data_mut(), &*src.data) {
+        (ColData::I8(d), ColData::I8(s)) => scatter(d, s, pos),
+        (ColData::I16(d), ColData::I16(s)) => scatter(d, s, pos),
+        (ColData::I32(d), ColData::I32(s)) => scatter(d, s, pos),
+        (ColData::I64(d), ColData::I64(s)) => scatter(d, s, pos),
+        (ColData::F32(d), ColData::F32(s)) => scatter(d, s, pos),
+        (ColData::F64(d), ColData::F64(s)) => scatter(d, s, pos),
+        (ColData::I128(d), ColData::I128(s)) => scatter(d, s, pos),
+        (ColData::Sym(d), _) => {
+            for (k, &p) in pos.iter().enumerate() {
+                let s = src.str_at(if src.len() == 1 { 0 } else { k }).unwrap_or("").to_string();
+                let code = Arc::make_mut(&mut d.dict).intern(&s);
+                d.codes[p] = code;
+            }
+        }
+        (ColData::Str(d), _) => {
+            let mut texts: Vec<String> = d.iter().map(|s| s.to_string()).collect();
+            for (k, &p) in pos.iter().enumerate() {
+                texts[p] = src.str_at(if src.len() == 1 { 0 } else { k }).unwrap_or("").to_string();
+            }
+            *d = crate::column::StrCol::from_iter(texts.iter().map(|s| s.as_str()));
+        }
+        _ => return Err(Error::type_err(format!("Can't assign {} values to a {} vector", src.ty, col.ty))),
+    }
+    Ok(out)
+}
+
+fn sub_matrix(m: &Matrix, rows: Option<&[i64]>, cols: Option<&[i64]>) -> Result<Value> {
+    let rv: Vec<i64> = rows.map(|r| r.to_vec()).unwrap_or_else(|| (0..m.rows as i64).collect());
+    let cv: Vec<i64> = cols.map(|c| c.to_vec()).unwrap_or_else(|| (0..m.cols as i64).collect());
+    let mut idx = Vec::with_capacity(rv.len() * cv.len());
+    for &c in &cv {
+        for &r in &rv {
+            if c < 0 || r < 0 || c as usize >= m.cols || r as usize >= m.rows {
+                idx.push(-1);
+            } else {
+                idx.push(c * m.rows as i64 + r);
+            }
+        }
+    }
+    let pick_labels = |l: &Option<Box<Value>>, sel: &[i64]| -> Option<Box<Value>> {
+        l.as_ref().and_then(|v| v.column().map(|c| Box::new(Value::Vector(c.take(sel)))))
+    };
+    Ok(Value::Matrix(Arc::new(Matrix {
+        data: m.data.take(&idx),
+        rows: rv.len(),
+        cols: cv.len(),
+        row_labels: pick_labels(&m.row_labels, &rv),
+        col_labels: pick_labels(&m.col_labels, &cv),
+    })))
+}
+
+pub fn dict_get(d: &Dict, i: &Value) -> Result<Value> {
+    let kc = match i {
+        Value::Scalar(c) | Value::Vector(c) => c.clone(),
+        Value::Void => Column::nulls(d.key_type, 1),
+        other => return Err(Error::arg(format!("Invalid dictionary key: {}", ops::describe(other)))),
+    };
+    let kc = if kc.ty != d.key_type && !(kc.ty.is_literal() && d.key_type.is_literal()) {
+        crate::kernels::cast::cast_column(&kc, d.key_type).unwrap_or(kc)
+    } else {
+        kc
+    };
+    let found: Vec<i64> = (0..kc.len()).map(|k| d.index.get(&Key::of(&kc, k)).map(|&p| p as i64).unwrap_or(-1)).collect();
+    match &d.vals {
+        DictVals::Col(c) => {
+            let r = c.take(&found);
+            Ok(if i.is_scalar() { Value::Scalar(r) } else { Value::Vector(r) })
+        }
+        DictVals::Any(vs) => {
+            let items: Vec<Value> = found.iter().map(|&p| if p >= 0 { vs[p as usize].clone() } else { Value::Void }).collect();
+            if i.is_scalar() {
+                Ok(items.into_iter().next().unwrap_or(Value::Void))
+            } else {
+                Ok(super::unify_scalars(&items)?.unwrap_or(Value::tuple(items)))
+            }
+        }
+    }
+}
+
+/// Insert or update keys of a dictionary.
+pub fn dict_set(mut d: Dict, i: &Value, v: &Value) -> Result<Dict> {
+    let kc = match i {
+        Value::Scalar(c) | Value::Vector(c) => c.clone(),
+        other => return Err(Error::arg(format!("Invalid dictionary key: {}", ops::describe(other)))),
+    };
+    let kc = if kc.ty != d.keys.ty && !(kc.ty.is_literal() && d.keys.ty.is_literal()) && d.keys.ty != DataType::Void {
+        crate::kernels::cast::cast_column(&kc, d.keys.ty)?
+    } else {
+        kc
+    };
+    let n = kc.len();
+    let part = |k: usize| -> Value {
+        if n == 1 {
+            return v.clone();
+        }
+        match v {
+            Value::Vector(c) if c.len() == n => Value::Scalar(c.slice(k, k + 1)),
+            Value::Tuple(t) if t.len() == n => t[k].clone(),
+            other => other.clone(),
+        }
+    };
+    for k in 0..n {
+        let key = Key::of(&kc, k);
+        let val = part(k);
+        let pos = match d.index.get(&key) {
+            Some(&p) => p,
+            None => {
+                let p = d.keys.len();
+                if d.keys.len() == 0 && d.keys.ty == DataType::Void {
+                    d.keys = Column::nulls(kc.ty, 0);
+                    d.key_type = kc.ty;
+                }
+                let kslice = kc.slice(k, k + 1);
+                let kslice = if kslice.ty != d.keys.ty && !(kslice.ty.is_literal() && d.keys.ty.is_literal()) {
+                    crate::kernels::cast::cast_column(&kslice, d.keys.ty)?
+                } else {
+                    kslice
+                };
+                d.keys.append(&kslice);
+                d.index.insert(key, p);
+                // grow values with a null
+                match &mut d.vals {
+                    DictVals::Col(c) => {
+                        let t = c.ty;
+                        c.append(&Column::nulls(t, 1));
+                    }
+                    DictVals::Any(a) => a.push(Value::Void),
+                }
+                p
+            }
+        };
+        // store the value, converting to the value column type or falling back to ANY
+        let fits = match (&d.vals, &val) {
+            (DictVals::Col(c), Value::Scalar(s)) => s.ty == c.ty || (s.ty.is_numeric() && c.ty.is_numeric()) || (s.ty.is_literal() && c.ty.is_literal()),
+            (DictVals::Col(_), Value::Void) => true,
+            _ => false,
+        };
+        if let DictVals::Col(c) = &d.vals {
+            if !fits || (c.ty != val.data_type() && c.ty.is_numeric() && val.data_type().is_floating() && !c.ty.is_floating() && d.val_type != DataType::Any) {
+                let c = c.clone();
+                let items: Vec<Value> = (0..c.len()).map(|k| Value::Scalar(c.slice(k, k + 1))).collect();
+                d.vals = DictVals::Any(items);
+                if !fits {
+                    d.val_type = DataType::Any;
+                }
+            }
+        }
+        match &mut d.vals {
+            DictVals::Col(c) => {
+                let newc = set_elements(c, &[pos], &val)?;
+                *c = newc;
+            }
+            DictVals::Any(a) => a[pos] = val,
+        }
+    }
+    // an ANY dictionary whose values all share one scalar type becomes typed again
+    if let DictVals::Any(a) = &d.vals {
+        if d.val_type != DataType::Any && a.iter().all(|x| matches!(x, Value::Scalar(_) | Value::Void)) {
+            if let Some(Value::Vector(c)) = super::unify_scalars(a)? {
+                d.val_type = c.ty;
+                d.vals = DictVals::Col(c);
+            }
+        }
+    }
+    Ok(d)
+}

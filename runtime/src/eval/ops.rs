@@ -1,0 +1,632 @@
+//! Operators on whole values: structural broadcasting over forms, then one column kernel.
+
+use crate::column::{ColData, Column};
+use crate::error::{Error, Result};
+use crate::kernels::arith::{self, ArithOp, LogicOp};
+use crate::kernels::cmp::{self, CmpOp};
+use crate::null::Native;
+use crate::types::DataType;
+use crate::value::{Dict, DictVals, Key, Matrix, SetVal, Value};
+use ahash::AHashMap;
+use beluga_lang::ast::BinOp;
+use std::sync::Arc;
+
+/// Normalise operand values: type constants and named constants act as INT scalars, VOID as a null.
+fn norm(v: &Value) -> Value {
+    match v {
+        Value::Type(t) => Value::int(t.id()),
+        Value::Constant(_, n) => Value::int(*n),
+        _ => v.clone(),
+    }
+}
+
+type ColFn<'a> = &'a dyn Fn(&Column, bool, &Column, bool) -> Result<Column>;
+
+/// Apply a column kernel with DolphinDB's broadcasting over data forms.
+pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
+    let a = norm(a);
+    let b = norm(b);
+    match (&a, &b) {
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            if x.len() != y.len() {
+                return Err(Error::size("The two tuples must have the same length"));
+            }
+            let r: Result<Vec<Value>> = x.iter().zip(y.iter()).map(|(p, q)| elementwise(p, q, f)).collect();
+            Ok(Value::tuple(r?))
+        }
+        (Value::Tuple(x), _) => Ok(Value::tuple(x.iter().map(|p| elementwise(p, &b, f)).collect::<Result<_>>()?)),
+        (_, Value::Tuple(y)) => Ok(Value::tuple(y.iter().map(|q| elementwise(&a, q, f)).collect::<Result<_>>()?)),
+        (Value::Matrix(m), _) => {
+            let (cb, sb) = match &b {
+                Value::Matrix(n) => {
+                    if n.rows != m.rows || n.cols != m.cols {
+                        return Err(Error::size("The two matrices must have the same shape"));
+                    }
+                    (n.data.clone(), false)
+                }
+                Value::Vector(c) if c.len() == m.rows && m.cols > 1 => (tile(c, m.cols), false),
+                _ => scalar_col(&b)?,
+            };
+            let data = f(&m.data, false, &cb, sb)?;
+            Ok(Value::Matrix(Arc::new(Matrix { data, ..(**m).clone() })))
+        }
+        (_, Value::Matrix(n)) => {
+            let (ca, sa) = match &a {
+                Value::Vector(c) if c.len() == n.rows && n.cols > 1 => (tile(c, n.cols), false),
+                _ => scalar_col(&a)?,
+            };
+            let data = f(&ca, sa, &n.data, false)?;
+            Ok(Value::Matrix(Arc::new(Matrix { data, ..(**n).clone() })))
+        }
+        (Value::Dict(d), _) => map_dict(d, |v| elementwise(v, &b, f)),
+        (_, Value::Dict(d)) => map_dict(d, |v| elementwise(&a, v, f)),
+        (Value::Table(t), _) if b.is_scalar() => {
+            let mut t2 = (**t).clone();
+            let (cb, _) = scalar_col(&b)?;
+            for c in t2.cols.iter_mut() {
+                *c = f(c, false, &cb, true)?;
+            }
+            Ok(Value::table(t2))
+        }
+        _ => {
+            let (ca, sa) = scalar_col(&a)?;
+            let (cb, sb) = scalar_col(&b)?;
+            let r = f(&ca, sa, &cb, sb)?;
+            let form_vec = matches!(a, Value::Vector(_)) || matches!(b, Value::Vector(_));
+            let form_pair = matches!(a, Value::Pair(_)) || matches!(b, Value::Pair(_));
+            Ok(if form_vec {
+                Value::Vector(r)
+            } else if form_pair {
+                Value::Pair(r)
+            } else {
+                Value::Scalar(r)
+            })
+        }
+    }
+}
+
+fn tile(c: &Column, times: usize) -> Column {
+    let refs: Vec<&Column> = std::iter::repeat(c).take(times).collect();
+    Column::concat(c.ty, &refs)
+}
+
+fn map_dict(d: &Dict, f: impl Fn(&Value) -> Result<Value>) -> Result<Value> {
+    let vals: Vec<Value> = match &d.vals {
+        DictVals::Col(c) => (0..c.len()).map(|i| f(&Value::Scalar(c.slice(i, i + 1)))).collect::<Result<_>>()?,
+        DictVals::Any(v) => v.iter().map(&f).collect::<Result<_>>()?,
+    };
+    let (vals, vt) = match crate::eval::unify_scalars(&vals)? {
+        Some(Value::Vector(c)) => {
+            let t = c.ty;
+            (DictVals::Col(c), t)
+        }
+        _ => (DictVals::Any(vals), DataType::Any),
+    };
+    Ok(Value::Dict(Arc::new(Dict { vals, val_type: vt, ..d.clone() })))
+}
+
+/// Column and "is scalar" flag of a scalar/vector/pair operand.
+pub fn scalar_col(v: &Value) -> Result<(Column, bool)> {
+    match v {
+        Value::Scalar(c) => Ok((c.clone(), true)),
+        Value::Void => Ok((Column::nulls(DataType::Void, 1), true)),
+        Value::Vector(c) | Value::Pair(c) => Ok((c.clone(), false)),
+        Value::Type(t) => Ok((Column::from_vec(DataType::Int, vec![t.id()]), true)),
+        Value::Constant(_, n) => Ok((Column::from_vec(DataType::Int, vec![*n]), true)),
+        Value::Table(t) if t.ncols() == 1 => Ok((t.cols[0].clone(), t.rows() == 1)),
+        other => Err(Error::type_err(format!(
+            "The operator is not supported for {}",
+            describe(other)
+        ))),
+    }
+}
+
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::Function(_) => "a function".into(),
+        Value::Set(_) => "a set".into(),
+        Value::Dict(_) => "a dictionary".into(),
+        Value::Table(_) => "a table".into(),
+        Value::Duration(..) => "a DURATION".into(),
+        Value::Code(_) => "metacode".into(),
+        Value::Handle(_) => "a handle".into(),
+        other => format!("{}", other.data_type()),
+    }
+}
+
+pub fn arith_values(op: ArithOp, a: &Value, b: &Value) -> Result<Value> {
+    elementwise(a, b, &|x, sa, y, sb| arith::arith(op, x, sa, y, sb))
+}
+
+pub fn compare_values(op: CmpOp, a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Set(x), Value::Set(y)) = (a, b) {
+        return Ok(Value::bool(set_compare(op, x, y)));
+    }
+    elementwise(a, b, &|x, sa, y, sb| cmp::compare(op, x, sa, y, sb))
+}
+
+fn set_compare(op: CmpOp, x: &SetVal, y: &SetVal) -> bool {
+    let sub = |p: &SetVal, q: &SetVal| p.index.keys().all(|k| q.index.contains_key(k));
+    match op {
+        CmpOp::Eq => x.index.len() == y.index.len() && sub(x, y),
+        CmpOp::Ne => !(x.index.len() == y.index.len() && sub(x, y)),
+        CmpOp::Le => sub(x, y),
+        CmpOp::Lt => sub(x, y) && x.index.len() < y.index.len(),
+        CmpOp::Ge => sub(y, x),
+        CmpOp::Gt => sub(y, x) && x.index.len() > y.index.len(),
+    }
+}
+
+/// Integer bitwise kernels.
+fn bitwise(op: BinOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<Column> {
+    if !(a.ty.is_integral() || a.ty == DataType::Void) || !(b.ty.is_integral() || b.ty == DataType::Void) {
+        return Err(Error::type_err(format!(
+            "The {} operator only supports integral types, not {} and {}",
+            op.func_name(),
+            a.ty,
+            b.ty
+        )));
+    }
+    let long = a.ty == DataType::Long || b.ty == DataType::Long;
+    let x = arith::as_native::<i64>(a);
+    let y = arith::as_native::<i64>(b);
+    let f = |p: i64, q: i64| -> i64 {
+        match op {
+            BinOp::BitAnd => p & q,
+            BinOp::BitOr => p | q,
+            BinOp::BitXor => p ^ q,
+            BinOp::Shl => p.wrapping_shl(q as u32),
+            _ => p.wrapping_shr(q as u32),
+        }
+    };
+    let r = arith::binary_map(&x, &y, sa, sb, f);
+    if long {
+        Ok(Column::from_vec(DataType::Long, r))
+    } else {
+        let ty = if a.ty == b.ty && op != BinOp::Shl && op != BinOp::Shr { a.ty } else { DataType::Int };
+        let ty = if ty == DataType::Void { DataType::Int } else { ty };
+        Ok(Column::from_vec(DataType::Long, r).cast_int_like(ty))
+    }
+}
+
+impl Column {
+    /// Narrow an i64 column to an integral type (values already in range).
+    pub fn cast_int_like(self, ty: DataType) -> Column {
+        let v = arith::as_native::<i64>(&self);
+        match ty {
+            DataType::Bool | DataType::Char => Column::from_vec(ty, v.iter().map(|&x| if x.is_null() { i8::NULL } else { x as i8 }).collect::<Vec<i8>>()),
+            DataType::Short => Column::from_vec(ty, v.iter().map(|&x| if x.is_null() { i16::NULL } else { x as i16 }).collect::<Vec<i16>>()),
+            DataType::Long => self,
+            _ => Column::from_vec(DataType::Int, v.iter().map(|&x| if x.is_null() { i32::NULL } else { x as i32 }).collect::<Vec<i32>>()),
+        }
+    }
+}
+
+/// Set algebra for `& | - ^`.
+fn set_op(op: BinOp, x: &SetVal, y: &SetVal) -> Result<Value> {
+    let mut keep: Vec<usize> = Vec::new();
+    let mut extra: Vec<usize> = Vec::new();
+    match op {
+        BinOp::BitAnd => keep = (0..x.items.len()).filter(|&i| y.index.contains_key(&Key::of(&x.items, i))).collect(),
+        BinOp::Sub => keep = (0..x.items.len()).filter(|&i| !y.index.contains_key(&Key::of(&x.items, i))).collect(),
+        BinOp::BitOr => {
+            keep = (0..x.items.len()).collect();
+            extra = (0..y.items.len()).filter(|&i| !x.index.contains_key(&Key::of(&y.items, i))).collect();
+        }
+        BinOp::BitXor => {
+            keep = (0..x.items.len()).filter(|&i| !y.index.contains_key(&Key::of(&x.items, i))).collect();
+            extra = (0..y.items.len()).filter(|&i| !x.index.contains_key(&Key::of(&y.items, i))).collect();
+        }
+        _ => return Err(Error::type_err("Unsupported set operation")),
+    }
+    let a = x.items.take_usize(&keep);
+    let b = y.items.take_usize(&extra);
+    let ty = x.items.ty;
+    let b = if b.ty != ty { crate::kernels::cast::cast_column(&b, ty)? } else { b };
+    Ok(make_set(Column::concat(ty, &[&a, &b])))
+}
+
+/// Build a set from a column (keeps first occurrences in order).
+pub fn make_set(col: Column) -> Value {
+    let mut index = AHashMap::with_capacity(col.len());
+    let mut keep = Vec::with_capacity(col.len());
+    for i in 0..col.len() {
+        let k = Key::of(&col, i);
+        if !index.contains_key(&k) {
+            index.insert(k, keep.len());
+            keep.push(i);
+        }
+    }
+    let items = if keep.len() == col.len() { col } else { col.take_usize(&keep) };
+    Value::Set(Arc::new(SetVal { items, index }))
+}
+
+/// Membership `x in y`.
+pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
+    let keys_of = |y: &Value| -> Result<ahash::AHashSet<Key>> {
+        Ok(match y {
+            Value::Set(s) => s.index.keys().cloned().collect(),
+            Value::Dict(d) => d.index.keys().cloned().collect(),
+            Value::Table(t) if t.ncols() >= 1 => (0..t.rows()).map(|i| Key::of(&t.cols[0], i)).collect(),
+            _ => {
+                let (c, _) = scalar_col(y)?;
+                (0..c.len()).map(|i| Key::of(&c, i)).collect()
+            }
+        })
+    };
+    match x {
+        Value::Tuple(t) => Ok(Value::tuple(t.iter().map(|e| in_values(e, y)).collect::<Result<_>>()?)),
+        Value::Set(s) => in_values(&Value::Vector(s.items.clone()), y),
+        _ => {
+            let (xc, xs) = scalar_col(x)?;
+            let (yc_ty, _) = match y {
+                Value::Set(s) => (s.items.ty, ()),
+                Value::Dict(d) => (d.keys.ty, ()),
+                Value::Table(t) if t.ncols() >= 1 => (t.cols[0].ty, ()),
+                _ => (scalar_col(y)?.0.ty, ()),
+            };
+            // align numeric representations so 1 in 1.0 2.0 works
+            let xc = if xc.ty != yc_ty && xc.ty.is_numeric() && yc_ty.is_numeric() {
+                crate::kernels::cast::cast_column(&xc, yc_ty)?
+            } else if xc.ty.is_literal() && yc_ty.is_literal() && xc.ty != yc_ty {
+                crate::kernels::cast::cast_column(&xc, yc_ty)?
+            } else {
+                xc
+            };
+            let keys = keys_of(y)?;
+            let r: Vec<i8> = (0..xc.len()).map(|i| keys.contains(&Key::of(&xc, i)) as i8).collect();
+            let c = Column::from_vec(DataType::Bool, r);
+            Ok(if xs { Value::Scalar(c) } else { Value::Vector(c) })
+        }
+    }
+}
+
+/// SQL-style `like` with `%` (any run) and `?`/`_` (one character).
+pub fn like_match(s: &str, p: &str, ci: bool) -> bool {
+    let (s, p): (Vec<char>, Vec<char>) = if ci {
+        (s.to_lowercase().chars().collect(), p.to_lowercase().chars().collect())
+    } else {
+        (s.chars().collect(), p.chars().collect())
+    };
+    let (mut i, mut j) = (0usize, 0usize);
+    let (mut star, mut mark) = (None::<usize>, 0usize);
+    while i < s.len() {
+        if j < p.len() && (p[j] == '?' || p[j] == '_' || p[j] == s[i]) {
+            i += 1;
+            j += 1;
+        } else if j < p.len() && p[j] == '%' {
+            star = Some(j);
+            mark = i;
+            j += 1;
+        } else if let Some(st) = star {
+            j = st + 1;
+            mark += 1;
+            i = mark;
+        } else {
+            return false;
+        }
+    }
+    while j < p.len() && p[j] == '%' {
+        j += 1;
+    }
+    j == p.len()
+}
+
+fn like_values(x: &Value, p: &Value, ci: bool, negate: bool) -> Result<Value> {
+    elementwise(x, p, &|a, sa, b, sb| {
+        if !a.ty.is_literal() || !b.ty.is_literal() {
+            return Err(Error::type_err("like requires string arguments"));
+        }
+        let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
+        let r: Vec<i8> = (0..n)
+            .map(|i| {
+                let s = a.str_at(if sa { 0 } else { i }).unwrap_or("");
+                let q = b.str_at(if sb { 0 } else { i }).unwrap_or("");
+                (like_match(s, q, ci) != negate) as i8
+            })
+            .collect();
+        Ok(Column::from_vec(DataType::Bool, r))
+    })
+}
+
+/// `x between a:b`, inclusive on both ends.
+pub fn between(x: &Value, range: &Value) -> Result<Value> {
+    let (lo, hi) = match range {
+        Value::Pair(c) => (Value::Scalar(c.slice(0, 1)), Value::Scalar(c.slice(1, 2))),
+        Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
+        Value::Vector(c) if c.len() == 2 => (Value::Scalar(c.slice(0, 1)), Value::Scalar(c.slice(1, 2))),
+        _ => return Err(Error::arg("The right operand of between must be a pair a:b")),
+    };
+    let ge = compare_values(CmpOp::Ge, x, &lo)?;
+    let le = compare_values(CmpOp::Le, x, &hi)?;
+    elementwise(&ge, &le, &|a, sa, b, sb| arith::logic(LogicOp::And, a, sa, b, sb))
+}
+
+/// `a..b` inclusive range.
+pub fn seq(a: &Value, b: &Value) -> Result<Value> {
+    let (ca, cb) = (scalar_col(a)?.0, scalar_col(b)?.0);
+    if !a.is_scalar() || !b.is_scalar() {
+        return Err(Error::arg("The arguments of seq (..) must be scalars"));
+    }
+    let ty = if ca.ty.is_temporal() { ca.ty } else if cb.ty.is_temporal() { cb.ty } else {
+        crate::types::promote_arith(ca.ty, cb.ty).unwrap_or(DataType::Int)
+    };
+    if ty.is_floating() {
+        return Err(Error::arg("The arguments of seq (..) must be integral or temporal"));
+    }
+    let (x, y) = match (ca.i64_at(0), cb.i64_at(0)) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => return Ok(Value::Vector(Column::nulls(ty, 0))),
+        _ => return Err(Error::arg("The arguments of seq (..) can't be null")),
+    };
+    let n = (x - y).unsigned_abs() as usize + 1;
+    if n > 2_000_000_000 {
+        return Err(Error::arg("The range is too large"));
+    }
+    let v: Vec<i64> = if x <= y { (x..=y).collect() } else { (y..=x).rev().collect() };
+    let c = Column::from_vec(DataType::Long, v);
+    Ok(Value::Vector(if ty == DataType::Long || ty.physical() == crate::types::Physical::I64 {
+        Column { ty, ..c }
+    } else if ty.is_temporal() {
+        Column { ty, ..c }.retag_physical()
+    } else {
+        c.cast_int_like(ty)
+    }))
+}
+
+/// The `:` operator.
+pub fn pair(a: &Value, b: &Value) -> Result<Value> {
+    let items = [norm(a), norm(b)];
+    match crate::eval::unify_scalars(&items)? {
+        Some(Value::Vector(c)) => Ok(Value::Pair(c)),
+        _ => {
+            if items.iter().all(|v| matches!(v, Value::Void)) {
+                return Ok(Value::Pair(Column::nulls(DataType::Int, 2)));
+            }
+            Err(Error::arg("A pair needs two scalars of compatible types"))
+        }
+    }
+}
+
+/// The `<-` operator / `join` for vectors, matrices and tables.
+pub fn join(a: &Value, b: &Value) -> Result<Value> {
+    match (a, b) {
+        (Value::Matrix(m), Value::Matrix(n)) => {
+            if m.rows != n.rows {
+                return Err(Error::size("The two matrices must have the same number of rows"));
+            }
+            join_matrix(m, &n.data, n.cols)
+        }
+        (Value::Matrix(m), Value::Vector(c)) => {
+            if c.len() % m.rows.max(1) != 0 {
+                return Err(Error::size("The vector length must be a multiple of the matrix rows"));
+            }
+            join_matrix(m, c, c.len() / m.rows.max(1))
+        }
+        (Value::Table(x), Value::Table(y)) => {
+            let mut t = (**x).clone();
+            for (n, c) in y.names.iter().zip(&y.cols) {
+                t.set_column(n, c.clone())?;
+            }
+            Ok(Value::table(t))
+        }
+        (Value::Tuple(x), _) => {
+            let mut v = (**x).clone();
+            match b {
+                Value::Tuple(y) => v.extend(y.iter().cloned()),
+                other => v.push(other.clone()),
+            }
+            Ok(Value::tuple(v))
+        }
+        _ => {
+            let (ca, _) = scalar_col(a)?;
+            let (cb, _) = scalar_col(b)?;
+            let ty = crate::types::common_type(ca.ty, cb.ty)
+                .ok_or_else(|| Error::type_err(format!("Can't join {} with {}", ca.ty, cb.ty)))?;
+            let ca = if ca.ty != ty { crate::kernels::cast::cast_column(&ca, ty)? } else { ca };
+            let cb = if cb.ty != ty { crate::kernels::cast::cast_column(&cb, ty)? } else { cb };
+            Ok(Value::Vector(Column::concat(ty, &[&ca, &cb])))
+        }
+    }
+}
+
+fn join_matrix(m: &Matrix, extra: &Column, extra_cols: usize) -> Result<Value> {
+    let ty = crate::types::common_type(m.data.ty, extra.ty)
+        .ok_or_else(|| Error::type_err(format!("Can't join {} with {}", m.data.ty, extra.ty)))?;
+    let a = if m.data.ty != ty { crate::kernels::cast::cast_column(&m.data, ty)? } else { m.data.clone() };
+    let b = if extra.ty != ty { crate::kernels::cast::cast_column(extra, ty)? } else { extra.clone() };
+    Ok(Value::Matrix(Arc::new(Matrix {
+        data: Column::concat(ty, &[&a, &b]),
+        rows: m.rows,
+        cols: m.cols + extra_cols,
+        row_labels: m.row_labels.clone(),
+        col_labels: None,
+    })))
+}
+
+/// Inner product / matrix multiplication.
+pub fn dot(a: &Value, b: &Value) -> Result<Value> {
+    let as_mat = |v: &Value, is_left: bool| -> Result<(Vec<f64>, usize, usize)> {
+        match v {
+            Value::Matrix(m) => Ok((nullable_f64(&m.data), m.rows, m.cols)),
+            Value::Vector(c) => {
+                let d = nullable_f64(c);
+                let n = d.len();
+                Ok(if is_left { (d, 1, n) } else { (d, n, 1) })
+            }
+            _ => Err(Error::arg("Use * rather than ** for scalar and matrix multiplication.")),
+        }
+    };
+    if let (Value::Vector(x), Value::Vector(y)) = (a, b) {
+        if x.len() != y.len() {
+            return Err(Error::size("The two vectors of ** must have the same length"));
+        }
+        let (p, q) = (nullable_f64(x), nullable_f64(y));
+        let s: f64 = p.iter().zip(&q).map(|(u, v)| u * v).sum();
+        let ints = x.ty.is_integral() && y.ty.is_integral();
+        return Ok(if ints { Value::long(s as i64) } else { Value::double(s) });
+    }
+    let (p, r1, c1) = as_mat(a, true)?;
+    let (q, r2, c2) = as_mat(b, false)?;
+    if c1 != r2 {
+        return Err(Error::size(format!("The number of columns of the left matrix ({c1}) must equal the rows of the right ({r2})")));
+    }
+    let mut out = vec![0.0; r1 * c2];
+    for j in 0..c2 {
+        for k in 0..c1 {
+            let bv = q[j * r2 + k];
+            for i in 0..r1 {
+                out[j * r1 + i] += p[k * r1 + i] * bv;
+            }
+        }
+    }
+    let ints = a.data_type().is_integral() && b.data_type().is_integral();
+    let data = if ints {
+        Column::from_vec(DataType::Long, out.iter().map(|&x| x as i64).collect::<Vec<i64>>())
+    } else {
+        Column::from_vec(DataType::Double, out)
+    };
+    Ok(Value::Matrix(Arc::new(Matrix { data, rows: r1, cols: c2, row_labels: None, col_labels: None })))
+}
+
+fn nullable_f64(c: &Column) -> Vec<f64> {
+    arith::as_native::<f64>(c).iter().map(|&x| if x.is_null() { f64::NAN } else { x }).collect()
+}
+
+/// Binary operator entry point.
+pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+    use BinOp::*;
+    match op {
+        Add => arith_values(ArithOp::Add, a, b),
+        Sub => {
+            if let (Value::Set(x), Value::Set(y)) = (a, b) {
+                return set_op(op, x, y);
+            }
+            arith_values(ArithOp::Sub, a, b)
+        }
+        Mul => arith_values(ArithOp::Mul, a, b),
+        Div => arith_values(ArithOp::Div, a, b),
+        Mod => arith_values(ArithOp::Mod, a, b),
+        Ratio => arith_values(ArithOp::Ratio, a, b),
+        Lt => compare_values(CmpOp::Lt, a, b),
+        Le => compare_values(CmpOp::Le, a, b),
+        Gt => compare_values(CmpOp::Gt, a, b),
+        Ge => compare_values(CmpOp::Ge, a, b),
+        Eq => compare_values(CmpOp::Eq, a, b),
+        Ne => compare_values(CmpOp::Ne, a, b),
+        And => elementwise(a, b, &|x, sa, y, sb| arith::logic(LogicOp::And, x, sa, y, sb)),
+        Or => elementwise(a, b, &|x, sa, y, sb| arith::logic(LogicOp::Or, x, sa, y, sb)),
+        BitAnd | BitOr | BitXor | Shl | Shr => {
+            if let (Value::Set(x), Value::Set(y)) = (a, b) {
+                return set_op(op, x, y);
+            }
+            elementwise(a, b, &|x, sa, y, sb| bitwise(op, x, sa, y, sb))
+        }
+        Pair => pair(a, b),
+        Seq => seq(a, b),
+        Join => join(a, b),
+        Dot => dot(a, b),
+        In => in_values(a, b),
+        NotIn => not_value(&in_values(a, b)?),
+        Like => like_values(a, b, false, false),
+        NotLike => like_values(a, b, false, true),
+        ILike => like_values(a, b, true, false),
+        Between => between(a, b),
+        NotBetween => not_value(&between(a, b)?),
+        Cast => cast(a, b),
+        At => Err(Error::runtime("eachAt (@) is evaluated by the interpreter")),
+    }
+}
+
+/// `x $ TYPE` or `x $ rows:cols`.
+pub fn cast(a: &Value, b: &Value) -> Result<Value> {
+    match b {
+        Value::Type(t) => crate::kernels::cast::cast_value(a, *t),
+        Value::Scalar(c) if c.ty.is_literal() => {
+            let name = c.str_at(0).unwrap_or("");
+            let t = DataType::from_name(name).ok_or_else(|| Error::arg(format!("Unknown type name {name}")))?;
+            crate::kernels::cast::cast_value(a, t)
+        }
+        Value::Pair(c) | Value::Vector(c) if c.len() == 2 && c.ty.is_integral() => {
+            let rows = c.i64_at(0).unwrap_or(-1);
+            let cols = c.i64_at(1).unwrap_or(-1);
+            reshape(a, rows, cols)
+        }
+        _ => Err(Error::arg("The right operand of $ must be a data type or a shape rows:cols")),
+    }
+}
+
+pub fn reshape(a: &Value, rows: i64, cols: i64) -> Result<Value> {
+    let data = match a {
+        Value::Vector(c) | Value::Pair(c) => c.clone(),
+        Value::Matrix(m) => m.data.clone(),
+        _ => return Err(Error::arg("Only a vector or a matrix can be reshaped")),
+    };
+    let n = data.len() as i64;
+    let (rows, cols) = if rows < 0 && cols > 0 { (n / cols, cols) } else if cols < 0 && rows > 0 { (rows, n / rows) } else { (rows, cols) };
+    if rows * cols != n || rows < 0 {
+        return Err(Error::size(format!("The size of the vector ({n}) doesn't match the shape {rows}:{cols}")));
+    }
+    Ok(Value::Matrix(Arc::new(Matrix { data, rows: rows as usize, cols: cols as usize, row_labels: None, col_labels: None })))
+}
+
+pub fn not_value(v: &Value) -> Result<Value> {
+    unary_col(v, &|c| arith::not(c))
+}
+
+pub fn neg_value(v: &Value) -> Result<Value> {
+    unary_col(v, &|c| arith::neg(c))
+}
+
+/// Apply a column function keeping the form (scalar, vector, pair, matrix, tuple, dict).
+pub fn unary_col(v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> Result<Value> {
+    match v {
+        Value::Scalar(c) => Ok(Value::Scalar(f(c)?)),
+        Value::Void => Ok(Value::Scalar(f(&Column::nulls(DataType::Void, 1))?)),
+        Value::Vector(c) => Ok(Value::Vector(f(c)?)),
+        Value::Pair(c) => Ok(Value::Pair(f(c)?)),
+        Value::Matrix(m) => Ok(Value::Matrix(Arc::new(Matrix { data: f(&m.data)?, ..(**m).clone() }))),
+        Value::Tuple(t) => Ok(Value::tuple(t.iter().map(|x| unary_col(x, f)).collect::<Result<_>>()?)),
+        Value::Dict(d) => map_dict(d, |x| unary_col(x, f)),
+        Value::Type(t) => Ok(Value::Scalar(f(&Column::from_vec(DataType::Int, vec![t.id()]))?)),
+        Value::Table(t) => {
+            let mut t2 = (**t).clone();
+            for c in t2.cols.iter_mut() {
+                *c = f(c)?;
+            }
+            Ok(Value::table(t2))
+        }
+        other => Err(Error::type_err(format!("The operation is not supported for {}", describe(other)))),
+    }
+}
+
+/// Truthiness of a scalar condition (`if`, `while`): null is false.
+pub fn truthy(v: &Value) -> Result<bool> {
+    match v {
+        Value::Void => Ok(false),
+        Value::Scalar(c) => {
+            if c.is_null(0) {
+                return Ok(false);
+            }
+            match &*c.data {
+                ColData::Str(_) | ColData::Sym(_) => Ok(!c.str_at(0).unwrap_or("").is_empty()),
+                _ => Ok(c.f64_at(0).map(|x| x != 0.0).unwrap_or(false)),
+            }
+        }
+        Value::Vector(c) if c.len() == 1 => truthy(&Value::Scalar(c.clone())),
+        Value::Table(t) if t.rows() == 1 && t.ncols() == 1 => truthy(&Value::Scalar(t.cols[0].clone())),
+        Value::Type(_) | Value::Constant(..) => Ok(true),
+        _ => Err(Error::type_err("The vector can't be converted to bool scalar.")),
+    }
+}
+
+/// Whether every element of a BOOL-ish value is true (used by `assert`).
+pub fn all_true(v: &Value) -> bool {
+    match v {
+        Value::Scalar(_) | Value::Void => truthy(v).unwrap_or(false),
+        Value::Vector(c) | Value::Pair(c) => (0..c.len()).all(|i| c.f64_at(i).map(|x| x != 0.0).unwrap_or(false)),
+        Value::Matrix(m) => (0..m.data.len()).all(|i| m.data.f64_at(i).map(|x| x != 0.0).unwrap_or(false)),
+        Value::Tuple(t) => t.iter().all(all_true),
+        _ => false,
+    }
+}

@@ -1,0 +1,110 @@
+//! Comparisons. Nulls compare as the minimum of their type (§2.5); `==` treats null as a value.
+
+use crate::column::{ColData, Column};
+use crate::error::{Error, Result};
+use crate::kernels::arith::{as_native, unit_rank};
+use crate::null::Native;
+use crate::types::DataType;
+use std::cmp::Ordering;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl CmpOp {
+    #[inline(always)]
+    pub fn test(self, o: Ordering) -> bool {
+        match self {
+            CmpOp::Lt => o == Ordering::Less,
+            CmpOp::Le => o != Ordering::Greater,
+            CmpOp::Gt => o == Ordering::Greater,
+            CmpOp::Ge => o != Ordering::Less,
+            CmpOp::Eq => o == Ordering::Equal,
+            CmpOp::Ne => o != Ordering::Equal,
+        }
+    }
+}
+
+fn cmp_map<T: Copy>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, ord: impl Fn(T, T) -> Ordering) -> Vec<i8> {
+    match (sa, sb) {
+        (false, false) => a.iter().zip(b).map(|(&x, &y)| op.test(ord(x, y)) as i8).collect(),
+        (true, false) => b.iter().map(|&y| op.test(ord(a[0], y)) as i8).collect(),
+        (false, true) => a.iter().map(|&x| op.test(ord(x, b[0])) as i8).collect(),
+        (true, true) => vec![op.test(ord(a[0], b[0])) as i8],
+    }
+}
+
+/// Total order on f64 with null (sentinel or NaN) smallest.
+#[inline(always)]
+pub fn ord_f64(x: f64, y: f64) -> Ordering {
+    match (x.is_null(), y.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        _ => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// Compare two columns element-wise (BOOL result).
+pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<Column> {
+    if !sa && !sb && a.len() != b.len() {
+        return Err(Error::size(format!(
+            "The size of the two operands of comparison must be the same ({} vs {})",
+            a.len(),
+            b.len()
+        )));
+    }
+    let (ta, tb) = (a.ty, b.ty);
+    let out = if ta.is_literal() || tb.is_literal() {
+        if !(ta.is_literal() || ta == DataType::Void) || !(tb.is_literal() || tb == DataType::Void) {
+            return Err(Error::type_err(format!("Can't compare {ta} with {tb}")));
+        }
+        match (&*a.data, &*b.data) {
+            (ColData::Sym(x), ColData::Sym(y))
+                if std::sync::Arc::ptr_eq(&x.dict, &y.dict) && matches!(op, CmpOp::Eq | CmpOp::Ne) =>
+            {
+                cmp_map(op, &x.codes, &y.codes, sa, sb, |p, q| p.cmp(&q))
+            }
+            _ => {
+                let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
+                (0..n)
+                    .map(|i| {
+                        let x = a.str_at(if sa { 0 } else { i }).unwrap_or("");
+                        let y = b.str_at(if sb { 0 } else { i }).unwrap_or("");
+                        op.test(x.cmp(y)) as i8
+                    })
+                    .collect()
+            }
+        }
+    } else if ta.is_floating() || tb.is_floating() {
+        let x = as_native::<f64>(a);
+        let y = as_native::<f64>(b);
+        cmp_map(op, &x, &y, sa, sb, ord_f64)
+    } else {
+        // integral / temporal: align temporal units first
+        let (ca, cb);
+        let (a, b) = if ta.is_temporal() && tb.is_temporal() && ta != tb {
+            let fine = if unit_rank(ta) >= unit_rank(tb) { ta } else { tb };
+            ca = crate::kernels::temporal_to(a, fine)?;
+            cb = crate::kernels::temporal_to(b, fine)?;
+            (&ca, &cb)
+        } else {
+            (a, b)
+        };
+        match (&*a.data, &*b.data) {
+            (ColData::I32(x), ColData::I32(y)) => cmp_map(op, x, y, sa, sb, |p, q| p.cmp(&q)),
+            _ => {
+                let x = as_native::<i64>(a);
+                let y = as_native::<i64>(b);
+                cmp_map(op, &x, &y, sa, sb, |p, q| p.cmp(&q))
+            }
+        }
+    };
+    Ok(Column::from_vec(DataType::Bool, out))
+}

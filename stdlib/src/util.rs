@@ -1,0 +1,122 @@
+//! Argument helpers shared by every builtin family. Use these instead of writing new ones.
+
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::kernels::arith::as_native;
+use beluga_runtime::null::Native;
+use beluga_runtime::value::Matrix;
+use beluga_runtime::{DataType, Error, Result, Table, Value};
+use std::sync::Arc;
+
+/// The column of a scalar, vector or pair argument (VOID → one DOUBLE null).
+pub fn col(name: &str, v: &Value) -> Result<Column> {
+    match v {
+        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => Ok(c.clone()),
+        Value::Void => Ok(Column::nulls(DataType::Double, 1)),
+        Value::Matrix(m) => Ok(m.data.clone()),
+        Value::Type(t) => Ok(Column::from_vec(DataType::Int, vec![t.id()])),
+        other => Err(Error::unsupported(name, describe(other))),
+    }
+}
+
+pub fn describe(v: &Value) -> String {
+    beluga_runtime::eval::ops::describe(v)
+}
+
+/// Values as f64 with NaN for nulls (slow path for non-f64 storage).
+pub fn f64s(c: &Column) -> Vec<f64> {
+    as_native::<f64>(c).iter().map(|&x| if x.is_null() { f64::NAN } else { x }).collect()
+}
+
+/// Wrap a result column in the form of the original argument (scalar, vector, pair, matrix).
+pub fn like_form(orig: &Value, c: Column) -> Value {
+    match orig {
+        Value::Scalar(_) | Value::Void | Value::Type(_) => Value::Scalar(c),
+        Value::Pair(_) => Value::Pair(c),
+        Value::Matrix(m) => Value::Matrix(Arc::new(Matrix { data: c, ..(**m).clone() })),
+        _ => Value::Vector(c),
+    }
+}
+
+/// Element-wise f64 → f64 function over any numeric form (tuples, dicts and tables too); DOUBLE result.
+pub fn map_f64(name: &str, v: &Value, f: &dyn Fn(f64) -> f64) -> Result<Value> {
+    beluga_runtime::eval::ops::unary_col(v, &|c: &Column| {
+        if !(c.ty.is_numeric() || c.ty == DataType::Void) {
+            return Err(Error::unsupported(name, c.ty));
+        }
+        let x = as_native::<f64>(c);
+        let out: Vec<f64> = x.iter().map(|&a| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) }).collect();
+        Ok(Column::from_vec(DataType::Double, out))
+    })
+}
+
+/// Integer argument (e.g. a window size or count).
+pub fn int_arg(name: &str, v: &Value, what: &str) -> Result<i64> {
+    v.as_i64().ok_or_else(|| Error::arg(format!("The {what} argument of [{name}] must be an integer")))
+}
+
+/// String argument.
+pub fn str_arg<'a>(name: &str, v: &'a Value, what: &str) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| Error::arg(format!("The {what} argument of [{name}] must be a string")))
+}
+
+/// Optional argument: absent or VOID gives None.
+pub fn opt(args: &[Value], i: usize) -> Option<&Value> {
+    args.get(i).filter(|v| !matches!(v, Value::Void))
+}
+
+/// Apply an aggregate column → scalar function to a vector, to each column of a matrix
+/// (→ vector) or of a table (→ one-row table), as DolphinDB's aggregates do.
+pub fn aggregate(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Value>) -> Result<Value> {
+    match v {
+        Value::Matrix(m) => {
+            let items: Vec<Value> = (0..m.cols).map(|c| f(&m.column(c))).collect::<Result<_>>()?;
+            Ok(beluga_runtime::eval::unify_scalars(&items)?.unwrap_or(Value::tuple(items)))
+        }
+        Value::Table(t) => {
+            let mut cols = Vec::with_capacity(t.ncols());
+            for c in &t.cols {
+                match f(c)? {
+                    Value::Scalar(s) => cols.push(s),
+                    Value::Void => cols.push(Column::nulls(DataType::Double, 1)),
+                    other => return Err(Error::unsupported(name, describe(&other))),
+                }
+            }
+            Ok(Value::table(Table::new(t.names.clone(), cols)?))
+        }
+        Value::Tuple(items) => {
+            let items: Vec<Value> = items.iter().map(|x| aggregate(name, x, f)).collect::<Result<_>>()?;
+            Ok(Value::tuple(items))
+        }
+        other => f(&col(name, other)?),
+    }
+}
+
+/// Apply a vector → same-length vector function to a vector, to each column of a matrix
+/// or of a table (keeping the form).
+pub fn vector_fn(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> Result<Value> {
+    match v {
+        Value::Matrix(m) => {
+            let cols: Vec<Column> = (0..m.cols).map(|c| f(&m.column(c))).collect::<Result<_>>()?;
+            let ty = cols.first().map(|c| c.ty).unwrap_or(m.data.ty);
+            let refs: Vec<&Column> = cols.iter().collect();
+            Ok(Value::Matrix(Arc::new(Matrix { data: Column::concat(ty, &refs), ..(**m).clone() })))
+        }
+        Value::Table(t) => {
+            let cols: Vec<Column> = t.cols.iter().map(|c| f(c)).collect::<Result<_>>()?;
+            Ok(Value::table(Table::new(t.names.clone(), cols)?))
+        }
+        Value::Tuple(items) => {
+            let items: Vec<Value> = items.iter().map(|x| vector_fn(name, x, f)).collect::<Result<_>>()?;
+            Ok(Value::tuple(items))
+        }
+        other => Ok(like_form(other, f(&col(name, other)?)?)),
+    }
+}
+
+/// True when the column stores f64 directly (fast paths).
+pub fn as_f64_slice(c: &Column) -> Option<&[f64]> {
+    match &*c.data {
+        ColData::F64(v) => Some(v),
+        _ => None,
+    }
+}

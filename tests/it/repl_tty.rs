@@ -1,0 +1,103 @@
+//! The REPL through a real terminal (tmux): multi-line input, an error then a correct
+//! statement, history recall, Ctrl-C interrupting a running statement, Ctrl-D exiting.
+
+use beluga_tests::root;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn beluga_bin() -> Option<PathBuf> {
+    // target/<profile>/deps/it-xxxx → target/<profile>/beluga
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.parent()?;
+    let p = dir.join("beluga");
+    p.is_file().then_some(p)
+}
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux").args(args).output().expect("run tmux");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn screen(session: &str) -> String {
+    tmux(&["capture-pane", "-p", "-S", "-200", "-t", session])
+}
+
+/// Wait until the pane shows `needle` `times` times.
+fn wait_for(session: &str, needle: &str, times: usize) -> String {
+    let start = Instant::now();
+    loop {
+        let s = screen(session);
+        if s.lines().filter(|l| l.trim_end() == needle || l.contains(needle)).count() >= times {
+            return s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            panic!("timed out waiting for {needle:?} ({times}x); screen:\n{s}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn send(session: &str, keys: &[&str]) {
+    let mut args = vec!["send-keys", "-t", session];
+    args.extend_from_slice(keys);
+    tmux(&args);
+}
+
+#[test]
+fn repl_in_a_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED repl_in_a_terminal: tmux is not installed");
+        return;
+    }
+    let Some(bin) = beluga_bin() else {
+        eprintln!("SKIPPED repl_in_a_terminal: the beluga binary is not built beside the tests");
+        return;
+    };
+    let home = std::env::temp_dir().join(format!("beluga-repl-home-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&home);
+    let session = format!("beluga_test_{}", std::process::id());
+    let cmd = format!("HOME={} {}", home.display(), bin.display());
+    let _ = root();
+    tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "60", &cmd]);
+    wait_for(&session, "Ctrl-D exits", 1);
+
+    // multi-line input: the vector stays open across lines
+    send(&session, &["x = [1,", "Enter"]);
+    send(&session, &["2, 30]", "Enter"]);
+    send(&session, &["sum(x)", "Enter"]);
+    wait_for(&session, "33", 1);
+
+    // an error, then a correct statement: the session survives
+    send(&session, &["x + `abc", "Enter"]);
+    send(&session, &["undefinedThing + 1", "Enter"]);
+    wait_for(&session, "Cannot recognize the token undefinedThing", 1);
+    send(&session, &["x * 2", "Enter"]);
+    wait_for(&session, "[2,4,60]", 1);
+
+    // history recall: Up re-enters the previous line
+    send(&session, &["Up", "Enter"]);
+    wait_for(&session, "[2,4,60]", 2);
+
+    // Ctrl-C interrupts a running statement
+    send(&session, &["i = 0; while (true) { i = i + 1 }", "Enter"]);
+    std::thread::sleep(Duration::from_millis(700));
+    send(&session, &["C-c"]);
+    wait_for(&session, "interrupted", 1);
+    send(&session, &["40 + 2", "Enter"]);
+    wait_for(&session, "42", 1);
+
+    // Ctrl-D exits; the history file was written
+    send(&session, &["C-d"]);
+    let start = Instant::now();
+    while tmux(&["has-session", "-t", &session]).is_empty() && Command::new("tmux").args(["has-session", "-t", &session]).status().map(|s| s.success()).unwrap_or(false) {
+        if start.elapsed() > Duration::from_secs(10) {
+            tmux(&["kill-session", "-t", &session]);
+            panic!("the REPL did not exit on Ctrl-D");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let hist = std::fs::read_to_string(home.join(".beluga_history")).unwrap_or_default();
+    assert!(hist.contains("sum(x)"), "history file lacks entries: {hist:?}");
+    let _ = std::fs::remove_dir_all(&home);
+}
