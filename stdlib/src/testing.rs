@@ -124,6 +124,11 @@ pub fn run_case(registry: Arc<Registry>, file: &str, dir: Option<&Path>, case: &
     i.test.case = case.name.clone();
     if let Some(d) = dir {
         i.current_file = Some(d.join(file));
+        // modules used by test files live in `modules/` beside them
+        let m = d.join("modules");
+        if m.is_dir() {
+            i.module_dir = m;
+        }
     }
     // watchdog: interrupt a case that runs too long
     let flag = i.interrupt.clone();

@@ -1,8 +1,42 @@
 //! Partitioned databases on disk, column files, CSV import/export, and their builtins.
+//!
+//! * `bin`, `column_file`: byte encoding, checksums, the LZ4 block column file format.
+//! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes.
+//! * `catalog`: database and table metadata on disk, atomic commits, the writer lock.
+//! * `store`: write transactions (append, overwrite) split by partition.
+//! * `query`: loading for queries with partition pruning and filters pushed into the scan.
+//! * `csv`: tokenizing, schema inference and parallel typed parsing of text files.
+//! * `text`: loadText, ploadText, loadTextEx, saveText, extractTextSchema, files.
+//! * `handle`, `builtins_db`, `builtins`: handles and the builtin table.
+
+pub mod bin;
+pub mod builtins;
+pub mod builtins_db;
+pub mod catalog;
+pub mod column_file;
+pub mod csv;
+pub mod handle;
+pub mod partition;
+pub mod query;
+pub mod store;
+pub mod text;
 
 use beluga_runtime::Registry;
 
-/// Register the storage builtins.
+/// Register the storage builtins (after stdlib: the wrapped builtins delegate to the
+/// versions registered before them for values that are not stored tables).
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    for b in builtins::WRAPPED {
+        match r.lookup(b.name) {
+            Some(id) => {
+                // keep the earlier row's kind, arity and parameter names; only the call changes
+                let mut old = *r.get(id);
+                builtins::remember(b.name, old.call);
+                old.call = b.call;
+                r.extend(&[old]);
+            }
+            None => r.extend(std::slice::from_ref(b)),
+        }
+    }
+    r.extend(builtins::DEFS);
 }

@@ -6,7 +6,15 @@ use beluga_tests::{registry, root, with_stack};
 #[test]
 fn assert_files_pass() {
     let dir = root().join("tests/assert");
-    let report = with_stack(move || beluga_stdlib::testing::run_paths(registry(), &[dir]));
+    let report = with_stack(move || {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("tests/assert")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().map(|x| x == "dos").unwrap_or(false))
+            .collect();
+        files.sort();
+        beluga_stdlib::testing::run_paths(registry(), &files)
+    });
     let (passed, failed) = report.totals();
     for l in report.lines() {
         println!("{l}");

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Maximum depth of nested user-function calls before an error (instead of a stack overflow).
-pub const MAX_CALL_DEPTH: usize = 200;
+pub const MAX_CALL_DEPTH: usize = 1000;
 
 /// Where `print` output goes.
 pub enum Output {

@@ -1,0 +1,218 @@
+//! `update`, `delete` and `insert into` (§6.11): the table variable is read, changed column
+//! by column (only touched columns are rebuilt) and written back.
+
+use super::context::segments;
+use super::frame::{apply_where, eval_in, mask_rows, to_column, to_mask, ColBuilder, Frame};
+use super::group::GroupEval;
+use super::plan::{names_in, rewrite_count_star};
+use super::source::{as_table, eval_from, qualify, Source};
+use crate::column::Column;
+use crate::error::{Error, Result};
+use crate::eval::Interpreter;
+use crate::kernels::cast::cast_column;
+use crate::table::Table;
+use crate::types::DataType;
+use crate::value::Value;
+use ahash::{AHashMap, AHashSet};
+use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, InsertSource, InsertStmt, UpdateStmt};
+use std::sync::Arc;
+
+/// The variable name and current table of an update/delete/insert target.
+fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(String, Arc<Table>)> {
+    let name = match &e.kind {
+        ExprKind::Ident(n) => n.clone(),
+        _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
+    };
+    let v = i.resolve(&name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
+    Ok((name, as_table(i, v, needed)?))
+}
+
+fn store(i: &mut Interpreter, name: &str, old: &Table, names: Vec<String>, cols: Vec<Column>) -> Result<()> {
+    let mut t = Table::new(names, cols)?;
+    t.keys = old.keys.clone();
+    t.name = old.name.clone();
+    i.set_var(name, Value::table(t))
+}
+
+/// Replace rows `rows` of `col` by `vals` (in that order); a vectorized scatter.
+fn scatter(col: &Column, rows: &[usize], vals: &Column) -> Result<Column> {
+    let vals = if vals.ty != col.ty && col.ty != DataType::Void { cast_column(vals, col.ty)? } else { vals.clone() };
+    let ty = if col.ty == DataType::Void { vals.ty } else { col.ty };
+    let base = if col.ty == DataType::Void { Column::nulls(ty, col.len()) } else { col.clone() };
+    let n = base.len();
+    let mut pick: Vec<usize> = (0..n).collect();
+    for (k, &r) in rows.iter().enumerate() {
+        pick[r] = n + k;
+    }
+    Ok(Column::concat(ty, &[&base, &vals]).take_usize(&pick))
+}
+
+pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
+    let mut needed = AHashSet::new();
+    for (_, e) in &u.sets {
+        names_in(e, &mut needed);
+    }
+    u.where_.iter().for_each(|e| names_in(e, &mut needed));
+    u.context_by.iter().for_each(|it| names_in(&it.expr, &mut needed));
+    u.csort.iter().for_each(|o| names_in(&o.expr, &mut needed));
+    u.having.iter().for_each(|e| names_in(e, &mut needed));
+    let (name, table) = target(i, &u.table, &needed)?;
+    let mut src = Source { table: table.clone(), quals: vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect())] };
+    if let Some(from) = &u.from {
+        let joined = eval_from(i, from, &needed)?;
+        if joined.table.rows() != table.rows() {
+            return Err(Error::runtime(
+                "update … from needs a join result with one row per row of the updated table (e.g. lj with unique right keys)",
+            ));
+        }
+        src = joined;
+    }
+    let q = |e: &Expr| rewrite_count_star(&qualify(e, &src.table, &src.quals));
+    let frame = Frame::from_table(&src.table, &needed, false);
+    let conds: Vec<Expr> = u.where_.iter().map(q).collect();
+    let frame = apply_where(i, frame, &conds)?;
+    let sets: Vec<(String, Expr)> = u.sets.iter().map(|(c, e)| (c.clone(), q(e))).collect();
+    let (rows, values): (Vec<usize>, Vec<Column>) = if u.context_by.is_empty() {
+        let mut vals = Vec::with_capacity(sets.len());
+        for (_, e) in &sets {
+            let v = eval_in(i, frame.scope(), e)?;
+            vals.push(to_column(&v, frame.rows, "an update expression")?);
+        }
+        (frame.source_rows(), vals)
+    } else {
+        let by: Vec<_> = u.context_by.iter().map(|it| beluga_lang::ast::SelectItem { expr: q(&it.expr), alias: it.alias.clone() }).collect();
+        let csort: Vec<_> = u
+            .csort
+            .iter()
+            .map(|o| beluga_lang::ast::OrderItem { expr: q(&o.expr), asc: o.asc, nulls_first: o.nulls_first })
+            .collect();
+        let seg = segments(i, &frame, &by, &csort)?;
+        let n = seg.offsets.len() - 1;
+        let pframe = frame.take(&seg.perm);
+        let mut ev = GroupEval::new(&pframe, &seg.pgid, n, &seg.keys, true, Some(seg.offsets.clone()));
+        let exprs: Vec<(&Expr, usize)> = sets.iter().map(|(_, e)| (e, 1)).collect();
+        let mut vals: Vec<Column> = ev.eval_items(i, &exprs)?.into_iter().map(|mut v| v.remove(0)).collect();
+        let mut rows = pframe.source_rows();
+        if let Some(h) = &u.having {
+            let h = q(h);
+            let m = ev.eval_items(i, &[(&h, 1)])?.remove(0).remove(0);
+            if let Some(mask) = to_mask(&Value::Vector(m), pframe.rows)? {
+                let keep = mask_rows(&mask);
+                rows = keep.iter().map(|&k| rows[k]).collect();
+                vals = vals.iter().map(|c| c.take_usize(&keep)).collect();
+            }
+        }
+        (rows, vals)
+    };
+    let mut names = table.names.clone();
+    let mut cols = table.cols.clone();
+    let nrows = table.rows();
+    for ((col, _), vals) in sets.iter().zip(values) {
+        match table.col_index(col) {
+            Some(k) => cols[k] = scatter(&cols[k], &rows, &vals)?,
+            None => {
+                let ty = if vals.ty == DataType::Void { DataType::Double } else { vals.ty };
+                let base = Column::nulls(ty, nrows);
+                names.push(col.clone());
+                cols.push(scatter(&base, &rows, &vals)?);
+            }
+        }
+    }
+    store(i, &name, &table, names, cols)
+}
+
+pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
+    let mut needed = AHashSet::new();
+    d.where_.iter().for_each(|e| names_in(e, &mut needed));
+    let (name, table) = target(i, &d.table, &needed)?;
+    let quals = vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect::<AHashMap<_, _>>())];
+    let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &table, &quals))).collect();
+    let frame = Frame::from_table(&table, &needed, false);
+    let frame = apply_where(i, frame, &conds)?;
+    let mut gone = vec![false; table.rows()];
+    for r in frame.source_rows() {
+        gone[r] = true;
+    }
+    let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
+    let t = table.take_usize(&keep);
+    store(i, &name, &table, t.names, t.cols)
+}
+
+pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
+    let (name, table) = target(i, &s.table, &AHashSet::new())?;
+    let targets: Vec<usize> = if s.columns.is_empty() {
+        (0..table.ncols()).collect()
+    } else {
+        s.columns
+            .iter()
+            .map(|c| table.col_index(c).ok_or_else(|| Error::name(format!("Unrecognized column name [{c}]"))))
+            .collect::<Result<_>>()?
+    };
+    let new: Vec<Column> = match &s.source {
+        InsertSource::Values(rows) => {
+            let mut builders: Vec<ColBuilder> = targets.iter().map(|_| ColBuilder::new()).collect();
+            for row in rows {
+                if row.len() != targets.len() {
+                    return Err(Error::size(format!(
+                        "The number of values ({}) doesn't match the number of columns ({})",
+                        row.len(),
+                        targets.len()
+                    )));
+                }
+                let vals: Vec<Value> = row.iter().map(|e| i.eval(e)).collect::<Result<_>>()?;
+                let n = vals
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Vector(c) => Some(c.len()),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(1);
+                for (b, v) in builders.iter_mut().zip(&vals) {
+                    b.push(v, n, "an inserted value")?;
+                }
+            }
+            builders.into_iter().map(|b| b.finish()).collect::<Result<_>>()?
+        }
+        InsertSource::Select(q) => {
+            let v = super::select(i, q)?;
+            let t = match v {
+                Value::Table(t) => t,
+                other => return Err(Error::type_err(format!("insert into … select needs a table, not {}", crate::eval::ops::describe(&other)))),
+            };
+            if t.ncols() != targets.len() {
+                return Err(Error::size(format!(
+                    "The query returns {} columns but {} are inserted",
+                    t.ncols(),
+                    targets.len()
+                )));
+            }
+            t.cols.clone()
+        }
+    };
+    let m = new.first().map(|c| c.len()).unwrap_or(0);
+    let mut cols = table.cols.clone();
+    for (k, col) in cols.iter_mut().enumerate() {
+        let add = match targets.iter().position(|&t| t == k) {
+            Some(p) => {
+                let v = &new[p];
+                if v.len() != m {
+                    return Err(Error::size("The inserted columns have different lengths"));
+                }
+                if v.ty == col.ty {
+                    v.clone()
+                } else if v.ty == DataType::Void {
+                    Column::nulls(col.ty, m)
+                } else {
+                    cast_column(v, col.ty).map_err(|_| {
+                        Error::type_err(format!("Incompatible type. Expected: {}, Actual: {}", col.ty, v.ty))
+                    })?
+                }
+            }
+            None => Column::nulls(col.ty, m),
+        };
+        col.append(&add);
+    }
+    let names = table.names.clone();
+    store(i, &name, &table, names, cols)
+}

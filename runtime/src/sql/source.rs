@@ -1,0 +1,362 @@
+//! The `from` clause: a table variable, a table-valued expression (subquery, join builtin,
+//! `loadTable`), a storage handle materialised through `__handleLoad`, or
+//! `a [inner|left|full|right|cross] join b [on …]`. Besides the table, a source records
+//! how qualified names (`t2.x`, `a.id`) map to the columns of the result.
+
+use super::frame::{eval_in, Frame};
+use super::join::{cross_join, equi_join, right_join, EquiKind};
+use super::plan::map_expr;
+use super::HANDLE_LOAD;
+use crate::error::{Error, Result};
+use crate::eval::Interpreter;
+use crate::table::Table;
+use crate::value::Value;
+use ahash::{AHashMap, AHashSet};
+use beluga_lang::ast::{Arg, BinOp, Expr, ExprKind, FromItem, JoinKind};
+use std::sync::Arc;
+
+/// Qualifier (table name or alias) → source column → result column.
+pub(crate) type Quals = Vec<(String, AHashMap<String, String>)>;
+
+pub(crate) struct Source {
+    pub table: Arc<Table>,
+    pub quals: Quals,
+}
+
+/// Builtins whose first two arguments are the left and right tables of a join.
+const JOIN_FUNCS: &[&str] = &["ej", "sej", "lj", "lsj", "fj", "aj", "wj", "pwj", "cj", "pj"];
+
+fn identity(t: &Table) -> AHashMap<String, String> {
+    t.names.iter().map(|n| (n.clone(), n.clone())).collect()
+}
+
+/// Evaluate a value used as a table: tables as is, handles through the storage hook.
+pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &AHashSet<String>) -> Result<Arc<Table>> {
+    match v {
+        Value::Table(t) => Ok(t),
+        Value::Handle(_) => {
+            let f = i
+                .resolve_function(HANDLE_LOAD)
+                .map_err(|_| Error::runtime("This handle can't be used as a table in a query"))?;
+            let mut cols: Vec<&str> = needed.iter().map(|s| s.as_str()).collect();
+            cols.sort_unstable();
+            match i.call_value(&f, vec![v, Value::string_vec(cols)])? {
+                Value::Table(t) => Ok(t),
+                _ => Err(Error::runtime("The handle loader didn't return a table")),
+            }
+        }
+        other => Err(Error::type_err(format!(
+            "The from clause must be a table, not {}",
+            crate::eval::ops::describe(&other)
+        ))),
+    }
+}
+
+fn named(t: Arc<Table>, name: &str) -> Arc<Table> {
+    if t.name.is_some() {
+        return t;
+    }
+    let mut t2 = (*t).clone();
+    t2.name = Some(name.to_string());
+    Arc::new(t2)
+}
+
+pub(crate) fn eval_from(i: &mut Interpreter, from: &FromItem, needed: &AHashSet<String>) -> Result<Source> {
+    match from {
+        FromItem::Table(e, alias) => {
+            let mut src = eval_table_expr(i, e, needed)?;
+            if let Some(a) = alias {
+                let t = named_alias(&src.table, a);
+                src.quals.push((a.clone(), identity(&t)));
+                src.table = t;
+            }
+            Ok(src)
+        }
+        FromItem::Join(a, kind, b, on) => eval_join(i, a, *kind, b, on.as_ref(), needed),
+    }
+}
+
+fn named_alias(t: &Arc<Table>, alias: &str) -> Arc<Table> {
+    let mut t2 = (**t).clone();
+    t2.name = Some(alias.to_string());
+    Arc::new(t2)
+}
+
+fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<Source> {
+    match &e.kind {
+        ExprKind::Ident(name) => {
+            let v = i.resolve(name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
+            let t = named(as_table(i, v, needed)?, name);
+            let quals = vec![(name.clone(), identity(&t))];
+            Ok(Source { table: t, quals })
+        }
+        ExprKind::Call(g, args) => {
+            if let ExprKind::Ident(f) = &g.kind {
+                if JOIN_FUNCS.contains(&f.as_str()) && !i.has_var(f) {
+                    return eval_join_call(i, e, f, args, needed);
+                }
+            }
+            let v = i.eval(e)?;
+            Ok(Source { table: as_table(i, v, needed)?, quals: vec![] })
+        }
+        _ => {
+            let v = i.eval(e)?;
+            Ok(Source { table: as_table(i, v, needed)?, quals: vec![] })
+        }
+    }
+}
+
+/// `from lj(t1, t2, …)`: name the table arguments after their variables (for `t2_x`
+/// prefixes) and record how `t1.c` / `t2.c` map to the result.
+fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: &AHashSet<String>) -> Result<Source> {
+    let func = match i.resolve_function(f)? {
+        Value::Function(func) => func,
+        _ => return Err(Error::name(format!("Cannot recognize the token {f}"))),
+    };
+    let mut pos: Vec<Option<Value>> = Vec::with_capacity(args.len());
+    let mut named_args = Vec::new();
+    let mut side_names: Vec<Option<String>> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        match a {
+            Arg::Pos(Some(x)) => {
+                let mut v = i.eval(x)?;
+                if k < 2 {
+                    let name = match &x.kind {
+                        ExprKind::Ident(n) => Some(n.clone()),
+                        _ => None,
+                    };
+                    if let (Value::Table(t), Some(n)) = (&v, &name) {
+                        v = Value::Table(named(t.clone(), n));
+                    }
+                    side_names.push(name);
+                }
+                pos.push(Some(v));
+            }
+            Arg::Pos(None) => pos.push(None),
+            Arg::Named(n, x) => named_args.push((n.clone(), i.eval(x)?)),
+        }
+    }
+    let v = i.call_func(&func, pos, named_args).map_err(|err| err.or_span(e.span))?;
+    let table = as_table(i, v, needed)?;
+    let mut quals: Quals = Vec::new();
+    if let Some(Some(l)) = side_names.first() {
+        if let Ok(Value::Table(lt)) = i.resolve(l) {
+            let m = lt.names.iter().filter(|c| table.col_index(c).is_some()).map(|c| (c.clone(), c.clone())).collect();
+            quals.push((l.clone(), m));
+        }
+    }
+    if let Some(Some(r)) = side_names.get(1) {
+        if let Ok(Value::Table(rt)) = i.resolve(r) {
+            let mut m = AHashMap::new();
+            for c in &rt.names {
+                let pref = format!("{r}_{c}");
+                if table.col_index(&pref).is_some() {
+                    m.insert(c.clone(), pref);
+                } else if table.col_index(c).is_some() {
+                    m.insert(c.clone(), c.clone());
+                }
+            }
+            quals.push((r.clone(), m));
+        }
+    }
+    Ok(Source { table, quals })
+}
+
+/// Name of a from item for prefixes: its alias, or the variable name.
+fn item_name(f: &FromItem) -> Option<String> {
+    match f {
+        FromItem::Table(_, Some(a)) => Some(a.clone()),
+        FromItem::Table(Expr { kind: ExprKind::Ident(n), .. }, None) => Some(n.clone()),
+        _ => None,
+    }
+}
+
+/// Which side a column reference of an `on` condition belongs to, and its column there.
+enum Side {
+    Left(String),
+    Right(String),
+}
+
+fn side_of(e: &Expr, l: &Source, r: &Source) -> Option<Side> {
+    match &e.kind {
+        ExprKind::Member(q, c) => {
+            let ExprKind::Ident(q) = &q.kind else { return None };
+            let look = |s: &Source| s.quals.iter().find(|(n, _)| n == q).and_then(|(_, m)| m.get(c).cloned());
+            if let Some(n) = look(l) {
+                return Some(Side::Left(n));
+            }
+            look(r).map(Side::Right)
+        }
+        ExprKind::Ident(c) => {
+            if l.table.col_index(c).is_some() {
+                Some(Side::Left(c.clone()))
+            } else if r.table.col_index(c).is_some() {
+                Some(Side::Right(c.clone()))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match &e.kind {
+        ExprKind::Binary(BinOp::And, a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        _ => out.push(e.clone()),
+    }
+}
+
+/// Qualified references rewritten to plain column names of one source.
+pub(crate) fn qualify(e: &Expr, table: &Table, quals: &Quals) -> Expr {
+    map_expr(e, &mut |x| {
+        if let ExprKind::Member(q, c) = &x.kind {
+            if let ExprKind::Ident(qn) = &q.kind {
+                if table.col_index(qn).is_some() {
+                    return None;
+                }
+                if let Some((_, m)) = quals.iter().find(|(n, _)| n == qn) {
+                    if let Some(name) = m.get(c) {
+                        return Some(Expr::new(ExprKind::Ident(name.clone()), x.span));
+                    }
+                }
+                let pref = format!("{qn}_{c}");
+                if table.col_index(&pref).is_some() {
+                    return Some(Expr::new(ExprKind::Ident(pref), x.span));
+                }
+                if quals.iter().any(|(n, _)| n == qn) && table.col_index(c).is_some() {
+                    return Some(Expr::new(ExprKind::Ident(c.clone()), x.span));
+                }
+            }
+        }
+        None
+    })
+}
+
+fn side_refs(e: &Expr, l: &Source, r: &Source) -> (bool, bool) {
+    let (mut left, mut right) = (false, false);
+    super::plan::walk(e, &mut |x| match &x.kind {
+        ExprKind::Member(q, _) => {
+            if let ExprKind::Ident(qn) = &q.kind {
+                if l.quals.iter().any(|(n, _)| n == qn) {
+                    left = true;
+                } else if r.quals.iter().any(|(n, _)| n == qn) {
+                    right = true;
+                }
+            }
+        }
+        ExprKind::Ident(c) => {
+            if l.table.col_index(c).is_some() {
+                left = true;
+            } else if r.table.col_index(c).is_some() {
+                right = true;
+            }
+        }
+        _ => {}
+    });
+    (left, right)
+}
+
+/// Rows of a source kept by a filter condition (None = all).
+fn filter_mask(i: &mut Interpreter, s: &Source, cond: &Expr) -> Result<Vec<bool>> {
+    let e = qualify(cond, &s.table, &s.quals);
+    let frame = Frame::from_table(&s.table, &AHashSet::new(), true);
+    let v = eval_in(i, frame.scope(), &e)?;
+    Ok(super::frame::to_mask(&v, frame.rows)?.unwrap_or_else(|| vec![true; frame.rows]))
+}
+
+fn and_masks(a: Option<Vec<bool>>, b: Vec<bool>) -> Option<Vec<bool>> {
+    Some(match a {
+        None => b,
+        Some(a) => a.iter().zip(&b).map(|(x, y)| *x && *y).collect(),
+    })
+}
+
+fn eval_join(
+    i: &mut Interpreter,
+    a: &FromItem,
+    kind: JoinKind,
+    b: &FromItem,
+    on: Option<&Expr>,
+    needed: &AHashSet<String>,
+) -> Result<Source> {
+    let l = eval_from(i, a, needed)?;
+    let r = eval_from(i, b, needed)?;
+    let rname = item_name(b).or_else(|| r.table.name.clone()).unwrap_or_else(|| "rhs".to_string());
+    let (mut lkeys, mut rkeys) = (Vec::new(), Vec::new());
+    let (mut lmask, mut rmask): (Option<Vec<bool>>, Option<Vec<bool>>) = (None, None);
+    let mut parts = Vec::new();
+    if let Some(on) = on {
+        conjuncts(on, &mut parts);
+    }
+    for p in &parts {
+        if let ExprKind::Binary(BinOp::Eq, x, y) = &p.kind {
+            match (side_of(x, &l, &r), side_of(y, &l, &r)) {
+                (Some(Side::Left(lc)), Some(Side::Right(rc))) | (Some(Side::Right(rc)), Some(Side::Left(lc))) => {
+                    lkeys.push(lc);
+                    rkeys.push(rc);
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match side_refs(p, &l, &r) {
+            (true, false) => lmask = and_masks(lmask, filter_mask(i, &l, p)?),
+            (false, true) | (false, false) => rmask = and_masks(rmask, filter_mask(i, &r, p)?),
+            (true, true) => {
+                return Err(Error::runtime("A join condition must compare a left column with a right column"))
+            }
+        }
+    }
+    let (table, rnames) = match kind {
+        JoinKind::Cross => {
+            let (mut l2, mut r2) = (l.table.clone(), r.table.clone());
+            if let Some(m) = &lmask {
+                l2 = Arc::new(l2.filter(m));
+            }
+            if let Some(m) = &rmask {
+                r2 = Arc::new(r2.filter(m));
+            }
+            cross_join(&l2, &r2, &rname)?
+        }
+        _ if lkeys.is_empty() => return Err(Error::runtime("A join needs an `on` condition with an equality of a left and a right column")),
+        JoinKind::Inner => equi_join(&l.table, &r.table, &lkeys, &rkeys, EquiKind::Inner, lmask.as_deref(), rmask.as_deref(), &rname)?,
+        JoinKind::Left => equi_join(&l.table, &r.table, &lkeys, &rkeys, EquiKind::Left, lmask.as_deref(), rmask.as_deref(), &rname)?,
+        JoinKind::LeftSemi => equi_join(&l.table, &r.table, &lkeys, &rkeys, EquiKind::LeftSemi, lmask.as_deref(), rmask.as_deref(), &rname)?,
+        JoinKind::Full => equi_join(&l.table, &r.table, &lkeys, &rkeys, EquiKind::Full, lmask.as_deref(), rmask.as_deref(), &rname)?,
+        JoinKind::Right => {
+            let (l2, r2) = (apply_mask(&l.table, &lmask), apply_mask(&r.table, &rmask));
+            right_join(&l2, &r2, &lkeys, &rkeys, &rname)?
+        }
+    };
+    // right-side qualified names follow the renaming; dropped key columns map to the left key
+    let mut rmap: AHashMap<String, String> = AHashMap::new();
+    for (k, n) in r.table.names.iter().enumerate() {
+        match &rnames[k] {
+            Some(new) => {
+                rmap.insert(n.clone(), new.clone());
+            }
+            None => {
+                if let Some(p) = rkeys.iter().position(|x| x.eq_ignore_ascii_case(n)) {
+                    rmap.insert(n.clone(), lkeys[p].clone());
+                }
+            }
+        }
+    }
+    let mut quals = l.quals;
+    for (q, m) in r.quals {
+        let mapped = m.into_iter().filter_map(|(c, old)| rmap.get(&old).map(|new| (c, new.clone()))).collect();
+        quals.push((q, mapped));
+    }
+    Ok(Source { table: Arc::new(table), quals })
+}
+
+fn apply_mask(t: &Arc<Table>, m: &Option<Vec<bool>>) -> Arc<Table> {
+    match m {
+        Some(m) => Arc::new(t.filter(m)),
+        None => t.clone(),
+    }
+}

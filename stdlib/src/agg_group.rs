@@ -1,0 +1,340 @@
+//! Group-by kernels: one pass over a column with a group id per row, producing one value per
+//! group (`ngroups` rows). Result types match the whole-column kernels in agg.rs / agg_stats.rs.
+
+use crate::math_util::{int_result_type, is_num, nan_f64};
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::null::Native;
+use beluga_runtime::{with_numeric, DataType, Error, Result};
+use std::cmp::Ordering;
+
+fn check(col_len: usize, gid: &[u32], ngroups: usize) -> Result<()> {
+    if gid.len() != col_len {
+        return Err(Error::size(format!("group ids ({}) and column ({}) differ in length", gid.len(), col_len)));
+    }
+    if gid.iter().any(|&g| g as usize >= ngroups) {
+        return Err(Error::runtime("group id out of range"));
+    }
+    Ok(())
+}
+
+fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i64>, Vec<u32>) {
+    let mut s = vec![0i64; n];
+    let mut c = vec![0u32; n];
+    for (&x, &g) in v.iter().zip(gid) {
+        if !x.is_null() {
+            let g = g as usize;
+            s[g] = s[g].wrapping_add(x.to_i64());
+            c[g] += 1;
+        }
+    }
+    (s, c)
+}
+
+fn g_fsum<T: Native>(v: &[T], gid: &[u32], n: usize, k: i32) -> (Vec<f64>, Vec<u32>) {
+    let mut s = vec![0f64; n];
+    let mut c = vec![0u32; n];
+    for (&x, &g) in v.iter().zip(gid) {
+        if !x.is_null() {
+            let g = g as usize;
+            let f = x.to_f64();
+            s[g] += if k == 1 { f } else { f.powi(k) };
+            c[g] += 1;
+        }
+    }
+    (s, c)
+}
+
+fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, Vec<i64>, Vec<u32>) {
+    let mut fp = vec![1f64; if float { n } else { 0 }];
+    let mut ip = vec![1i64; if float { 0 } else { n }];
+    let mut c = vec![0u32; n];
+    for (&x, &g) in v.iter().zip(gid) {
+        if !x.is_null() {
+            let g = g as usize;
+            if float {
+                fp[g] *= x.to_f64();
+            } else {
+                ip[g] = ip[g].wrapping_mul(x.to_i64());
+            }
+            c[g] += 1;
+        }
+    }
+    (fp, ip, c)
+}
+
+fn g_extreme<T: Native>(v: &[T], gid: &[u32], n: usize, want_max: bool) -> Vec<T> {
+    let mut best = vec![T::NULL; n];
+    for (&x, &g) in v.iter().zip(gid) {
+        if x.is_null() {
+            continue;
+        }
+        let b = &mut best[g as usize];
+        if b.is_null() || (want_max && x > *b) || (!want_max && x < *b) {
+            *b = x;
+        }
+    }
+    best
+}
+
+fn g_count<T: Native>(v: &[T], gid: &[u32], n: usize) -> Vec<i32> {
+    let mut c = vec![0i32; n];
+    for (&x, &g) in v.iter().zip(gid) {
+        if !x.is_null() {
+            c[g as usize] += 1;
+        }
+    }
+    c
+}
+
+/// Row index of the first/last (optionally non-null) element of each group; -1 when none.
+fn g_pick(c: &Column, gid: &[u32], n: usize, last: bool, skip_null: bool) -> Vec<i64> {
+    let mut idx = vec![-1i64; n];
+    for (i, &g) in gid.iter().enumerate() {
+        if skip_null && c.is_null(i) {
+            continue;
+        }
+        let slot = &mut idx[g as usize];
+        if last || *slot < 0 {
+            *slot = i as i64;
+        }
+    }
+    idx
+}
+
+/// Row index of the min/max of each group for STRING/SYMBOL columns.
+fn g_extreme_str(c: &Column, gid: &[u32], n: usize, want_max: bool) -> Vec<i64> {
+    let mut idx = vec![-1i64; n];
+    for (i, &g) in gid.iter().enumerate() {
+        if c.is_null(i) {
+            continue;
+        }
+        let slot = &mut idx[g as usize];
+        if *slot < 0 {
+            *slot = i as i64;
+            continue;
+        }
+        let o = c.str_at(i).unwrap_or("").cmp(c.str_at(*slot as usize).unwrap_or(""));
+        if (want_max && o == Ordering::Greater) || (!want_max && o == Ordering::Less) {
+            *slot = i as i64;
+        }
+    }
+    idx
+}
+
+fn dcol(v: Vec<f64>) -> Column {
+    Column::from_vec(DataType::Double, v.into_iter().map(f64::from_f64).collect::<Vec<f64>>())
+}
+
+/// Sum of squared deviations from the group mean, with counts (two passes).
+fn g_ssd(x: &[f64], gid: &[u32], n: usize) -> (Vec<f64>, Vec<u32>) {
+    let mut s = vec![0f64; n];
+    let mut c = vec![0u32; n];
+    for (&v, &g) in x.iter().zip(gid) {
+        if !v.is_nan() {
+            s[g as usize] += v;
+            c[g as usize] += 1;
+        }
+    }
+    let mean: Vec<f64> = s.iter().zip(&c).map(|(s, &c)| if c > 0 { s / c as f64 } else { 0.0 }).collect();
+    let mut ss = vec![0f64; n];
+    for (&v, &g) in x.iter().zip(gid) {
+        if !v.is_nan() {
+            let d = v - mean[g as usize];
+            ss[g as usize] += d * d;
+        }
+    }
+    (ss, c)
+}
+
+/// Group-wise kernel of a one-column aggregate, or None when `name` has none.
+/// `gid[i]` is the group of row i (< ngroups); the result has one row per group.
+pub fn grouped(name: &str, col: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
+    const NAMES: &[&str] = &[
+        "sum", "sum2", "sum3", "sum4", "avg", "mean", "min", "max", "count", "first", "last", "firstNot",
+        "lastNot", "std", "stdp", "var", "varp", "prod",
+    ];
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    Some(grouped_impl(name, col, gid, ngroups))
+}
+
+fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
+    check(col.len(), gid, n)?;
+    let numeric = is_num(col.ty);
+    let need_numeric = |ok: bool| if ok { Ok(()) } else { Err(Error::unsupported(name, col.ty)) };
+    match name {
+        "count" => {
+            let c = match &*col.data {
+                ColData::Sym(_) | ColData::Str(_) => {
+                    let mut c = vec![0i32; n];
+                    for (i, &g) in gid.iter().enumerate() {
+                        if !col.is_null(i) {
+                            c[g as usize] += 1;
+                        }
+                    }
+                    c
+                }
+                d => with_numeric!(d, v => g_count(v, gid, n)).unwrap_or_else(|| vec![0; n]),
+            };
+            Ok(Column::from_vec(DataType::Int, c))
+        }
+        "first" | "last" => Ok(col.take(&g_pick(col, gid, n, name == "last", false))),
+        "firstNot" | "lastNot" => Ok(col.take(&g_pick(col, gid, n, name == "lastNot", true))),
+        "min" | "max" => {
+            let want_max = name == "max";
+            Ok(match &*col.data {
+                ColData::Sym(_) | ColData::Str(_) => col.take(&g_extreme_str(col, gid, n, want_max)),
+                ColData::I8(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::I16(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::I32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::I64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::F32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::F64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::I128(_) => return Err(Error::unsupported(name, col.ty)),
+            })
+        }
+        "sum" => {
+            need_numeric(numeric)?;
+            let rt = int_result_type(col.ty);
+            if rt == DataType::Double {
+                let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, 1)).unwrap_or_default();
+                return Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s }).collect()));
+            }
+            let (s, c) = with_numeric!(&*col.data, v => g_isum(v, gid, n)).unwrap_or_default();
+            if rt == DataType::Long {
+                Ok(Column::from_vec(rt, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { s }).collect::<Vec<i64>>()))
+            } else {
+                Ok(Column::from_vec(rt, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i32::NULL } else { s as i32 }).collect::<Vec<i32>>()))
+            }
+        }
+        "sum2" | "sum3" | "sum4" | "avg" | "mean" => {
+            need_numeric(numeric)?;
+            let k = match name {
+                "sum2" => 2,
+                "sum3" => 3,
+                "sum4" => 4,
+                _ => 1,
+            };
+            let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, k)).unwrap_or_default();
+            let avg = k == 1;
+            Ok(dcol(
+                s.into_iter()
+                    .zip(c)
+                    .map(|(s, c)| if c == 0 { f64::NAN } else if avg { s / c as f64 } else { s })
+                    .collect(),
+            ))
+        }
+        "prod" => {
+            need_numeric(numeric)?;
+            let float = col.ty.is_floating();
+            let (fp, ip, c) = with_numeric!(&*col.data, v => g_prod(v, gid, n, float)).unwrap_or_default();
+            if float {
+                Ok(dcol(fp.into_iter().zip(c).map(|(p, c)| if c == 0 { f64::NAN } else { p }).collect()))
+            } else {
+                Ok(Column::from_vec(
+                    DataType::Long,
+                    ip.into_iter().zip(c).map(|(p, c)| if c == 0 { i64::NULL } else { p }).collect::<Vec<i64>>(),
+                ))
+            }
+        }
+        "std" | "stdp" | "var" | "varp" => {
+            need_numeric(numeric)?;
+            let x = nan_f64(col);
+            let (ss, c) = g_ssd(&x, gid, n);
+            let pop = name.ends_with('p');
+            let root = name.starts_with("std");
+            Ok(dcol(
+                ss.into_iter()
+                    .zip(c)
+                    .map(|(s, c)| {
+                        let d = if pop { c as f64 } else { c as f64 - 1.0 };
+                        if c == 0 || d <= 0.0 {
+                            f64::NAN
+                        } else {
+                            let v = (s / d).max(0.0);
+                            if root { v.sqrt() } else { v }
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+        _ => Err(Error::runtime(format!("no grouped kernel for {name}"))),
+    }
+}
+
+/// Group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`, `covarp`,
+/// `beta`), or None. Rows where either value is null are skipped.
+pub fn grouped2(name: &str, x: &Column, y: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
+    const NAMES: &[&str] = &["wavg", "wsum", "corr", "covar", "covarp", "beta"];
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    Some(grouped2_impl(name, x, y, gid, ngroups))
+}
+
+fn grouped2_impl(name: &str, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
+    check(x.len(), gid, n)?;
+    check(y.len(), gid, n)?;
+    if !is_num(x.ty) || !is_num(y.ty) {
+        return Err(Error::unsupported(name, if is_num(x.ty) { y.ty } else { x.ty }));
+    }
+    let a = nan_f64(x);
+    let b = nan_f64(y);
+    let mut cnt = vec![0u32; n];
+    let mut sa = vec![0f64; n];
+    let mut sb = vec![0f64; n];
+    let mut sab = vec![0f64; n];
+    for i in 0..a.len() {
+        let (p, q) = (a[i], b[i]);
+        if p.is_nan() || q.is_nan() {
+            continue;
+        }
+        let g = gid[i] as usize;
+        cnt[g] += 1;
+        sa[g] += p;
+        sb[g] += q;
+        sab[g] += p * q;
+    }
+    match name {
+        "wsum" => Ok(dcol((0..n).map(|g| if cnt[g] == 0 { f64::NAN } else { sab[g] }).collect())),
+        // wavg(X, W) = sum(X*W) / sum(W)
+        "wavg" => Ok(dcol((0..n).map(|g| if cnt[g] == 0 || sb[g] == 0.0 { f64::NAN } else { sab[g] / sb[g] }).collect())),
+        _ => {
+            // second pass for centred sums
+            let ma: Vec<f64> = (0..n).map(|g| if cnt[g] > 0 { sa[g] / cnt[g] as f64 } else { 0.0 }).collect();
+            let mb: Vec<f64> = (0..n).map(|g| if cnt[g] > 0 { sb[g] / cnt[g] as f64 } else { 0.0 }).collect();
+            let mut caa = vec![0f64; n];
+            let mut cbb = vec![0f64; n];
+            let mut cab = vec![0f64; n];
+            for i in 0..a.len() {
+                let (p, q) = (a[i], b[i]);
+                if p.is_nan() || q.is_nan() {
+                    continue;
+                }
+                let g = gid[i] as usize;
+                let (da, db) = (p - ma[g], q - mb[g]);
+                caa[g] += da * da;
+                cbb[g] += db * db;
+                cab[g] += da * db;
+            }
+            Ok(dcol(
+                (0..n)
+                    .map(|g| {
+                        let c = cnt[g] as f64;
+                        match name {
+                            "covar" => if c < 2.0 { f64::NAN } else { cab[g] / (c - 1.0) },
+                            "covarp" => if c < 1.0 { f64::NAN } else { cab[g] / c },
+                            // beta(Y, X): regression coefficient of the first on the second
+                            "beta" => if c < 2.0 || cbb[g] == 0.0 { f64::NAN } else { cab[g] / cbb[g] },
+                            _ => {
+                                let d = (caa[g] * cbb[g]).sqrt();
+                                if c < 2.0 || d == 0.0 { f64::NAN } else { cab[g] / d }
+                            }
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+    }
+}

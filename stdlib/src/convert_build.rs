@@ -1,0 +1,501 @@
+//! Builtins that build or reshape data forms: `matrix`, `transpose`/`flip`, `reverse`,
+//! `enlist`, `syncDict`, `bigarray`, `arrayVector`, `fixedLengthArrayVector`, `subtuple`,
+//! `makeKey`, `makeSortedKey`, indexed series/matrices (`indexedSeries`,
+//! `setIndexedSeries!`, `setIndexedMatrix!`, `isIndexedSeries`, `isIndexedMatrix`),
+//! `isOrderedDict`.
+//!
+//! Array vectors have no storage of their own in the runtime: `arrayVector`,
+//! `fixedLengthArrayVector` (and `split` on a vector) return a *columnar tuple* — element j
+//! is the vector of the j-th values of every row, rows shorter than the longest padded
+//! with nulls — so `a[j]` selects a column as in DolphinDB. An indexed series/matrix is a
+//! matrix with row labels (the runtime keeps no separate "indexed" flag).
+
+use ahash::AHashMap;
+use beluga_runtime::column::{ColData, Column, StrCol};
+use beluga_runtime::eval::unify_scalars;
+use beluga_runtime::kernels::arith::as_native;
+use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::null::Native;
+use beluga_runtime::registry::{f, fp, Builtin, Kind};
+use beluga_runtime::types::common_type;
+use beluga_runtime::value::{Dict, DictVals, Key, Matrix};
+use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use std::sync::Arc;
+
+use crate::util::{describe, opt};
+
+fn elem(c: &Column, i: usize) -> Value {
+    Value::Scalar(c.slice(i, i + 1))
+}
+
+fn matrix_value(data: Column, rows: usize, cols: usize) -> Value {
+    Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels: None, col_labels: None }))
+}
+
+/// Columns of one `matrix` argument.
+fn matrix_columns(v: &Value, out: &mut Vec<Column>) -> Result<()> {
+    match v {
+        Value::Vector(c) | Value::Pair(c) | Value::Scalar(c) => out.push(c.clone()),
+        Value::Matrix(m) => (0..m.cols).for_each(|j| out.push(m.column(j))),
+        Value::Table(t) => out.extend(t.cols.iter().cloned()),
+        Value::Tuple(items) => {
+            for x in items.iter() {
+                matrix_columns(x, out)?;
+            }
+        }
+        other => return Err(Error::arg(format!("The arguments of [matrix] must be vectors, matrices, tuples or tables, not {}", describe(other)))),
+    }
+    Ok(())
+}
+
+/// `matrix(X1, [X2], ...)` (columns side by side) or
+/// `matrix(dataType, rows, cols, [columnsCapacity], [defaultValue])`.
+fn matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    if let Value::Type(ty) = &a[0] {
+        let rows = a.get(1).and_then(|v| v.as_i64()).filter(|&r| r >= 0);
+        let cols = a.get(2).and_then(|v| v.as_i64()).filter(|&c| c >= 0);
+        let (Some(rows), Some(cols)) = (rows, cols) else {
+            return Err(Error::arg("matrix(dataType, rows, cols) needs non-negative rows and cols"));
+        };
+        let n = (rows as usize).checked_mul(cols as usize).filter(|&n| n <= 1 << 31).ok_or_else(|| Error::arg("The matrix is too large"))?;
+        let fill = match opt(&a, 4) {
+            Some(v) => v.clone(),
+            None if ty.is_literal() => Value::string(""),
+            None => Value::int(0),
+        };
+        let one = match &fill {
+            Value::Scalar(c) => cast_column(c, *ty)?,
+            Value::Void => Column::nulls(*ty, 1),
+            other => return Err(Error::arg(format!("The defaultValue of [matrix] must be a scalar, not {}", describe(other)))),
+        };
+        let idx = vec![0i64; n];
+        return Ok(matrix_value(one.take(&idx), rows as usize, cols as usize));
+    }
+    let mut cols = Vec::new();
+    for v in &a {
+        matrix_columns(v, &mut cols)?;
+    }
+    let Some(first) = cols.first() else { return Err(Error::arg("[matrix] needs at least one column")) };
+    let rows = first.len();
+    let mut ty = first.ty;
+    for c in &cols {
+        if c.len() != rows {
+            return Err(Error::size(format!("The columns of [matrix] must have the same length ({rows} vs {})", c.len())));
+        }
+        ty = common_type(ty, c.ty).ok_or_else(|| Error::type_err(format!("[matrix] can't combine {ty} and {}", c.ty)))?;
+    }
+    let cast: Vec<Column> = cols.iter().map(|c| if c.ty == ty { Ok(c.clone()) } else { cast_column(c, ty) }).collect::<Result<_>>()?;
+    let refs: Vec<&Column> = cast.iter().collect();
+    Ok(matrix_value(Column::concat(ty, &refs), rows, cast.len()))
+}
+
+/// Transpose of a column-major `rows × cols` column.
+fn transpose_data(c: &Column, rows: usize, cols: usize) -> Column {
+    let idx: Vec<usize> = (0..rows).flat_map(|r| (0..cols).map(move |k| k * rows + r)).collect();
+    c.take_usize(&idx)
+}
+
+fn transpose(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    match &a[0] {
+        Value::Matrix(m) => Ok(Value::Matrix(Arc::new(Matrix {
+            data: transpose_data(&m.data, m.rows, m.cols),
+            rows: m.cols,
+            cols: m.rows,
+            row_labels: m.col_labels.clone(),
+            col_labels: m.row_labels.clone(),
+        }))),
+        Value::Vector(c) => Ok(matrix_value(c.clone(), 1, c.len())),
+        Value::Tuple(items) => {
+            let cols: Vec<Column> = items
+                .iter()
+                .map(|v| match v {
+                    Value::Vector(c) => Ok(c.clone()),
+                    other => Err(Error::arg(format!("Every element of the tuple must be a vector to transpose, not {}", describe(other)))),
+                })
+                .collect::<Result<_>>()?;
+            let n = cols.first().map(|c| c.len()).unwrap_or(0);
+            if cols.iter().any(|c| c.len() != n) {
+                return Err(Error::size("The vectors of the tuple must have the same length to transpose"));
+            }
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let row: Vec<Value> = cols.iter().map(|c| elem(c, i)).collect();
+                out.push(unify_scalars(&row)?.unwrap_or_else(|| Value::tuple(row)));
+            }
+            Ok(Value::tuple(out))
+        }
+        Value::Table(t) => {
+            let keys = Column::new(DataType::String, ColData::Str(StrCol::from_iter(t.names.iter().map(|s| s.as_str()))));
+            let vals: Vec<Value> = t.cols.iter().map(|c| Value::Vector(c.clone())).collect();
+            Ok(Value::Dict(Arc::new(make_dict(keys, vals, true))))
+        }
+        Value::Dict(d) => {
+            if !d.keys.ty.is_literal() {
+                return Err(Error::arg("The keys of a dictionary must be strings to transpose it into a table"));
+            }
+            let vals: Vec<Value> = match &d.vals {
+                DictVals::Col(c) => (0..c.len()).map(|i| elem(c, i)).collect(),
+                DictVals::Any(v) => v.clone(),
+            };
+            let mut names = Vec::with_capacity(vals.len());
+            let mut cols = Vec::with_capacity(vals.len());
+            for (i, v) in vals.iter().enumerate() {
+                names.push(d.keys.str_at(i).unwrap_or("").to_string());
+                cols.push(match v {
+                    Value::Vector(c) | Value::Scalar(c) => c.clone(),
+                    other => return Err(Error::arg(format!("The values of the dictionary must be scalars or vectors, not {}", describe(other)))),
+                });
+            }
+            Ok(Value::table(Table::new(names, cols)?))
+        }
+        other => Err(Error::unsupported("transpose", describe(other))),
+    }
+}
+
+/// A dictionary from a key column and one value per key (first occurrence order).
+fn make_dict(keys: Column, vals: Vec<Value>, ordered: bool) -> Dict {
+    let mut index = AHashMap::with_capacity(keys.len());
+    for i in 0..keys.len() {
+        index.insert(Key::of(&keys, i), i);
+    }
+    let key_type = keys.ty;
+    let (vals, val_type) = match unify_scalars(&vals) {
+        Ok(Some(Value::Vector(c))) if !vals.is_empty() && vals.iter().all(|v| matches!(v, Value::Scalar(_))) => {
+            let t = c.ty;
+            (DictVals::Col(c), t)
+        }
+        _ => (DictVals::Any(vals), DataType::Any),
+    };
+    Dict { keys, vals, index, ordered, key_type, val_type }
+}
+
+fn reverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let rev = |n: usize| -> Vec<usize> { (0..n).rev().collect() };
+    match &a[0] {
+        Value::Vector(c) => Ok(Value::Vector(c.take_usize(&rev(c.len())))),
+        Value::Pair(c) => Ok(Value::Pair(c.take_usize(&rev(c.len())))),
+        Value::Scalar(_) | Value::Void => Ok(a[0].clone()),
+        Value::Tuple(items) => Ok(Value::tuple(items.iter().rev().cloned().collect())),
+        Value::Table(t) => Ok(Value::table(t.take_usize(&rev(t.rows())))),
+        Value::Matrix(m) => {
+            // rows in reverse order within each column
+            let idx: Vec<usize> = (0..m.cols).flat_map(|c| (0..m.rows).rev().map(move |r| c * m.rows + r)).collect();
+            let row_labels = match m.row_labels.as_deref() {
+                Some(Value::Vector(l)) => Some(Box::new(Value::Vector(l.take_usize(&rev(l.len()))))),
+                other => other.cloned().map(Box::new),
+            };
+            Ok(Value::Matrix(Arc::new(Matrix { data: m.data.take_usize(&idx), row_labels, ..(**m).clone() })))
+        }
+        other => Err(Error::unsupported("reverse", describe(other))),
+    }
+}
+
+/// `enlist(X)`: a scalar becomes a one-element vector, anything else a one-element tuple.
+fn enlist(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    match &a[0] {
+        Value::Scalar(c) => Ok(Value::Vector(c.clone())),
+        other => Ok(Value::tuple(vec![other.clone()])),
+    }
+}
+
+fn sync_dict(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    i.call_builtin_by_name("dict", a)
+}
+
+fn bigarray(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    i.call_builtin_by_name("array", a)
+}
+
+/// Rows (as columns slices) into a columnar tuple, padding short rows with nulls.
+fn columnar(ty: DataType, rows: &[Column]) -> Value {
+    let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let cols: Vec<Value> = (0..width)
+        .map(|j| {
+            let parts: Vec<Column> = rows.iter().map(|r| if j < r.len() { r.slice(j, j + 1) } else { Column::nulls(ty, 1) }).collect();
+            let refs: Vec<&Column> = parts.iter().collect();
+            Value::Vector(Column::concat(ty, &refs))
+        })
+        .collect();
+    Value::tuple(cols)
+}
+
+/// `arrayVector(index, value)`: rows end at the offsets in `index`.
+fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let (Value::Vector(idx), Value::Vector(vals)) = (&a[0], &a[1]) else {
+        return Err(Error::arg("The arguments of [arrayVector] must be an index vector and a value vector"));
+    };
+    if !idx.ty.is_integral() {
+        return Err(Error::arg("The index of [arrayVector] must be an integral vector"));
+    }
+    let ends = as_native::<i64>(idx);
+    let mut rows = Vec::with_capacity(ends.len());
+    let mut start = 0usize;
+    for &e in ends.iter() {
+        if e.is_null() || e < start as i64 || e as usize > vals.len() {
+            return Err(Error::arg("The index of [arrayVector] must be increasing offsets within the value vector"));
+        }
+        rows.push(vals.slice(start, e as usize));
+        start = e as usize;
+    }
+    if start != vals.len() {
+        return Err(Error::arg("The last index of [arrayVector] must equal the length of the value vector"));
+    }
+    Ok(columnar(vals.ty, &rows))
+}
+
+/// `fixedLengthArrayVector(args...)`: each argument (a vector, a tuple of vectors, or a
+/// table) contributes columns; all columns must have the same length.
+fn fixed_length_array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let mut cols = Vec::new();
+    for v in &a {
+        matrix_columns(v, &mut cols)?;
+    }
+    let n = cols.first().map(|c| c.len()).unwrap_or(0);
+    let mut ty = cols.first().map(|c| c.ty).unwrap_or(DataType::Int);
+    for c in &cols {
+        if c.len() != n {
+            return Err(Error::size("The vectors of [fixedLengthArrayVector] must have the same length"));
+        }
+        ty = common_type(ty, c.ty).ok_or_else(|| Error::type_err("[fixedLengthArrayVector] needs values of one type"))?;
+    }
+    let out: Vec<Value> = cols
+        .iter()
+        .map(|c| Ok(Value::Vector(if c.ty == ty { c.clone() } else { cast_column(c, ty)? })))
+        .collect::<Result<_>>()?;
+    Ok(Value::tuple(out))
+}
+
+/// `subtuple(X, range)`: slice every vector of a tuple by the pair `range` ([a, b)).
+fn subtuple(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let Value::Tuple(items) = &a[0] else { return Err(Error::unsupported("subtuple", describe(&a[0]))) };
+    let (lo, hi) = match &a[1] {
+        Value::Pair(c) => (c.i64_at(0), c.i64_at(1)),
+        other => return Err(Error::arg(format!("The range of [subtuple] must be a pair, not {}", describe(other)))),
+    };
+    let out: Vec<Value> = items
+        .iter()
+        .map(|v| match v {
+            Value::Vector(c) => {
+                let n = c.len() as i64;
+                let s = lo.unwrap_or(0).clamp(0, n) as usize;
+                let e = hi.unwrap_or(n).clamp(0, n) as usize;
+                Ok(Value::Vector(c.slice(s, e.max(s))))
+            }
+            other => Err(Error::arg(format!("The elements of [subtuple]'s tuple must be vectors, not {}", describe(other)))),
+        })
+        .collect::<Result<_>>()?;
+    Ok(Value::tuple(out))
+}
+
+// ---------------------------------------------------------------- composite keys
+
+/// Append the key bytes of element i: text raw (sorted keys: terminated by NUL so shorter
+/// prefixes sort first), numbers as fixed-width hexadecimal (sorted keys: sign-flipped so
+/// that text order follows numeric order).
+fn push_key(out: &mut String, c: &Column, i: usize, sorted: bool) {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = |bytes: &[u8]| {
+        for &b in bytes {
+            out.push(D[(b >> 4) as usize] as char);
+            out.push(D[(b & 15) as usize] as char);
+        }
+    };
+    let flip = |neg_bit: bool| if sorted && neg_bit { 0x80u8 } else { 0 };
+    match &*c.data {
+        ColData::Str(_) | ColData::Sym(_) => {
+            out.push_str(c.str_at(i).unwrap_or(""));
+            if sorted {
+                out.push('\u{1}');
+            }
+        }
+        ColData::I8(v) => hex(&[(v[i] as u8) ^ flip(true)]),
+        ColData::I16(v) => {
+            let mut b = v[i].to_be_bytes();
+            b[0] ^= flip(true);
+            hex(&b)
+        }
+        ColData::I32(v) => {
+            let mut b = v[i].to_be_bytes();
+            b[0] ^= flip(true);
+            hex(&b)
+        }
+        ColData::I64(v) => {
+            let mut b = v[i].to_be_bytes();
+            b[0] ^= flip(true);
+            hex(&b)
+        }
+        ColData::I128(v) => hex(&v[i].to_be_bytes()),
+        ColData::F32(v) => {
+            let x = v[i].to_bits();
+            let k = if sorted { if x >> 31 == 1 { !x } else { x | (1 << 31) } } else { x };
+            hex(&k.to_be_bytes())
+        }
+        ColData::F64(v) => {
+            let x = v[i].to_bits();
+            let k = if sorted { if x >> 63 == 1 { !x } else { x | (1 << 63) } } else { x };
+            hex(&k.to_be_bytes())
+        }
+    }
+}
+
+fn make_key_impl(name: &str, a: &[Value], sorted: bool) -> Result<Value> {
+    let mut cols = Vec::with_capacity(a.len());
+    let mut n: Option<usize> = None;
+    let mut all_scalar = true;
+    for v in a {
+        let (c, s) = match v {
+            Value::Scalar(c) => (c.clone(), true),
+            Value::Vector(c) => (c.clone(), false),
+            other => return Err(Error::arg(format!("The arguments of [{name}] must be scalars or vectors, not {}", describe(other)))),
+        };
+        if !s {
+            all_scalar = false;
+            match n {
+                Some(m) if m != c.len() => return Err(Error::size(format!("The vectors of [{name}] must have the same length"))),
+                _ => n = Some(c.len()),
+            }
+        }
+        cols.push((c, s));
+    }
+    let n = n.unwrap_or(1);
+    let mut out = StrCol::with_capacity(n, 0);
+    let mut buf = String::new();
+    for i in 0..n {
+        buf.clear();
+        for (c, s) in &cols {
+            push_key(&mut buf, c, if *s { 0 } else { i }, sorted);
+        }
+        out.push(&buf);
+    }
+    let c = Column::new(DataType::Blob, ColData::Str(out));
+    Ok(if all_scalar { Value::Scalar(c) } else { Value::Vector(c) })
+}
+
+fn make_key(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    make_key_impl("makeKey", &a, false)
+}
+
+fn make_sorted_key(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    make_key_impl("makeSortedKey", &a, true)
+}
+
+// ---------------------------------------------------------------- indexed series
+
+fn sorted_labels(name: &str, c: &Column) -> Result<()> {
+    let v = as_native::<f64>(c);
+    if c.ty.is_literal() {
+        let ok = (1..c.len()).all(|i| c.str_at(i - 1) <= c.str_at(i));
+        return if ok { Ok(()) } else { Err(Error::arg(format!("The index of [{name}] must be sorted in ascending order"))) };
+    }
+    if v.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::arg(format!("The index of [{name}] must be sorted in ascending order")));
+    }
+    Ok(())
+}
+
+/// `indexedSeries(index, value)`: a one-column matrix labelled by a sorted index.
+fn indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let (Value::Vector(idx), Value::Vector(vals)) = (&a[0], &a[1]) else {
+        return Err(Error::arg("The arguments of [indexedSeries] must be two vectors"));
+    };
+    if idx.len() != vals.len() {
+        return Err(Error::size("The index and the values of [indexedSeries] must have the same length"));
+    }
+    sorted_labels("indexedSeries", idx)?;
+    Ok(Value::Matrix(Arc::new(Matrix {
+        data: vals.clone(),
+        rows: vals.len(),
+        cols: 1,
+        row_labels: Some(Box::new(Value::Vector(idx.clone()))),
+        col_labels: None,
+    })))
+}
+
+fn row_labels_of(m: &Matrix) -> Option<&Column> {
+    match m.row_labels.as_deref() {
+        Some(Value::Vector(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn is_indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if m.cols == 1 && row_labels_of(m).is_some())))
+}
+
+fn is_indexed_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if row_labels_of(m).is_some() && m.col_labels.is_some())))
+}
+
+fn set_indexed(name: &str, a: &[Value], series: bool) -> Result<Value> {
+    let Value::Matrix(m) = &a[0] else { return Err(Error::unsupported(name, describe(&a[0]))) };
+    let on = opt(a, 1).and_then(|v| v.as_bool()).unwrap_or(true);
+    if !on {
+        return Ok(a[0].clone());
+    }
+    let Some(labels) = row_labels_of(m) else {
+        return Err(Error::arg(format!("The matrix of [{name}] must have row labels")));
+    };
+    if series && m.cols != 1 {
+        return Err(Error::arg(format!("[{name}] needs a matrix with one column")));
+    }
+    if !series && m.col_labels.is_none() {
+        return Err(Error::arg(format!("The matrix of [{name}] must have column labels")));
+    }
+    sorted_labels(name, labels)?;
+    Ok(a[0].clone())
+}
+
+fn set_indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    set_indexed("setIndexedSeries!", &a, true)
+}
+
+fn set_indexed_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    set_indexed("setIndexedMatrix!", &a, false)
+}
+
+fn is_ordered_dict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::bool(matches!(&a[0], Value::Dict(d) if d.ordered)))
+}
+
+pub const DEFS: &[Builtin] = &[
+    fp("arrayVector", Kind::System, 2, 2, array_vector, &["index", "value"]),
+    fp("bigarray", Kind::System, 1, 4, bigarray, &["dataType", "initialSize", "capacity", "defaultValue"]),
+    f("enlist", Kind::System, 1, 1, enlist),
+    f("fixedLengthArrayVector", Kind::System, 1, u8::MAX, fixed_length_array_vector),
+    f("flip", Kind::System, 1, 1, transpose),
+    fp("indexedSeries", Kind::System, 2, 2, indexed_series, &["index", "value"]),
+    f("isIndexedMatrix", Kind::System, 1, 1, is_indexed_matrix),
+    f("isIndexedSeries", Kind::System, 1, 1, is_indexed_series),
+    f("isOrderedDict", Kind::System, 1, 1, is_ordered_dict),
+    f("makeKey", Kind::Elementwise, 1, u8::MAX, make_key),
+    f("makeSortedKey", Kind::Elementwise, 1, u8::MAX, make_sorted_key),
+    f("matrix", Kind::System, 1, u8::MAX, matrix),
+    f("reverse", Kind::VectorToVector, 1, 1, reverse),
+    fp("setIndexedMatrix!", Kind::System, 1, 2, set_indexed_matrix, &["X", "on"]),
+    fp("setIndexedSeries!", Kind::System, 1, 2, set_indexed_series, &["X", "on"]),
+    fp("subtuple", Kind::System, 2, 2, subtuple, &["X", "range"]),
+    fp("syncDict", Kind::System, 2, 3, sync_dict, &["keyObj", "valueObj", "ordered"]),
+    f("transpose", Kind::System, 1, 1, transpose),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::string::run;
+
+    #[test]
+    fn convert_build_forms() {
+        assert_eq!(run("m = matrix(1 2 3, 4 5 6)\nm[1]"), "[4,5,6]");
+        assert_eq!(run("m = matrix(1 2, 4.5 5)\nm[0]"), "[1,2]");
+        assert_eq!(run("m = matrix(INT, 2, 2, , 7)\nm[1]"), "[7,7]");
+        assert_eq!(run("m = matrix([1 2 3, 4 5 6])\nm[1]"), "[4,5,6]");
+        assert_eq!(run("t = transpose(1..6 $ 3:2)\nt[0]"), "[1,4]");
+        assert_eq!(run("transpose((`A`B`C, 1 2 3))"), "((\"A\",1),(\"B\",2),(\"C\",3))");
+        assert_eq!(run("reverse(1 2 3)"), "[3,2,1]");
+        assert_eq!(run("enlist(3)"), "[3]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[1]"), "[2,4]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[2]"), "[,5]");
+        assert_eq!(run("makeKey(`a1,`b1,`c1)"), "a1b1c1");
+        assert_eq!(run("subtuple((1 2 3, 4 5 6), 1:3)"), "([2,3],[5,6])");
+        assert_eq!(run("s = indexedSeries(2020.01.01 2020.01.03, 1 2)\nisIndexedSeries(s)"), "true");
+    }
+}

@@ -1,0 +1,334 @@
+//! Builtins: hashes and encodings — `md5`, `gmd5`, `crc32`, `base64Encode`,
+//! `base64Decode`, `convertEncode`, `toUTF8`, `fromUTF8`, `oneHot`.
+//!
+//! Strings are stored as UTF-8, so the character-set functions support UTF-8, ASCII and
+//! Latin-1 (ISO-8859-1) only; GBK and other multi-byte code pages are reported as
+//! unsupported. `base64Decode` output that is not valid UTF-8 is decoded lossily.
+
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::eval::ops;
+use beluga_runtime::fmt::format_elem;
+use beluga_runtime::registry::{f, fp, Builtin, Kind};
+use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+
+use crate::string::{check_text, strings_to, text_map};
+use crate::util::{describe, opt, str_arg};
+
+// ---------------------------------------------------------------- MD5 (RFC 1321)
+
+const S: [u32; 64] = [
+    7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 4,
+    11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+];
+
+fn md5_k() -> [u32; 64] {
+    let mut k = [0u32; 64];
+    for (i, x) in k.iter_mut().enumerate() {
+        *x = ((i as f64 + 1.0).sin().abs() * 4294967296.0) as u32;
+    }
+    k
+}
+
+/// MD5 digest of `data`.
+pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
+    let k = md5_k();
+    let (mut a0, mut b0, mut c0, mut d0) = (0x67452301u32, 0xefcdab89u32, 0x98badcfeu32, 0x10325476u32);
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_le_bytes());
+    for chunk in msg.chunks_exact(64) {
+        let mut m = [0u32; 16];
+        for (i, w) in m.iter_mut().enumerate() {
+            *w = u32::from_le_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
+        }
+        let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let f2 = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
+            a = d;
+            d = c;
+            c = b;
+            b = b.wrapping_add(f2.rotate_left(S[i]));
+        }
+        a0 = a0.wrapping_add(a);
+        b0 = b0.wrapping_add(b);
+        c0 = c0.wrapping_add(c);
+        d0 = d0.wrapping_add(d);
+    }
+    let mut out = [0u8; 16];
+    out[..4].copy_from_slice(&a0.to_le_bytes());
+    out[4..8].copy_from_slice(&b0.to_le_bytes());
+    out[8..12].copy_from_slice(&c0.to_le_bytes());
+    out[12..].copy_from_slice(&d0.to_le_bytes());
+    out
+}
+
+/// The digest as the INT128 whose 32 hex digits print as the usual hex digest.
+fn md5_i128(data: &[u8]) -> i128 {
+    i128::from_be_bytes(md5(data))
+}
+
+fn md5_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::unary_col(&a[0], &|c: &Column| {
+        check_text("md5", c)?;
+        let v: Vec<i128> = strings_to(c, &mut |s| md5_i128(s.as_bytes()));
+        Ok(Column::from_vec(DataType::Int128, v))
+    })
+}
+
+/// `gmd5(X)`: MD5 of each element's text (any scalar type), as INT128.
+fn gmd5(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::unary_col(&a[0], &|c: &Column| {
+        let v: Vec<i128> = match &*c.data {
+            ColData::Str(_) | ColData::Sym(_) => strings_to(c, &mut |s| md5_i128(s.as_bytes())),
+            _ => (0..c.len()).map(|i| md5_i128(format_elem(c, i).as_bytes())).collect(),
+        };
+        Ok(Column::from_vec(DataType::Int128, v))
+    })
+}
+
+// ---------------------------------------------------------------- CRC-32 (IEEE 802.3)
+
+fn crc_table() -> [u32; 256] {
+    let mut t = [0u32; 256];
+    for (n, e) in t.iter_mut().enumerate() {
+        let mut c = n as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 { 0xEDB88320 ^ (c >> 1) } else { c >> 1 };
+        }
+        *e = c;
+    }
+    t
+}
+
+fn crc32_bytes(t: &[u32; 256], init: u32, data: &[u8]) -> u32 {
+    let mut c = !init;
+    for &b in data {
+        c = t[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+/// `crc32(str, [cksum=0])`: CRC-32 as INT (the unsigned value reinterpreted).
+fn crc32(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let init = match opt(&a, 1) {
+        None => 0u32,
+        Some(v) => v.as_i64().ok_or_else(|| Error::arg("The cksum argument of [crc32] must be an integer"))? as u32,
+    };
+    let t = crc_table();
+    ops::unary_col(&a[0], &|c: &Column| {
+        check_text("crc32", c)?;
+        let v: Vec<i32> = strings_to(c, &mut |s| crc32_bytes(&t, init, s.as_bytes()) as i32);
+        Ok(Column::from_vec(DataType::Int, v))
+    })
+}
+
+// ---------------------------------------------------------------- Base64
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn b64_encode(data: &[u8], out: &mut String) {
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
+        out.push(B64[(n >> 18) as usize & 63] as char);
+        out.push(B64[(n >> 12) as usize & 63] as char);
+        out.push(if chunk.len() > 1 { B64[(n >> 6) as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 2 { B64[n as usize & 63] as char } else { '=' });
+    }
+}
+
+/// Decode Base64 (whitespace ignored); None on invalid input.
+fn b64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    let mut pad = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+fn base64_encode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    text_map("base64Encode", &a[0], &|s, o| b64_encode(s.as_bytes(), o))
+}
+
+fn base64_decode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let err = std::cell::Cell::new(false);
+    let r = text_map("base64Decode", &a[0], &|s, o| match b64_decode(s) {
+        Some(b) => o.push_str(&String::from_utf8_lossy(&b)),
+        None => err.set(true),
+    })?;
+    if err.get() {
+        return Err(Error::arg("The argument of [base64Decode] is not valid Base64"));
+    }
+    Ok(r)
+}
+
+// ---------------------------------------------------------------- character sets
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Charset {
+    Utf8,
+    Ascii,
+    Latin1,
+}
+
+fn charset(name: &str, enc: &str) -> Result<Charset> {
+    match enc.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+        "utf8" => Ok(Charset::Utf8),
+        "ascii" | "usascii" => Ok(Charset::Ascii),
+        "latin1" | "iso88591" => Ok(Charset::Latin1),
+        _ => Err(Error::arg(format!("[{name}] doesn't support the encoding '{enc}' (UTF-8, ASCII and Latin-1 only)"))),
+    }
+}
+
+/// Text is kept as UTF-8 internally: converting between the supported character sets
+/// checks representability (ASCII) and otherwise leaves the characters unchanged.
+fn transcode(name: &str, v: &Value, from: Charset, to: Charset) -> Result<Value> {
+    let bad = std::cell::Cell::new(false);
+    let r = text_map(name, v, &|s, o| {
+        let lossy = match (from, to) {
+            (_, Charset::Ascii) => !s.is_ascii(),
+            (_, Charset::Latin1) => s.chars().any(|c| c as u32 > 255),
+            _ => false,
+        };
+        if lossy {
+            bad.set(true);
+        }
+        o.push_str(s);
+    })?;
+    if bad.get() {
+        return Err(Error::arg(format!("[{name}]: the text has characters the target encoding can't represent")));
+    }
+    Ok(r)
+}
+
+fn convert_encode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let from = charset("convertEncode", str_arg("convertEncode", &a[1], "srcEncode")?)?;
+    let to = charset("convertEncode", str_arg("convertEncode", &a[2], "destEncode")?)?;
+    transcode("convertEncode", &a[0], from, to)
+}
+
+fn to_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let from = charset("toUTF8", str_arg("toUTF8", &a[1], "encode")?)?;
+    transcode("toUTF8", &a[0], from, Charset::Utf8)
+}
+
+fn from_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let to = charset("fromUTF8", str_arg("fromUTF8", &a[1], "encode")?)?;
+    transcode("fromUTF8", &a[0], Charset::Utf8, to)
+}
+
+// ---------------------------------------------------------------- one-hot
+
+/// `oneHot(obj, encodingColumns)`: replace each listed column by one INT column per
+/// distinct value (in order of first appearance), named `<column>_<value>`.
+fn one_hot(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let Value::Table(t) = &a[0] else { return Err(Error::unsupported("oneHot", describe(&a[0]))) };
+    let names: Vec<String> = match &a[1] {
+        Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal() => (0..c.len()).map(|i| c.str_at(i).unwrap_or("").to_string()).collect(),
+        other => return Err(Error::arg(format!("The encodingColumns of [oneHot] must be strings, not {}", describe(other)))),
+    };
+    for n in &names {
+        if t.col_index(n).is_none() {
+            return Err(Error::arg(format!("[oneHot]: the table has no column '{n}'")));
+        }
+    }
+    let mut out_names = Vec::new();
+    let mut out_cols = Vec::new();
+    for (name, col) in t.names.iter().zip(&t.cols) {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            out_names.push(name.clone());
+            out_cols.push(col.clone());
+            continue;
+        }
+        let mut seen: ahash::AHashMap<beluga_runtime::value::Key, usize> = ahash::AHashMap::new();
+        let mut codes = Vec::with_capacity(col.len());
+        let mut firsts = Vec::new();
+        for i in 0..col.len() {
+            let k = beluga_runtime::value::Key::of(col, i);
+            let n = seen.len();
+            let code = *seen.entry(k).or_insert_with(|| {
+                firsts.push(i);
+                n
+            });
+            codes.push(code);
+        }
+        for (j, &i) in firsts.iter().enumerate() {
+            out_names.push(format!("{name}_{}", format_elem(col, i)));
+            out_cols.push(Column::from_vec(DataType::Int, codes.iter().map(|&c| (c == j) as i32).collect::<Vec<i32>>()));
+        }
+    }
+    Ok(Value::table(Table::new(out_names, out_cols)?))
+}
+
+/// Hex text of bytes.
+#[cfg(test)]
+fn hex_string(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+pub const DEFS: &[Builtin] = &[
+    f("base64Decode", Kind::Elementwise, 1, 1, base64_decode),
+    f("base64Encode", Kind::Elementwise, 1, 1, base64_encode),
+    fp("convertEncode", Kind::Elementwise, 3, 3, convert_encode, &["str", "srcEncode", "destEncode"]),
+    fp("crc32", Kind::Elementwise, 1, 2, crc32, &["str", "cksum"]),
+    fp("fromUTF8", Kind::Elementwise, 2, 2, from_utf8, &["str", "encode"]),
+    f("gmd5", Kind::Elementwise, 1, 1, gmd5),
+    f("md5", Kind::Elementwise, 1, 1, md5_fn),
+    fp("oneHot", Kind::System, 2, 2, one_hot, &["obj", "encodingColumns"]),
+    fp("toUTF8", Kind::Elementwise, 2, 2, to_utf8, &["str", "encode"]),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::string::run;
+
+    #[test]
+    fn encoding_known_vectors() {
+        assert_eq!(hex_string(&md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex_string(&md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(hex_string(&md5(&[b'a'; 200])), hex_string(&md5(&[b'a'; 200])));
+        assert_eq!(crc32_bytes(&crc_table(), 0, b"123456789"), 0xCBF43926);
+        let mut s = String::new();
+        b64_encode(b"hello world", &mut s);
+        assert_eq!(s, "aGVsbG8gd29ybGQ=");
+        assert_eq!(b64_decode(&s).unwrap(), b"hello world");
+        assert_eq!(run("string(md5(`e))"), "e1671797c52e15f763380b45e841ec32");
+        assert_eq!(run("base64Decode(base64Encode(\"DolphinDB\"))"), "DolphinDB");
+        assert_eq!(run("crc32(\"123456789\")"), "-873187034");
+    }
+}

@@ -1,0 +1,685 @@
+//! Builtins: table joiners (ej, sej, lj, lsj, fj, cj, aj, wj, pwj) and the SQL predicate
+//! functions (in, notIn, between, notBetween, notLike and their upper-case forms,
+//! coalesce, nullIf, distinct). The join kernels live in `beluga_runtime::sql::{join, asof}`
+//! so that `a join b on …` in SQL and these functions share one implementation.
+
+use crate::table::{eval_with_columns, names_arg};
+use crate::util::{col, describe, opt};
+use beluga_lang::ast::{BinOp, Expr, ExprKind};
+use beluga_runtime::column::Column;
+use beluga_runtime::eval::{ops, Interpreter};
+use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::null::Native;
+use beluga_runtime::registry::{fp, Builtin, Kind};
+use beluga_runtime::sql::asof::{asof_rows, duration_in_unit, time_values, window_rows, Windows};
+use beluga_runtime::sql::join::{
+    align_key_types, assemble, cross_join, equi_join, key_indices, right_prefix, shared_key_ids, EquiKind, Layout,
+};
+use beluga_runtime::sql::order::{sort_perm, SortKey};
+use beluga_runtime::types::common_type;
+use beluga_runtime::{DataType, Error, Result, Table, Value};
+use std::sync::Arc;
+
+/// Prefix for right columns whose names collide: the table's name, else the name of the
+/// variable holding this very table (tables are shared by `Arc`), else `rhs`.
+fn prefix_of(i: &Interpreter, t: &Arc<Table>) -> String {
+    if t.name.is_some() {
+        return right_prefix(t);
+    }
+    let same = |v: &Value| matches!(v, Value::Table(x) if Arc::ptr_eq(x, t));
+    let found = i
+        .frames
+        .last()
+        .and_then(|f| f.vars.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone()))
+        .or_else(|| i.globals.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone()))
+        .or_else(|| i.shared.lock().ok().and_then(|m| m.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone())));
+    found.unwrap_or_else(|| right_prefix(t))
+}
+
+fn table_arg(name: &str, v: &Value) -> Result<Arc<Table>> {
+    match v {
+        Value::Table(t) => Ok(t.clone()),
+        other => Err(Error::arg(format!("The table arguments of [{name}] must be tables, not {}", describe(other)))),
+    }
+}
+
+/// `matchingCols` and the optional `rightMatchingCols`.
+fn key_names(name: &str, args: &[Value], k: usize) -> Result<(Vec<String>, Vec<String>)> {
+    let l = names_arg(name, &args[k])?;
+    let r = match opt(args, k + 1) {
+        Some(v) => names_arg(name, v)?,
+        None => l.clone(),
+    };
+    if l.len() != r.len() || l.is_empty() {
+        return Err(Error::arg(format!("[{name}] needs the same number of left and right matching columns")));
+    }
+    Ok((l, r))
+}
+
+/// A row filter argument: a BOOL vector/scalar, or metacode evaluated on the table.
+fn filter_arg(i: &mut Interpreter, name: &str, v: Option<&Value>, t: &Table) -> Result<Option<Vec<bool>>> {
+    let v = match v {
+        None => return Ok(None),
+        Some(Value::Code(e)) => eval_with_columns(i, t, e)?,
+        Some(v) => v.clone(),
+    };
+    let c = match &v {
+        Value::Scalar(c) => {
+            let keep = c.i64_at(0).map(|x| x != 0).unwrap_or(false);
+            return Ok(Some(vec![keep; t.rows()]));
+        }
+        Value::Vector(c) if c.len() == t.rows() => c.clone(),
+        other => {
+            return Err(Error::arg(format!(
+                "The filter of [{name}] must be a BOOL vector of the table length, not {}",
+                describe(other)
+            )))
+        }
+    };
+    Ok(Some((0..c.len()).map(|k| c.i64_at(k).map(|x| x != 0).unwrap_or(false)).collect()))
+}
+
+fn equi(i: &mut Interpreter, name: &str, args: &[Value], kind: EquiKind) -> Result<Table> {
+    let left = table_arg(name, &args[0])?;
+    let right = table_arg(name, &args[1])?;
+    let (lk, rk) = key_names(name, args, 2)?;
+    let lf = filter_arg(i, name, opt(args, 4), &left)?;
+    let rf = filter_arg(i, name, opt(args, 5), &right)?;
+    let prefix = prefix_of(i, &right);
+    let (t, _) = equi_join(&left, &right, &lk, &rk, kind, lf.as_deref(), rf.as_deref(), &prefix)?;
+    Ok(t)
+}
+
+fn ej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::table(equi(i, "ej", &a, EquiKind::Inner)?))
+}
+
+fn lj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::table(equi(i, "lj", &a, EquiKind::Left)?))
+}
+
+fn lsj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::table(equi(i, "lsj", &a, EquiKind::LeftSemi)?))
+}
+
+fn fj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    Ok(Value::table(equi(i, "fj", &a, EquiKind::Full)?))
+}
+
+/// `sej`: `ej` with the result sorted by the join columns.
+fn sej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let t = equi(i, "sej", &a, EquiKind::Inner)?;
+    let (lk, _) = key_names("sej", &a, 2)?;
+    let idx = key_indices(&t, &lk, "left")?;
+    let keys: Vec<SortKey> = idx.iter().map(|&k| SortKey { col: &t.cols[k], asc: true, nulls_first: None }).collect();
+    let perm = sort_perm(&keys, t.rows());
+    Ok(Value::table(t.take_usize(&perm)))
+}
+
+fn cj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let left = table_arg("cj", &a[0])?;
+    let right = table_arg("cj", &a[1])?;
+    let (t, _) = cross_join(&left, &right, &prefix_of(i, &right))?;
+    Ok(Value::table(t))
+}
+
+/// Equality-key ids (all rows one bucket when only the ordered key is given) and the
+/// ordered key columns of both sides.
+struct Ordered {
+    lids: Vec<u32>,
+    rids: Vec<u32>,
+    n: usize,
+    ltime: Column,
+    rtime: Column,
+    rkeys: Vec<usize>,
+}
+
+fn ordered_keys(name: &str, left: &Table, right: &Table, lk: &[String], rk: &[String]) -> Result<Ordered> {
+    let li = key_indices(left, lk, "left")?;
+    let ri = key_indices(right, rk, "right")?;
+    let last = li.len() - 1;
+    let (lids, rids, n) = if last == 0 {
+        (vec![0; left.rows()], vec![0; right.rows()], 1)
+    } else {
+        let lc: Vec<&Column> = li[..last].iter().map(|&k| &left.cols[k]).collect();
+        let rc: Vec<&Column> = ri[..last].iter().map(|&k| &right.cols[k]).collect();
+        shared_key_ids(&lc, &rc)?
+    };
+    let (ltime, rtime) = align_key_types(&left.cols[li[last]], &right.cols[ri[last]])
+        .map_err(|e| Error::type_err(format!("[{name}]: {}", e.message)))?;
+    Ok(Ordered { lids, rids, n, ltime, rtime, rkeys: ri })
+}
+
+/// `aj`: for each left row the last right row (same equality keys) whose ordered key is
+/// not after the left one. The right ordered key column is kept (prefixed on collision).
+fn aj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let left = table_arg("aj", &a[0])?;
+    let right = table_arg("aj", &a[1])?;
+    let (lk, rk) = key_names("aj", &a, 2)?;
+    let o = ordered_keys("aj", &left, &right, &lk, &rk)?;
+    let ri = asof_rows(&o.lids, &o.ltime, &o.rids, &o.rtime, o.n)?;
+    let li: Vec<i64> = (0..left.rows() as i64).collect();
+    let keep = [o.rkeys[o.rkeys.len() - 1]];
+    let prefix = prefix_of(i, &right);
+    let (t, _) = assemble(&left, &right, &li, &ri, &Layout { right_keys: &o.rkeys, keep_right: &keep, right_name: &prefix, coalesce_keys: None })?;
+    Ok(Value::table(t))
+}
+
+// ------------------------------------------------------------------ window joins
+
+/// Window bounds `w1:w2` in the unit of the ordered key (integers or DURATIONs).
+fn window_bounds(v: &Value, ty: DataType) -> Result<(i64, i64)> {
+    let one = |x: &Value| -> Result<i64> {
+        match x {
+            Value::Duration(n, u) => duration_in_unit(*n, u, ty),
+            other => other.as_i64().ok_or_else(|| Error::arg("The window of a window join must be a pair of integers or durations")),
+        }
+    };
+    match v {
+        Value::Pair(c) | Value::Vector(c) if c.len() == 2 => {
+            let (a, b) = (c.i64_at(0), c.i64_at(1));
+            match (a, b) {
+                (Some(a), Some(b)) => Ok((a, b)),
+                _ => Err(Error::arg("The window bounds can't be null")),
+            }
+        }
+        Value::Tuple(t) if t.len() == 2 => Ok((one(&t[0])?, one(&t[1])?)),
+        other => Err(Error::arg(format!("The window of a window join must be a pair w1:w2, not {}", describe(other)))),
+    }
+}
+
+/// The aggregate expressions of `aggs` (metacode, a vector of metacode in one `<[…]>`, or a
+/// tuple of metacode) with their result names.
+fn agg_list(v: &Value) -> Result<Vec<(Expr, String)>> {
+    fn one(e: &Expr, out: &mut Vec<(Expr, String)>) {
+        match &e.kind {
+            ExprKind::Vector(items) | ExprKind::Tuple(items) => items.iter().for_each(|x| one(x, out)),
+            _ => out.push((e.clone(), beluga_runtime::sql::auto_name(e))),
+        }
+    }
+    let mut out = Vec::new();
+    match v {
+        Value::Code(e) => one(e, &mut out),
+        Value::Tuple(items) => {
+            for x in items.iter() {
+                match x {
+                    Value::Code(e) => one(e, &mut out),
+                    other => return Err(Error::arg(format!("The aggs of a window join must be metacode, not {}", describe(other)))),
+                }
+            }
+        }
+        other => return Err(Error::arg(format!("The aggs of a window join must be metacode, not {}", describe(other)))),
+    }
+    Ok(out)
+}
+
+/// Windows up to this length are summed directly; longer ones by prefix-sum differences.
+const DIRECT_MAX: usize = 64;
+
+/// Fast window aggregates on f64 values (NaN = null): sum/avg/count/wavg.
+fn window_f64(name: &str, x: &[f64], w: Option<&[f64]>, win: &Windows) -> Column {
+    let n = x.len();
+    // prefix sums of value (or value*weight), weight (or 1) over non-null pairs
+    let mut ps = vec![0f64; n + 1];
+    let mut pw = vec![0f64; n + 1];
+    let mut pc = vec![0u32; n + 1];
+    let pair = |k: usize| -> Option<(f64, f64)> {
+        let a = x[k];
+        let b = w.map(|w| w[k]).unwrap_or(1.0);
+        if a.is_nan() || b.is_nan() {
+            None
+        } else {
+            Some((a * b, b))
+        }
+    };
+    for k in 0..n {
+        let (s, ww, c) = match pair(k) {
+            Some((s, ww)) => (s, ww, 1),
+            None => (0.0, 0.0, 0),
+        };
+        ps[k + 1] = ps[k] + s;
+        pw[k + 1] = pw[k] + ww;
+        pc[k + 1] = pc[k] + c;
+    }
+    let sums = |s: usize, e: usize| -> (f64, f64, u32) {
+        if e - s <= DIRECT_MAX {
+            let (mut a, mut b, mut c) = (0.0, 0.0, 0);
+            for k in s..e {
+                if let Some((p, q)) = pair(k) {
+                    a += p;
+                    b += q;
+                    c += 1;
+                }
+            }
+            (a, b, c)
+        } else {
+            (ps[e] - ps[s], pw[e] - pw[s], pc[e] - pc[s])
+        }
+    };
+    if name == "count" {
+        let v: Vec<i32> = win.ranges.iter().map(|&(s, e)| sums(s, e).2 as i32).collect();
+        return Column::from_vec(DataType::Int, v);
+    }
+    let v: Vec<f64> = win
+        .ranges
+        .iter()
+        .map(|&(s, e)| {
+            let (a, b, c) = sums(s, e);
+            if c == 0 {
+                return f64::NULL;
+            }
+            match name {
+                "sum" => a,
+                _ => {
+                    if b == 0.0 {
+                        f64::NULL
+                    } else {
+                        a / b
+                    }
+                }
+            }
+        })
+        .collect();
+    Column::from_vec(DataType::Double, v)
+}
+
+fn nan_f64(c: &Column) -> Vec<f64> {
+    crate::util::f64s(c)
+}
+
+/// One aggregate over every window: a fast path for common forms, else per-window evaluation.
+fn window_agg(i: &mut Interpreter, e: &Expr, names: &[String], cols: &[Column], win: &Windows) -> Result<Column> {
+    let col_of = |x: &Expr| -> Option<&Column> {
+        match &x.kind {
+            ExprKind::Ident(n) => names.iter().position(|m| m == n).map(|k| &cols[k]),
+            _ => None,
+        }
+    };
+    if let ExprKind::Call(g, args) = &e.kind {
+        let f = match &g.kind {
+            ExprKind::Ident(f) if !i.has_var(f) => Some(f.as_str()),
+            _ => None,
+        };
+        let a: Vec<Option<&Column>> = args
+            .iter()
+            .map(|a| match a {
+                beluga_lang::ast::Arg::Pos(Some(x)) => col_of(x),
+                _ => None,
+            })
+            .collect();
+        match (f, a.as_slice()) {
+            (Some(f @ ("first" | "last")), [Some(c)]) => {
+                let idx: Vec<i64> = win
+                    .ranges
+                    .iter()
+                    .map(|&(s, e)| if s == e { -1 } else if f == "first" { s as i64 } else { e as i64 - 1 })
+                    .collect();
+                return Ok(c.take(&idx));
+            }
+            (Some(f @ ("avg" | "count")), [Some(c)]) if c.ty.is_numeric() => return Ok(window_f64(f, &nan_f64(c), None, win)),
+            (Some("count"), [Some(c)]) => {
+                let v: Vec<i32> = win.ranges.iter().map(|&(s, e)| (s..e).filter(|&k| !c.is_null(k)).count() as i32).collect();
+                return Ok(Column::from_vec(DataType::Int, v));
+            }
+            (Some("sum"), [Some(c)]) if c.ty.is_floating() => return Ok(window_f64("sum", &nan_f64(c), None, win)),
+            (Some("wavg"), [Some(x), Some(w)]) if x.ty.is_numeric() && w.ty.is_numeric() => {
+                return Ok(window_f64("wavg", &nan_f64(x), Some(&nan_f64(w)), win))
+            }
+            _ => {}
+        }
+    }
+    // generic: evaluate on each window's slice of the referenced columns
+    let mut used = ahash::AHashSet::new();
+    beluga_runtime::sql::names_in(e, &mut used);
+    let refs: Vec<usize> = (0..names.len()).filter(|&k| used.contains(&names[k])).collect();
+    let mut out = beluga_runtime::sql::ColBuilder::new();
+    for &(s, en) in &win.ranges {
+        i.check_interrupt()?;
+        let mut scope = ahash::AHashMap::with_capacity(refs.len());
+        for &k in &refs {
+            scope.insert(names[k].clone(), Value::Vector(cols[k].slice(s, en)));
+        }
+        i.col_scopes.push(scope);
+        let v = i.eval(e);
+        i.col_scopes.pop();
+        out.push(&v?, 1, "a window aggregate")?;
+    }
+    out.finish()
+}
+
+fn window_join(i: &mut Interpreter, name: &str, a: &[Value], prevailing: bool) -> Result<Value> {
+    let left = table_arg(name, &a[0])?;
+    let right = table_arg(name, &a[1])?;
+    let (lk, rk) = key_names(name, a, 4)?;
+    let o = ordered_keys(name, &left, &right, &lk, &rk)?;
+    let (w1, w2) = window_bounds(&a[2], o.ltime.ty)?;
+    let lt = time_values(&o.ltime)?;
+    let rt = time_values(&o.rtime)?;
+    let win = if w1 == 0 && w2 == 0 && !prevailing {
+        special_windows(&o, &lt, &rt)
+    } else {
+        window_rows(&o.lids, &lt, &o.rids, &rt, o.n, w1, w2, prevailing)
+    };
+    let aggs = agg_list(&a[3])?;
+    let cols: Vec<Column> = right.cols.iter().map(|c| c.take_usize(&win.rows)).collect();
+    let mut t = (*left).clone();
+    t.name = None;
+    for (e, n) in &aggs {
+        let c = window_agg(i, e, &right.names, &cols, &win)?;
+        t.set_column(n, c)?;
+    }
+    Ok(Value::table(t))
+}
+
+/// Window `0:0`: for each left row, right rows in [previous left time of the same keys, t).
+fn special_windows(o: &Ordered, lt: &[i64], rt: &[i64]) -> Windows {
+    let all = window_rows(&o.lids, lt, &o.rids, rt, o.n, i64::MIN / 4, 0, false);
+    let mut prev: ahash::AHashMap<u32, i64> = ahash::AHashMap::new();
+    let ranges = all
+        .ranges
+        .iter()
+        .enumerate()
+        .map(|(l, &(s, e))| {
+            let t = lt[l];
+            let from = prev.insert(o.lids[l], t).unwrap_or(i64::MIN);
+            let bucket = &all.rows[s..e];
+            let lo = bucket.partition_point(|&r| rt[r] < from);
+            let hi = bucket.partition_point(|&r| rt[r] < t);
+            if hi <= lo {
+                (s, s)
+            } else {
+                (s + lo, s + hi)
+            }
+        })
+        .collect();
+    Windows { rows: all.rows, ranges }
+}
+
+fn wj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    window_join(i, "wj", &a, false)
+}
+
+fn pwj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    window_join(i, "pwj", &a, true)
+}
+
+// ------------------------------------------------------------------ predicates
+
+fn in_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::In, &a[0], &a[1])
+}
+fn not_in(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::NotIn, &a[0], &a[1])
+}
+fn between(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::Between, &a[0], &a[1])
+}
+fn not_between(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::NotBetween, &a[0], &a[1])
+}
+fn like_upper(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::Like, &a[0], &a[1])
+}
+fn not_like(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    ops::binary(BinOp::NotLike, &a[0], &a[1])
+}
+
+/// Rows of `base` replaced where `pick[k]` says so: a vectorized merge of two columns.
+fn merge(base: &Column, other: &Column, take_other: &[bool]) -> Column {
+    let n = base.len();
+    let both = Column::concat(base.ty, &[base, other]);
+    let idx: Vec<usize> = (0..n)
+        .map(|k| if take_other[k] { n + if other.len() == 1 { 0 } else { k } } else { k })
+        .collect();
+    both.take_usize(&idx)
+}
+
+/// `coalesce(X1, X2, …)`: each null of X1 filled from the first later argument that is not
+/// null at that position.
+fn coalesce(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let mut ty = DataType::Void;
+    for v in &a {
+        let t = match v {
+            Value::Void => DataType::Void,
+            other => col("coalesce", other)?.ty,
+        };
+        ty = common_type(ty, t).ok_or_else(|| Error::type_err(format!("The arguments of [coalesce] must have the same type, not {ty} and {t}")))?;
+    }
+    if ty == DataType::Void {
+        return Ok(a[0].clone());
+    }
+    let scalar = a[0].is_scalar();
+    let mut acc = match &a[0] {
+        Value::Void => Column::nulls(ty, 1),
+        v => {
+            let c = col("coalesce", v)?;
+            if c.ty == ty { c } else { cast_column(&c, ty)? }
+        }
+    };
+    for v in &a[1..] {
+        let c = match v {
+            Value::Void => continue,
+            v => {
+                let c = col("coalesce", v)?;
+                if c.ty == ty { c } else { cast_column(&c, ty)? }
+            }
+        };
+        if c.len() != 1 && c.len() != acc.len() {
+            return Err(Error::size("The arguments of [coalesce] must be scalars or vectors of the same length"));
+        }
+        let fill: Vec<bool> = (0..acc.len()).map(|k| acc.is_null(k) && !c.is_null(if c.len() == 1 { 0 } else { k })).collect();
+        if fill.iter().any(|&f| f) {
+            acc = merge(&acc, &c, &fill);
+        }
+    }
+    Ok(if scalar { Value::Scalar(acc) } else { Value::Vector(acc) })
+}
+
+/// `nullIf(X, Y)`: null where X equals Y, else X.
+fn null_if(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let eq = ops::binary(BinOp::Eq, &a[0], &a[1])?;
+    let x = col("nullIf", &a[0])?;
+    let e = col("nullIf", &eq)?;
+    let n = x.len().max(e.len());
+    let x = if x.len() == 1 && n > 1 { x.take_usize(&vec![0; n]) } else { x };
+    let hit: Vec<bool> = (0..n).map(|k| e.i64_at(if e.len() == 1 { 0 } else { k }).unwrap_or(0) != 0).collect();
+    let out = merge(&x, &Column::nulls(x.ty, 1), &hit);
+    Ok(if a[0].is_scalar() && a[1].is_scalar() { Value::Scalar(out) } else { Value::Vector(out) })
+}
+
+/// `distinct(X)`: the distinct elements of a vector (first-appearance order).
+fn distinct(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    match &a[0] {
+        Value::Table(_) => Err(Error::unsupported("distinct", "a table")),
+        v => {
+            let c = col("distinct", v)?;
+            let g = beluga_runtime::sql::keys::group_ids(&[&c]);
+            Ok(Value::Vector(c.take_usize(&g.first)))
+        }
+    }
+}
+
+/// `interval` only has a meaning inside `group by` (the SQL executor handles it there).
+fn interval(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+    Err(Error::runtime("The function [interval] must be used in a group by clause"))
+}
+
+pub const DEFS: &[Builtin] = &[
+    fp("aj", Kind::System, 3, 4, aj, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols"]),
+    fp("between", Kind::Elementwise, 2, 2, between, &["X", "Y"]),
+    fp("cj", Kind::System, 2, 2, cj, &["leftTable", "rightTable"]),
+    fp("coalesce", Kind::Elementwise, 2, u8::MAX, coalesce, &["X1", "X2", "args"]),
+    fp("distinct", Kind::System, 1, 1, distinct, &["X"]),
+    fp("ej", Kind::System, 3, 6, ej, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols", "leftFilter", "rightFilter"]),
+    fp("fj", Kind::System, 3, 4, fj, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols"]),
+    fp("in", Kind::Elementwise, 2, 2, in_, &["X", "Y"]),
+    fp("interval", Kind::System, 3, 8, interval, &["X", "duration", "fill", "step", "explicitOffset", "closed", "label", "origin"]),
+    fp("lj", Kind::System, 3, 6, lj, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols", "leftFilter", "rightFilter"]),
+    fp("lsj", Kind::System, 3, 6, lsj, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols", "leftFilter", "rightFilter"]),
+    fp("LIKE", Kind::Elementwise, 2, 2, like_upper, &["X", "pattern"]),
+    fp("NOTBETWEEN", Kind::Elementwise, 2, 2, not_between, &["X", "Y"]),
+    fp("NOTIN", Kind::Elementwise, 2, 2, not_in, &["X", "Y"]),
+    fp("NOTLIKE", Kind::Elementwise, 2, 2, not_like, &["X", "pattern"]),
+    fp("notBetween", Kind::Elementwise, 2, 2, not_between, &["X", "Y"]),
+    fp("notIn", Kind::Elementwise, 2, 2, not_in, &["X", "Y"]),
+    fp("notLike", Kind::Elementwise, 2, 2, not_like, &["X", "pattern"]),
+    fp("nullIf", Kind::Elementwise, 2, 2, null_if, &["X", "Y"]),
+    fp("pwj", Kind::System, 5, 6, pwj, &["leftTable", "rightTable", "window", "aggs", "matchingCols", "rightMatchingCols"]),
+    fp("sej", Kind::System, 3, 6, sej, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols", "leftFilter", "rightFilter"]),
+    fp("wj", Kind::System, 5, 6, wj, &["leftTable", "rightTable", "window", "aggs", "matchingCols", "rightMatchingCols"]),
+];
+
+#[cfg(test)]
+mod tests {
+    use beluga_runtime::{Interpreter, Registry};
+
+    fn session() -> Interpreter {
+        let mut r = Registry::new();
+        crate::register(&mut r);
+        Interpreter::new(r)
+    }
+
+    /// Run statements in one session; return what the last one printed.
+    fn last(src: &str) -> String {
+        let mut i = session();
+        let mut lines: Vec<&str> = src.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let tail = lines.pop().unwrap_or("");
+        for l in lines {
+            let out = i.run_repl_text(l);
+            assert!(!out.contains("Error"), "{l}: {out}");
+        }
+        i.run_repl_text(tail).trim_end().to_string()
+    }
+
+    const T: &str = "t1 = table(1 2 3 3 as id, 7.8 4.6 5.1 0.1 as value, 4 3 2 1 as x)
+        t2 = table(5 3 1 as id, 300 500 800 as qty, 44 66 88 as x)";
+
+    #[test]
+    fn equi_joins_layout_and_prefix() {
+        assert_eq!(
+            last(&format!("{T}\nej(t1, t2, `id)")),
+            "id value x qty t2_x\n-- ----- - --- ----\n1  7.8   4 800 88\n3  5.1   2 500 66\n3  0.1   1 500 66"
+        );
+        assert_eq!(
+            last(&format!("{T}\nlj(t1, t2, `id)")),
+            "id value x qty t2_x\n-- ----- - --- ----\n1  7.8   4 800 88\n2  4.6   3\n3  5.1   2 500 66\n3  0.1   1 500 66"
+        );
+        assert_eq!(
+            last(&format!("{T}\nlsj(t2, t1, `id)")),
+            "id qty x  value t1_x\n-- --- -- ----- ----\n5  300 44\n3  500 66 5.1   2\n1  800 88 7.8   4"
+        );
+        assert_eq!(
+            last(&format!("{T}\nfj(t1, t2, `id)")),
+            "id value x t2_id qty t2_x\n-- ----- - ----- --- ----\n1  7.8   4 1     800 88\n2  4.6   3\n3  5.1   2 3     500 66\n3  0.1   1 3     500 66\n           5     300 44"
+        );
+        assert_eq!(
+            last(&format!("{T}\nsej(t2, t1, `id)")),
+            "id qty x  value t1_x\n-- --- -- ----- ----\n1  800 88 7.8   4\n3  500 66 5.1   2\n3  500 66 0.1   1"
+        );
+        assert_eq!(last(&format!("{T}\nexec value from ej(t1, t2, `id, , t1.id == 3)")), "[5.1,0.1]");
+    }
+
+    #[test]
+    fn sql_join_syntax() {
+        assert_eq!(
+            last(&format!("{T}\nselect id, value, t2.x from t1 left join t2 on t1.id = t2.id where value > 1")),
+            "id value x\n-- ----- --\n1  7.8   88\n2  4.6\n3  5.1   66"
+        );
+        assert_eq!(
+            last(&format!("{T}\nselect * from t2 right join t1 on t2.id = t1.id")),
+            "id qty x  value t1_x\n-- --- -- ----- ----\n1  800 88 7.8   4\n2         4.6   3\n3  500 66 5.1   2\n3  500 66 0.1   1"
+        );
+        assert_eq!(
+            last(&format!("{T}\nselect id, value, qty, x from t1 inner join t2 on t1.id=t2.id and t1.x=t2.x")),
+            "id value qty x\n-- ----- --- -\n"
+                .trim_end()
+        );
+        assert_eq!(
+            last("a = table(2010 2011 as year)\nb = table(`IBM`C as Ticker)\nselect * from a cross join b where year > 2010"),
+            "year Ticker\n---- ------\n2011 IBM\n2011 C"
+        );
+    }
+
+    const LR: &str = "l = table(`A`A`B as sym, 1 5 3 as t, 10 20 30 as v)
+        r = table(`A`A`A`B as sym, 0 2 4 3 as t, 1.0 2.0 3.0 4.0 as p)";
+
+    #[test]
+    fn asof_and_window_joins() {
+        assert_eq!(
+            last(&format!("{LR}\naj(l, r, `sym`t)")),
+            "sym t v  r_t p\n--- - -- --- -\nA   1 10 0   1\nA   5 20 4   3\nB   3 30 3   4"
+        );
+        assert_eq!(
+            last(&format!("{LR}\nwj(l, r, -2:0, <[avg(p), count(p), sum(p), first(p), last(p), max(p)]>, `sym`t)")),
+            "sym t v  avg_p count_p sum_p first_p last_p max_p\n--- - -- ----- ------- ----- ------- ------ -----\nA   1 10 1     1       1     1       1      1\nA   5 20 3     1       3     3       3      3\nB   3 30 4     1       4     4       4      4"
+        );
+        assert_eq!(
+            last(&format!("{LR}\npwj(l, r, -1:0, <[first(p), avg(p)]>, `sym`t)")),
+            "sym t v  first_p avg_p\n--- - -- ------- -----\nA   1 10 1       1\nA   5 20 3       3\nB   3 30 4       4"
+        );
+        // an empty window: count 0, other aggregates null
+        assert_eq!(last(&format!("{LR}\nexec count_p from wj(l, r, 10:20, <count(p)>, `sym`t)")), "[0,0,0]");
+    }
+
+    const G: &str = "t = table(`a`b`a`c`b`a as k, 1 2 3 4 5 6 as v, 1.5 NULL 2.5 4.0 1.0 3.0 as w)";
+
+    #[test]
+    fn group_context_and_order() {
+        assert_eq!(
+            last(&format!("{G}\nselect sum(v), avg(w), count(*) from t group by k")),
+            "k sum_v avg_w    count\n- ----- -------- -----\na 10    2.333333 3\nb 7     1        2\nc 4     4        1"
+        );
+        assert_eq!(
+            last(&format!("{G}\nselect k, max(v) - min(v) as rng from t group by k order by rng desc, k")),
+            "k rng\n- ---\na 5\nb 3\nc 0"
+        );
+        assert_eq!(last(&format!("{G}\nexec sum(v) from t group by k")), "[10,7,4]");
+        assert_eq!(
+            last(&format!("{G}\nselect v, cumsum(v) as cs, sum(v) as tot, v - avg(v) as dev from t context by k csort v desc limit 2")),
+            "v cs tot dev\n- -- --- ---------\n6 6  10  2.666667\n3 9  10  -0.333333\n5 5  7   1.5\n2 7  7   -1.5\n4 4  4   0"
+        );
+        assert_eq!(last(&format!("{G}\nselect top 2 * from t order by w desc")), "k v w\n- - -\nc 4 4\na 6 3");
+        assert_eq!(last(&format!("{G}\nexec count(*) from t where k in `a`b, v > 1")), "4");
+    }
+
+    #[test]
+    fn update_delete_insert() {
+        let src = format!(
+            "{G}\nupdate t set v = v * 10 where k = `a\ndelete from t where v > 40\ninsert into t values (`d, 7, 7.5), (`e, 8, NULL)\nupdate t set z = v + 1 where k = `b\nt"
+        );
+        assert_eq!(
+            last(&src),
+            "k v  w   z\n- -- --- -\na 10 1.5\nb 2      3\na 30 2.5\nc 4  4\nb 5  1   6\nd 7  7.5\ne 8"
+        );
+        assert_eq!(
+            last(&format!("{G}\nupdate t set v = v - min(v) context by k\nexec v from t")),
+            "[0,0,2,0,3,5]"
+        );
+    }
+
+    #[test]
+    fn pivot_by_and_interval() {
+        let p = "t = table(1 1 2 2 2 as d, `x`y`x`y`x as s, 1.0 2.0 3.0 4.0 5.0 as v)";
+        assert_eq!(last(&format!("{p}\nselect v from t pivot by d, s")), "d x y\n- - -\n1 1 2\n2 5 4");
+        assert_eq!(last(&format!("{p}\nselect count(v) from t pivot by d, s")), "d x y\n- - -\n1 1 1\n2 2 1");
+        let i = "t = table(0 1 2 6 7 as x, 1.0 2.0 3.0 4.0 5.0 as v)";
+        assert_eq!(
+            last(&format!("{i}\nselect sum(v) from t group by interval(x, 2, \"prev\")")),
+            "interval_x sum_v\n---------- -----\n0          3\n2          3\n4          3\n6          9"
+        );
+        assert_eq!(
+            last(&format!("{i}\nselect sum(v) from t group by interval(x, 2, \"linear\")")),
+            "interval_x sum_v\n---------- -----\n0          3\n2          3\n4          6\n6          9"
+        );
+    }
+
+    #[test]
+    fn predicates() {
+        assert_eq!(last("coalesce(-1 NULL 4 3, NULL 2 NULL 1, 1 4 5 2)"), "[-1,2,4,3]");
+        assert_eq!(last("coalesce(int(NULL), int(NULL), 1, 3)"), "1");
+        assert_eq!(last("nullIf(1 2 3, 2)"), "[1,,3]");
+        assert_eq!(last("between(1 5 9, 2:8)"), "[false,true,false]");
+        assert_eq!(last("notIn(1 2 3, 2 3)"), "[true,false,false]");
+        assert_eq!(last("distinct(3 1 3 2 1)"), "[3,1,2]");
+    }
+}

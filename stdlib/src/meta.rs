@@ -1,0 +1,584 @@
+//! Builtins: metaprogramming (eval, parseExpr, expr, unifiedExpr, binaryExpr, makeCall,
+//! makeUnifiedCall, sqlCol, sqlColAlias, sqlTuple, sql, sqlUpdate, sqlDelete, syntax).
+//!
+//! Metacode is a syntax tree (`Value::Code`). Values placed into metacode become literals
+//! when they have a literal form, function references for named functions, and otherwise
+//! a reference to the variable holding them (found by identity) or to a hidden session
+//! variable `__metaN`.
+
+use crate::util::{col, describe, opt};
+use beluga_lang::ast::{
+    Arg, BinOp, Expr, ExprKind, FromItem, FuncBody, FuncDef, GroupKind, Literal, OrderItem, SelectItem, SelectQuery, Stmt,
+    StmtKind, TemporalType, UnOp, UpdateStmt, DeleteStmt,
+};
+use beluga_lang::Span;
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::eval::Interpreter;
+use beluga_runtime::registry::{f, fp, Builtin, Kind};
+use beluga_runtime::value::Func;
+use beluga_runtime::{DataType, Error, Result, Value};
+use std::sync::Arc;
+
+/// Name of the internal builtin marking `expr as alias` inside metacode.
+pub const ALIAS_FN: &str = "__alias";
+
+fn ex(kind: ExprKind) -> Expr {
+    Expr::new(kind, Span::default())
+}
+
+fn code(e: Expr) -> Value {
+    Value::Code(Arc::new(e))
+}
+
+fn temporal_tag(t: DataType) -> Option<TemporalType> {
+    Some(match t {
+        DataType::Date => TemporalType::Date,
+        DataType::Month => TemporalType::Month,
+        DataType::Time => TemporalType::Time,
+        DataType::Minute => TemporalType::Minute,
+        DataType::Second => TemporalType::Second,
+        DataType::DateTime => TemporalType::DateTime,
+        DataType::Timestamp => TemporalType::Timestamp,
+        DataType::NanoTime => TemporalType::NanoTime,
+        DataType::NanoTimestamp => TemporalType::NanoTimestamp,
+        DataType::DateHour => TemporalType::DateHour,
+        _ => return None,
+    })
+}
+
+/// The literal of element `k`, for types that have one.
+fn literal_at(c: &Column, k: usize) -> Option<Literal> {
+    let null = c.is_null(k);
+    Some(match (&*c.data, c.ty) {
+        (ColData::I8(v), DataType::Bool) => Literal::Bool(if null { None } else { Some(v[k] != 0) }),
+        (ColData::I8(v), DataType::Char) => Literal::Char(if null { None } else { Some(v[k]) }),
+        (ColData::I16(v), DataType::Short) => Literal::Short(if null { None } else { Some(v[k]) }),
+        (ColData::I32(v), DataType::Int) => Literal::Int(if null { None } else { Some(v[k]) }),
+        (ColData::I64(v), DataType::Long) => Literal::Long(if null { None } else { Some(v[k]) }),
+        (ColData::F32(v), DataType::Float) => Literal::Float(if null { None } else { Some(v[k]) }),
+        (ColData::F64(v), DataType::Double) => Literal::Double(if null { None } else { Some(v[k]) }),
+        (ColData::Str(s), DataType::String) => Literal::Str(s.get(k).to_string()),
+        (_, t) if t.is_temporal() => Literal::Temporal(temporal_tag(t)?, if null { None } else { c.i64_at(k) }),
+        _ => return None,
+    })
+}
+
+/// Find a variable of the current scope holding exactly this (shared) object.
+fn var_holding(i: &Interpreter, v: &Value) -> Option<String> {
+    let same = |a: &Value| match (a, v) {
+        (Value::Table(x), Value::Table(y)) => Arc::ptr_eq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => Arc::ptr_eq(x, y),
+        (Value::Tuple(x), Value::Tuple(y)) => Arc::ptr_eq(x, y),
+        (Value::Matrix(x), Value::Matrix(y)) => Arc::ptr_eq(x, y),
+        (Value::Vector(x), Value::Vector(y)) => Arc::ptr_eq(&x.data, &y.data),
+        _ => false,
+    };
+    if let Some(f) = i.frames.last() {
+        if let Some((k, _)) = f.vars.iter().find(|(_, a)| same(a)) {
+            return Some(k.clone());
+        }
+    }
+    if let Some((k, _)) = i.globals.iter().find(|(k, a)| !k.starts_with("__meta") && same(a)) {
+        return Some(k.clone());
+    }
+    i.shared.lock().ok().and_then(|m| m.iter().find(|(_, a)| same(a)).map(|(k, _)| k.clone()))
+}
+
+/// Keep a value in a hidden session variable and refer to it by name.
+fn hidden_var(i: &mut Interpreter, v: Value) -> Expr {
+    let n = i.globals.keys().filter(|k| k.starts_with("__meta")).count();
+    let mut name = format!("__meta{n}");
+    let mut k = n;
+    while i.globals.contains_key(&name) {
+        k += 1;
+        name = format!("__meta{k}");
+    }
+    i.globals.insert(name.clone(), v);
+    ex(ExprKind::Ident(name))
+}
+
+/// Metacode standing for a value.
+pub fn value_expr(i: &mut Interpreter, v: &Value) -> Expr {
+    match v {
+        Value::Code(e) => (**e).clone(),
+        Value::Void => ex(ExprKind::Lit(Literal::Null)),
+        Value::Scalar(c) => match literal_at(c, 0) {
+            Some(l) => ex(ExprKind::Lit(l)),
+            None => hidden_var(i, v.clone()),
+        },
+        Value::Vector(c) if !c.is_empty() && c.ty != DataType::Symbol => {
+            let lits: Option<Vec<Literal>> = (0..c.len()).map(|k| literal_at(c, k)).collect();
+            match lits {
+                Some(l) if c.len() > 1 && l.iter().any(|x| !matches!(x, Literal::Null)) => ex(ExprKind::VecLit(l)),
+                _ => match var_holding(i, v) {
+                    Some(n) => ex(ExprKind::Ident(n)),
+                    None => hidden_var(i, v.clone()),
+                },
+            }
+        }
+        Value::Function(Func::Builtin(id)) => ex(ExprKind::FuncRef(i.registry.get(*id).name.to_string())),
+        Value::Function(Func::User(u)) if u.def.name.is_some() && u.captured.is_empty() => {
+            ex(ExprKind::FuncRef(u.def.name.clone().unwrap_or_default()))
+        }
+        other => match var_holding(i, other) {
+            Some(n) => ex(ExprKind::Ident(n)),
+            None => hidden_var(i, other.clone()),
+        },
+    }
+}
+
+/// The binary operator a function value stands for (`add` → `+`).
+fn binop_of(i: &Interpreter, v: &Value) -> Option<BinOp> {
+    use BinOp::*;
+    const ALL: &[BinOp] = &[
+        Add, Sub, Mul, Div, Ratio, Mod, Dot, Cast, Join, Seq, Pair, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne,
+        In, NotIn, Like, NotLike, ILike, Between, NotBetween, And, Or, At,
+    ];
+    let name = match v {
+        Value::Function(Func::Builtin(id)) => i.registry.get(*id).name,
+        _ => return None,
+    };
+    ALL.iter().copied().find(|op| op.func_name() == name)
+}
+
+fn unop_of(i: &Interpreter, v: &Value) -> Option<UnOp> {
+    match v {
+        Value::Function(Func::Builtin(id)) => match i.registry.get(*id).name {
+            "not" => Some(UnOp::Not),
+            "neg" => Some(UnOp::Neg),
+            "bitNot" => Some(UnOp::BitNot),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn call_expr(i: &mut Interpreter, f: &Value, args: &[Value]) -> Expr {
+    let fe = value_expr(i, f);
+    let args: Vec<Arg> = args.iter().map(|a| Arg::Pos(Some(value_expr(i, a)))).collect();
+    ex(ExprKind::Call(Box::new(fe), args))
+}
+
+// ------------------------------------------------------------------ building expressions
+
+fn expr_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(op) = unop_of(i, &args[0]) {
+        if args.len() == 2 {
+            let x = value_expr(i, &args[1]);
+            return Ok(code(ex(ExprKind::Unary(op, Box::new(x)))));
+        }
+    }
+    if matches!(args[0], Value::Function(_)) && binop_of(i, &args[0]).is_none() {
+        return Ok(code(call_expr(i, &args[0].clone(), &args[1..])));
+    }
+    // operand, operator, operand, ... folded left to right
+    let mut acc = value_expr(i, &args[0]);
+    let mut k = 1;
+    while k < args.len() {
+        let op = binop_of(i, &args[k]).ok_or_else(|| Error::arg(format!("expr: argument {} must be an operator", k + 1)))?;
+        let rhs = args.get(k + 1).ok_or_else(|| Error::arg("expr: an operator needs a right operand"))?;
+        let r = value_expr(i, rhs);
+        acc = ex(ExprKind::Binary(op, Box::new(acc), Box::new(r)));
+        k += 2;
+    }
+    Ok(code(acc))
+}
+
+fn binary_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let op = binop_of(i, &args[2]).ok_or_else(|| Error::arg("The optr argument of [binaryExpr] must be a binary operator"))?;
+    let (x, y) = (value_expr(i, &args[0]), value_expr(i, &args[1]));
+    Ok(code(ex(ExprKind::Binary(op, Box::new(x), Box::new(y)))))
+}
+
+fn unified_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let objs = match &args[0] {
+        Value::Tuple(t) => t.iter().cloned().collect::<Vec<_>>(),
+        other => return Err(Error::arg(format!("The objs argument of [unifiedExpr] must be a tuple, not {}", describe(other)))),
+    };
+    let ops: Vec<Value> = match &args[1] {
+        Value::Tuple(t) => t.iter().cloned().collect(),
+        other => vec![other.clone()],
+    };
+    if objs.len() != ops.len() + 1 {
+        return Err(Error::arg("unifiedExpr needs one operator fewer than operands"));
+    }
+    let mut acc = value_expr(i, &objs[0]);
+    for (k, o) in ops.iter().enumerate() {
+        let op = binop_of(i, o).ok_or_else(|| Error::arg("The optrs of [unifiedExpr] must be binary operators"))?;
+        let r = value_expr(i, &objs[k + 1]);
+        acc = ex(ExprKind::Binary(op, Box::new(acc), Box::new(r)));
+    }
+    Ok(code(acc))
+}
+
+fn make_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    Ok(code(call_expr(i, &args[0].clone(), &args[1..])))
+}
+
+fn make_unified_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let rest: Vec<Value> = match &args[1] {
+        Value::Tuple(t) => t.iter().cloned().collect(),
+        other => vec![other.clone()],
+    };
+    Ok(code(call_expr(i, &args[0].clone(), &rest)))
+}
+
+// ------------------------------------------------------------------ eval and parseExpr
+
+fn eval_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    match &args[0] {
+        Value::Code(e) => {
+            let e = e.clone();
+            i.eval(&e)
+        }
+        Value::Tuple(items) => {
+            let items = items.clone();
+            let out: Vec<Value> = items
+                .iter()
+                .map(|v| match v {
+                    Value::Code(e) => i.eval(e),
+                    other => Ok(other.clone()),
+                })
+                .collect::<Result<_>>()?;
+            Ok(Value::tuple(out))
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+/// Replace identifiers bound in `vars` by metacode for their values.
+fn substitute(i: &mut Interpreter, e: &mut Expr, vars: &[(String, Value)]) {
+    let sub = |i: &mut Interpreter, x: &mut Expr| substitute(i, x, vars);
+    match &mut e.kind {
+        ExprKind::Ident(n) => {
+            if let Some((_, v)) = vars.iter().find(|(k, _)| k == n) {
+                let v = v.clone();
+                *e = value_expr(i, &v);
+            }
+        }
+        ExprKind::Binary(_, a, b) => {
+            sub(i, a);
+            sub(i, b);
+        }
+        ExprKind::Unary(_, a) | ExprKind::Meta(a) | ExprKind::IsNull(a, _) => sub(i, a),
+        ExprKind::Compare(items, _) | ExprKind::Vector(items) | ExprKind::Tuple(items) => items.iter_mut().for_each(|x| sub(i, x)),
+        ExprKind::Infix(a, b, c) | ExprKind::Ternary(a, b, c) => {
+            sub(i, a);
+            sub(i, b);
+            sub(i, c);
+        }
+        ExprKind::Call(f, args) | ExprKind::Partial(f, args) => {
+            sub(i, f);
+            for a in args.iter_mut() {
+                match a {
+                    Arg::Pos(Some(x)) | Arg::Named(_, x) => sub(i, x),
+                    Arg::Pos(None) => {}
+                }
+            }
+        }
+        ExprKind::Method(t, _, args) => {
+            sub(i, t);
+            for a in args.iter_mut() {
+                match a {
+                    Arg::Pos(Some(x)) | Arg::Named(_, x) => sub(i, x),
+                    Arg::Pos(None) => {}
+                }
+            }
+        }
+        ExprKind::Index(t, idx) => {
+            sub(i, t);
+            idx.iter_mut().flatten().for_each(|x| sub(i, x));
+        }
+        ExprKind::Member(t, _) | ExprKind::Template(t, _) => sub(i, t),
+        ExprKind::Dict(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+            sub(i, k);
+            sub(i, v);
+        }),
+        ExprKind::Select(q) => {
+            q.items.iter_mut().for_each(|it| sub(i, &mut it.expr));
+            q.where_.iter_mut().for_each(|w| sub(i, w));
+        }
+        _ => {}
+    }
+}
+
+fn parse_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let text = args[0].as_str().ok_or_else(|| Error::arg("The text argument of [parseExpr] must be a string"))?.to_string();
+    let mut e = {
+        let is_fn = |n: &str| i.is_function_name(n);
+        beluga_lang::parse_expr(&text, &is_fn).map_err(|e| Error::syntax(e.message, e.span))?
+    };
+    if let Some(Value::Dict(d)) = opt(&args, 1) {
+        let keys = &d.keys;
+        let mut vars = Vec::with_capacity(keys.len());
+        for k in 0..keys.len() {
+            let name = keys.str_at(k).unwrap_or("").to_string();
+            let v = i.index_value(Value::Dict(d.clone()), vec![Value::string(&name)])?;
+            vars.push((name, v));
+        }
+        substitute(i, &mut e, &vars);
+    }
+    Ok(code(e))
+}
+
+// ------------------------------------------------------------------ SQL metacode
+
+/// `expr as alias` inside metacode.
+pub fn alias_expr(e: Expr, alias: &str) -> Expr {
+    ex(ExprKind::Call(Box::new(ex(ExprKind::FuncRef(ALIAS_FN.into()))), vec![Arg::Pos(Some(e)), Arg::Pos(Some(ex(ExprKind::Lit(Literal::Str(alias.to_string())))))]))
+}
+
+/// Split an aliased expression into the expression and its alias.
+pub fn split_alias(e: &Expr) -> (Expr, Vec<String>) {
+    if let ExprKind::Call(f, args) = &e.kind {
+        if matches!(&f.kind, ExprKind::FuncRef(n) | ExprKind::Ident(n) if n == ALIAS_FN) {
+            if let [Arg::Pos(Some(x)), Arg::Pos(Some(Expr { kind: ExprKind::Lit(Literal::Str(a)), .. }))] = args.as_slice() {
+                return (x.clone(), a.split('`').map(|s| s.to_string()).collect());
+            }
+        }
+    }
+    (e.clone(), vec![])
+}
+
+fn alias_builtin(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    Ok(args.into_iter().next().unwrap_or(Value::Void))
+}
+
+fn col_code(name: &str, func: Option<&Value>, alias: Option<&str>, i: &mut Interpreter) -> Value {
+    let c = ex(ExprKind::Ident(name.to_string()));
+    match func {
+        None => code(match alias {
+            Some(a) => alias_expr(c, a),
+            None => c,
+        }),
+        Some(f) => {
+            let fe = value_expr(i, f);
+            let fname = match f {
+                Value::Function(func) => i.func_name(func),
+                _ => "col".into(),
+            };
+            let call = ex(ExprKind::Call(Box::new(fe), vec![Arg::Pos(Some(c))]));
+            let a = alias.map(|s| s.to_string()).unwrap_or_else(|| format!("{fname}_{name}"));
+            code(alias_expr(call, &a))
+        }
+    }
+}
+
+fn sql_col(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let names = col("sqlCol", &args[0])?;
+    if !names.ty.is_literal() {
+        return Err(Error::arg("The colName argument of [sqlCol] must be a string"));
+    }
+    let func = opt(&args, 1).cloned();
+    let aliases: Option<Column> = opt(&args, 2).map(|v| col("sqlCol", v)).transpose()?;
+    let one = |i: &mut Interpreter, k: usize| -> Value {
+        let alias = aliases.as_ref().and_then(|a| a.str_at(if a.len() == 1 { 0 } else { k }).map(|s| s.to_string()));
+        col_code(names.str_at(k).unwrap_or(""), func.as_ref(), alias.as_deref(), i)
+    };
+    if args[0].is_scalar() {
+        return Ok(one(i, 0));
+    }
+    let items: Vec<Value> = (0..names.len()).map(|k| one(i, k)).collect();
+    Ok(Value::tuple(items))
+}
+
+fn sql_col_alias(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let e = value_expr(i, &args[0]);
+    match opt(&args, 1) {
+        None => Ok(code(e)),
+        Some(v) => {
+            let names = col("sqlColAlias", v)?;
+            let joined: Vec<String> = (0..names.len()).map(|k| names.str_at(k).unwrap_or("").to_string()).collect();
+            Ok(code(alias_expr(split_alias(&e).0, &joined.join("`"))))
+        }
+    }
+}
+
+fn sql_tuple(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let names = col("sqlTuple", &args[0])?;
+    let items: Vec<Expr> = (0..names.len()).map(|k| ex(ExprKind::Ident(names.str_at(k).unwrap_or("").to_string()))).collect();
+    let _ = i;
+    Ok(code(ex(ExprKind::Vector(items))))
+}
+
+/// Metacode items of a select/where/group argument: one code object or a tuple of them.
+fn code_list(i: &mut Interpreter, v: Option<&Value>) -> Vec<Expr> {
+    match v {
+        None => vec![],
+        Some(Value::Tuple(items)) => items.clone().iter().map(|x| value_expr(i, x)).collect(),
+        Some(Value::Code(e)) => match &e.kind {
+            // <[a, b]> lists several items
+            ExprKind::Vector(items) => items.clone(),
+            _ => vec![(**e).clone()],
+        },
+        Some(other) => vec![value_expr(i, other)],
+    }
+}
+
+fn select_items(es: Vec<Expr>) -> Vec<SelectItem> {
+    es.into_iter()
+        .map(|e| {
+            let (x, alias) = split_alias(&e);
+            SelectItem { expr: x, alias }
+        })
+        .collect()
+}
+
+fn table_ref(i: &mut Interpreter, v: &Value) -> Expr {
+    match v {
+        Value::Scalar(c) if c.ty.is_literal() => ex(ExprKind::Ident(c.str_at(0).unwrap_or("").to_string())),
+        other => value_expr(i, other),
+    }
+}
+
+fn bools(v: Option<&Value>, n: usize) -> Vec<bool> {
+    match v.and_then(|x| x.column().cloned()) {
+        None => vec![true; n],
+        Some(c) => (0..n.max(1)).map(|k| c.i64_at(if c.len() == 1 { 0 } else { k.min(c.len() - 1) }).map(|x| x != 0).unwrap_or(true)).collect(),
+    }
+}
+
+fn sql(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let items = select_items(code_list(i, Some(&args[0])));
+    let from = table_ref(i, &args[1]);
+    let where_ = code_list(i, opt(&args, 2));
+    let group_exprs = code_list(i, opt(&args, 3));
+    let group_flag = opt(&args, 4).and_then(|v| v.as_i64()).unwrap_or(1);
+    let csort = code_list(i, opt(&args, 5));
+    let csort_asc = bools(opt(&args, 6), csort.len());
+    let having = code_list(i, opt(&args, 7)).into_iter().next();
+    let order = code_list(i, opt(&args, 8));
+    let order_asc = bools(opt(&args, 9), order.len());
+    let limit = match opt(&args, 10) {
+        None => None,
+        Some(Value::Pair(c)) => {
+            let a = literal_at(c, 0).map(|l| ex(ExprKind::Lit(l)));
+            let b = literal_at(c, 1).map(|l| ex(ExprKind::Lit(l))).unwrap_or_else(|| ex(ExprKind::Lit(Literal::Null)));
+            Some((a, b))
+        }
+        Some(v) => Some((None, value_expr(i, v))),
+    };
+    let exec = opt(&args, 12).and_then(|v| v.as_bool()).unwrap_or(false);
+    let map = opt(&args, 13).and_then(|v| v.as_bool()).unwrap_or(false);
+    let group = if group_exprs.is_empty() {
+        None
+    } else {
+        let kind = match group_flag {
+            0 => GroupKind::ContextBy,
+            2 => GroupKind::PivotBy,
+            _ => GroupKind::GroupBy,
+        };
+        Some((kind, select_items(group_exprs)))
+    };
+    let q = SelectQuery {
+        exec,
+        top: None,
+        distinct: false,
+        items,
+        from: Some(FromItem::Table(from, None)),
+        where_,
+        group,
+        cgroup: vec![],
+        csort: csort.into_iter().zip(csort_asc).map(|(expr, asc)| OrderItem { expr, asc, nulls_first: None }).collect(),
+        having,
+        order: order.into_iter().zip(order_asc).map(|(expr, asc)| OrderItem { expr, asc, nulls_first: None }).collect(),
+        limit,
+        map,
+        span: Span::default(),
+    };
+    Ok(code(ex(ExprKind::Select(Box::new(q)))))
+}
+
+/// Metacode running one statement when evaluated: a call of a zero-argument lambda.
+fn stmt_code(s: StmtKind) -> Value {
+    let def = FuncDef {
+        name: None,
+        params: vec![],
+        body: FuncBody::Block(vec![Stmt { kind: s, span: Span::default() }]),
+        aggregate: false,
+        span: Span::default(),
+        text: String::new(),
+    };
+    code(ex(ExprKind::Call(Box::new(ex(ExprKind::Lambda(Arc::new(def)))), vec![])))
+}
+
+fn sql_update(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let table = table_ref(i, &args[0]);
+    let mut sets = Vec::new();
+    for e in code_list(i, Some(&args[1])) {
+        let (x, alias) = split_alias(&e);
+        let name = alias.first().cloned().ok_or_else(|| Error::arg("The updates of [sqlUpdate] must be metacode with aliases (sqlColAlias)"))?;
+        sets.push((name, x));
+    }
+    let from = opt(&args, 2).map(|v| FromItem::Table(table_ref(i, v), None));
+    let where_ = code_list(i, opt(&args, 3));
+    let context_by = select_items(code_list(i, opt(&args, 4)));
+    let csort = code_list(i, opt(&args, 5));
+    let csort_asc = bools(opt(&args, 6), csort.len());
+    let having = code_list(i, opt(&args, 7)).into_iter().next();
+    let u = UpdateStmt {
+        table,
+        sets,
+        from,
+        where_,
+        context_by,
+        csort: csort.into_iter().zip(csort_asc).map(|(expr, asc)| OrderItem { expr, asc, nulls_first: None }).collect(),
+        having,
+    };
+    Ok(stmt_code(StmtKind::Update(Box::new(u))))
+}
+
+fn sql_delete(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let table = table_ref(i, &args[0]);
+    let where_ = code_list(i, opt(&args, 1));
+    Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_ }))))
+}
+
+// ------------------------------------------------------------------ syntax
+
+fn syntax(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let text = match &args[0] {
+        Value::Function(Func::Builtin(id)) => {
+            let b = i.registry.get(*id);
+            let params: Vec<String> = b
+                .params
+                .iter()
+                .enumerate()
+                .map(|(k, p)| if k >= b.min as usize { format!("[{p}]") } else { p.to_string() })
+                .collect();
+            format!("{}({})", b.name, params.join(", "))
+        }
+        Value::Function(Func::User(u)) => {
+            let params: Vec<String> = u.def.params.iter().map(|p| if p.default.is_some() { format!("[{}]", p.name) } else { p.name.clone() }).collect();
+            format!("{}({})", u.def.name.clone().unwrap_or_else(|| "lambda".into()), params.join(", "))
+        }
+        Value::Function(func) => format!("{}(...)", i.func_name(func)),
+        other => return Err(Error::unsupported("syntax", describe(other))),
+    };
+    Ok(Value::string(&text))
+}
+
+pub const DEFS: &[Builtin] = &[
+    f("__alias", Kind::System, 1, 2, alias_builtin),
+    f("binaryExpr", Kind::System, 3, 3, binary_expr),
+    fp("eval", Kind::System, 1, 1, eval_fn, &["obj"]),
+    f("expr", Kind::System, 2, u8::MAX, expr_fn),
+    f("makeCall", Kind::System, 1, u8::MAX, make_call),
+    fp("makeUnifiedCall", Kind::System, 2, 2, make_unified_call, &["func", "args"]),
+    fp("parseExpr", Kind::System, 1, 4, parse_expr, &["text", "varDict", "modules", "overwriteByDict"]),
+    fp(
+        "sql",
+        Kind::System,
+        2,
+        15,
+        sql,
+        &["select", "from", "where", "groupBy", "groupFlag", "csort", "ascSort", "having", "orderBy", "ascOrder", "limit", "hint", "exec", "map", "cgroupBy"],
+    ),
+    fp("sqlCol", Kind::System, 1, 4, sql_col, &["colName", "func", "alias", "qualifier"]),
+    fp("sqlColAlias", Kind::System, 1, 2, sql_col_alias, &["colDefs", "colNames"]),
+    fp("sqlDelete", Kind::System, 1, 3, sql_delete, &["table", "where", "from"]),
+    fp("sqlTuple", Kind::System, 1, 1, sql_tuple, &["colNames"]),
+    fp("sqlUpdate", Kind::System, 2, 8, sql_update, &["table", "updates", "from", "where", "contextBy", "csort", "ascSort", "having"]),
+    fp("syntax", Kind::System, 1, 1, syntax, &["func"]),
+    fp("unifiedExpr", Kind::System, 2, 2, unified_expr, &["objs", "optrs"]),
+];

@@ -1,0 +1,432 @@
+//! Builtins: sorting and ranking (sort, sort!, isort, isort!, isortTop, isSorted, rank,
+//! denseRank).
+//!
+//! Every column is first mapped to order-preserving `u64` keys (nulls → 0, so they sort
+//! first ascending and last descending); sorting then works on `(key, index)` pairs, which
+//! makes it O(n log n) and stable without a per-element `Value`.
+
+use crate::util::{col, describe, opt, vector_fn};
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::eval::Interpreter;
+use beluga_runtime::null::Native;
+use beluga_runtime::registry::{fp, Builtin, Kind};
+use beluga_runtime::value::Matrix;
+use beluga_runtime::{DataType, Error, Result, Value};
+use std::sync::Arc;
+
+const SIGN: u64 = 1 << 63;
+
+#[inline(always)]
+fn int_key<T: Native>(x: T) -> u64 {
+    if x.is_null() { 0 } else { (x.to_i64() as u64) ^ SIGN }
+}
+
+#[inline(always)]
+fn float_key(x: f64) -> u64 {
+    if x.is_null() {
+        return 0;
+    }
+    let b = (x + 0.0).to_bits();
+    if b & SIGN != 0 { !b } else { b | SIGN }
+}
+
+/// Dense 1-based ranks of `n` items ordered by `cmp` (null items, flagged by `is_null`, get 0).
+fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<u64> {
+    let mut idx: Vec<usize> = (0..n).filter(|&i| !is_null(i)).collect();
+    idx.sort_by(|&a, &b| cmp(a, b));
+    let mut out = vec![0u64; n];
+    let mut rank = 0u64;
+    for (k, &i) in idx.iter().enumerate() {
+        if k == 0 || cmp(idx[k - 1], i) != std::cmp::Ordering::Equal {
+            rank += 1;
+        }
+        out[i] = rank;
+    }
+    out
+}
+
+/// Order-preserving keys of every element: equal values get equal keys, null gets 0.
+pub fn sort_keys(c: &Column) -> Vec<u64> {
+    match &*c.data {
+        ColData::I8(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I16(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I32(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I64(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::F32(v) => v.iter().map(|&x| if x.is_null() { 0 } else { float_key(x as f64) }).collect(),
+        ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
+        ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
+        ColData::Str(s) => dense_keys_by(s.len(), |i| s.get(i).is_empty(), |a, b| s.get(a).cmp(s.get(b))),
+        ColData::Sym(s) => {
+            // rank the symbol base once, then map codes
+            let names = &s.dict.names;
+            let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
+            s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
+        }
+    }
+}
+
+/// Stable argsort of keys (ascending, or descending with nulls last).
+pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
+    let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
+    p.sort_unstable();
+    p.into_iter().map(|(_, i)| i as usize).collect()
+}
+
+/// Stable argsort of a column.
+pub fn argsort(c: &Column, asc: bool) -> Vec<usize> {
+    argsort_keys(&sort_keys(c), asc)
+}
+
+/// Stable lexicographic argsort over several key columns of equal length.
+pub fn argsort_multi(cols: &[Column], asc: &[bool]) -> Result<Vec<usize>> {
+    let n = cols.first().map(|c| c.len()).unwrap_or(0);
+    if cols.iter().any(|c| c.len() != n) {
+        return Err(Error::size("All sort keys must have the same length"));
+    }
+    if cols.len() == 1 {
+        return Ok(argsort(&cols[0], asc.first().copied().unwrap_or(true)));
+    }
+    let keys: Vec<Vec<u64>> = cols.iter().map(sort_keys).collect();
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_by(|&a, &b| {
+        for (k, key) in keys.iter().enumerate() {
+            let up = asc.get(k).copied().unwrap_or(asc.last().copied().unwrap_or(true));
+            let o = key[a].cmp(&key[b]);
+            let o = if up { o } else { o.reverse() };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    Ok(idx)
+}
+
+fn to_int_vec(idx: &[usize]) -> Value {
+    Value::Vector(Column::from_vec(DataType::Int, idx.iter().map(|&i| i as i32).collect::<Vec<i32>>()))
+}
+
+/// `ascending` argument: a BOOL scalar (or BOOL vector for multi-key sorts).
+fn asc_flags(name: &str, v: Option<&Value>) -> Result<Vec<bool>> {
+    match v {
+        None => Ok(vec![true]),
+        Some(Value::Scalar(c)) | Some(Value::Vector(c)) if c.ty.is_numeric() => {
+            Ok((0..c.len()).map(|i| c.f64_at(i).map(|x| x != 0.0).unwrap_or(true)).collect())
+        }
+        Some(other) => Err(Error::arg(format!("The ascending argument of [{name}] must be a boolean, not {}", describe(other)))),
+    }
+}
+
+fn asc_flag(name: &str, v: Option<&Value>) -> Result<bool> {
+    Ok(asc_flags(name, v)?.first().copied().unwrap_or(true))
+}
+
+fn bool_opt(name: &str, v: Option<&Value>, what: &str, default: bool) -> Result<bool> {
+    match v {
+        None => Ok(default),
+        Some(x) => x
+            .as_bool()
+            .or_else(|| if x.is_null_scalar() { Some(default) } else { None })
+            .ok_or_else(|| Error::arg(format!("The {what} argument of [{name}] must be a boolean"))),
+    }
+}
+
+// ------------------------------------------------------------------ sort
+
+fn sort_value(name: &str, x: &Value, asc: bool) -> Result<Value> {
+    match x {
+        Value::Vector(c) => Ok(Value::Vector(c.take_usize(&argsort(c, asc)))),
+        Value::Pair(c) => Ok(Value::Pair(c.take_usize(&argsort(c, asc)))),
+        Value::Scalar(_) => Ok(x.clone()),
+        // a matrix sorts all of its elements and keeps its shape
+        Value::Matrix(m) => {
+            let data = m.data.take_usize(&argsort(&m.data, asc));
+            Ok(Value::Matrix(Arc::new(Matrix { data, rows: m.rows, cols: m.cols, row_labels: None, col_labels: None })))
+        }
+        Value::Tuple(items) if items.is_empty() => Ok(x.clone()),
+        other => Err(Error::unsupported(name, describe(other))),
+    }
+}
+
+fn sort(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flag("sort", opt(&args, 1))?;
+    sort_value("sort", &args[0], asc)
+}
+
+fn sort_inplace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flag("sort!", opt(&args, 1))?;
+    sort_value("sort!", &args[0], asc)
+}
+
+// ------------------------------------------------------------------ isort
+
+fn key_columns(name: &str, x: &Value) -> Result<Vec<Column>> {
+    match x {
+        Value::Tuple(items) => items.iter().map(|v| col(name, v)).collect(),
+        Value::Table(t) => Ok(t.cols.clone()),
+        Value::Matrix(m) => Ok((0..m.cols).map(|c| m.column(c)).collect()),
+        Value::Vector(c) | Value::Pair(c) => Ok(vec![c.clone()]),
+        other => Err(Error::unsupported(name, describe(other))),
+    }
+}
+
+fn isort(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flags("isort", opt(&args, 1))?;
+    if let Value::Scalar(_) = &args[0] {
+        return Ok(to_int_vec(&[0]));
+    }
+    let keys = key_columns("isort", &args[0])?;
+    Ok(to_int_vec(&argsort_multi(&keys, &asc)?))
+}
+
+/// `isort!(X, ascending, y)` = `y[isort(X, ascending)]`. The interpreter writes an in-place
+/// result back to the first argument only, so X is left unchanged and the result returned.
+fn isort_inplace(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flags("isort!", opt(&args, 1))?;
+    let keys = key_columns("isort!", &args[0])?;
+    let idx = argsort_multi(&keys, &asc)?;
+    let out = match args.get(2) {
+        Some(Value::Vector(y)) => {
+            if y.len() != idx.len() {
+                return Err(Error::size("The indices argument of [isort!] must have the same length as X"));
+            }
+            Value::Vector(y.take_usize(&idx))
+        }
+        Some(other) => return Err(Error::unsupported("isort!", describe(other))),
+        None => to_int_vec(&idx),
+    };
+    i.inplace_out = Some(args[0].clone());
+    Ok(out)
+}
+
+fn isort_top(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let top = crate::util::int_arg("isortTop", &args[1], "top")?;
+    let asc = asc_flags("isortTop", opt(&args, 2))?;
+    let keys = key_columns("isortTop", &args[0])?;
+    let n = keys.first().map(|c| c.len()).unwrap_or(0);
+    let top = (top.max(0) as usize).min(n);
+    if keys.len() == 1 {
+        let up = asc[0];
+        let mut p: Vec<(u64, u32)> =
+            sort_keys(&keys[0]).into_iter().enumerate().map(|(i, k)| (if up { k } else { !k }, i as u32)).collect();
+        if top < n && top > 0 {
+            p.select_nth_unstable(top - 1);
+        }
+        p.truncate(top);
+        p.sort_unstable();
+        let idx: Vec<usize> = p.into_iter().map(|(_, i)| i as usize).collect();
+        return Ok(to_int_vec(&idx));
+    }
+    let mut idx = argsort_multi(&keys, &asc)?;
+    idx.truncate(top);
+    Ok(to_int_vec(&idx))
+}
+
+fn is_sorted(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flag("isSorted", opt(&args, 1))?;
+    let c = match &args[0] {
+        Value::Vector(c) | Value::Pair(c) => c.clone(),
+        Value::Scalar(_) => return Ok(Value::bool(true)),
+        other => return Err(Error::unsupported("isSorted", describe(other))),
+    };
+    let k = sort_keys(&c);
+    let ok = if asc { k.windows(2).all(|w| w[0] <= w[1]) } else { k.windows(2).all(|w| w[0] >= w[1]) };
+    Ok(Value::bool(ok))
+}
+
+// ------------------------------------------------------------------ rank
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ties {
+    Min,
+    Max,
+    Average,
+    First,
+}
+
+struct RankOpts {
+    asc: bool,
+    group_num: Option<usize>,
+    ignore_na: bool,
+    ties: Ties,
+    percent: bool,
+    precision: Option<i32>,
+}
+
+/// Keys for `rank` with a float precision: values within 10^-p of the previous distinct
+/// value (in sorted order) are treated as equal.
+fn precision_keys(c: &Column, p: i32) -> Result<Vec<u64>> {
+    if !c.ty.is_numeric() {
+        return Err(Error::arg("The precision argument of [rank] requires a numeric X"));
+    }
+    let v = crate::util::f64s(c);
+    let eps = 10f64.powi(-p);
+    let keys = sort_keys(c);
+    let order = argsort_keys(&keys, true);
+    let mut out = vec![0u64; v.len()];
+    let mut rank = 0u64;
+    let mut anchor = f64::NAN;
+    for &i in &order {
+        if keys[i] == 0 {
+            continue;
+        }
+        if anchor.is_nan() || (v[i] - anchor).abs() > eps {
+            rank += 1;
+            anchor = v[i];
+        }
+        out[i] = rank;
+    }
+    Ok(out)
+}
+
+fn rank_column(c: &Column, o: &RankOpts, dense: bool) -> Result<Column> {
+    let keys = match o.precision {
+        Some(p) => precision_keys(c, p)?,
+        None => sort_keys(c),
+    };
+    let n = keys.len();
+    let order = argsort_keys(&keys, o.asc);
+    // positions in `order` of valid elements
+    let valid: Vec<usize> = if o.ignore_na { order.iter().copied().filter(|&i| keys[i] != 0).collect() } else { order };
+    let m = valid.len();
+    let mut rank = vec![f64::NAN; n];
+    let mut k = 0;
+    let mut dense_no = 0usize;
+    while k < m {
+        let mut e = k + 1;
+        while e < m && keys[valid[e]] == keys[valid[k]] {
+            e += 1;
+        }
+        for (j, &i) in valid[k..e].iter().enumerate() {
+            rank[i] = if dense {
+                dense_no as f64
+            } else {
+                match o.ties {
+                    Ties::Min => k as f64,
+                    Ties::Max => (e - 1) as f64,
+                    Ties::Average => (k + e - 1) as f64 / 2.0,
+                    Ties::First => (k + j) as f64,
+                }
+            };
+        }
+        dense_no += 1;
+        k = e;
+    }
+    if let Some(g) = o.group_num {
+        // group of sorted position p: the first m % g groups hold one extra element
+        let (q, r) = (m / g, m % g);
+        let group_of = |p: usize| -> usize {
+            let big = r * (q + 1);
+            if p < big { p / (q + 1) } else if q == 0 { r } else { r + (p - big) / q }
+        };
+        // ties get the smallest group: the group of their minimum sorted position
+        let mut k = 0;
+        while k < m {
+            let mut e = k + 1;
+            while e < m && keys[valid[e]] == keys[valid[k]] {
+                e += 1;
+            }
+            let g0 = group_of(k) as f64;
+            for &i in &valid[k..e] {
+                rank[i] = g0;
+            }
+            k = e;
+        }
+        let out: Vec<i32> = rank.iter().map(|&x| if x.is_nan() { i32::NULL } else { x as i32 }).collect();
+        return Ok(Column::from_vec(DataType::Int, out));
+    }
+    if o.percent {
+        let denom = if dense { dense_no } else { m } as f64;
+        let out: Vec<f64> = rank.iter().map(|&x| if x.is_nan() { f64::NULL } else { (x + 1.0) / denom }).collect();
+        return Ok(Column::from_vec(DataType::Double, out));
+    }
+    if o.ties == Ties::Average && !dense {
+        let out: Vec<f64> = rank.iter().map(|&x| if x.is_nan() { f64::NULL } else { x }).collect();
+        return Ok(Column::from_vec(DataType::Double, out));
+    }
+    let out: Vec<i32> = rank.iter().map(|&x| if x.is_nan() { i32::NULL } else { x as i32 }).collect();
+    Ok(Column::from_vec(DataType::Int, out))
+}
+
+fn rank_value(name: &str, x: &Value, o: &RankOpts, dense: bool) -> Result<Value> {
+    match x {
+        Value::Dict(d) => {
+            let vals = match &d.vals {
+                beluga_runtime::value::DictVals::Col(c) => c.clone(),
+                _ => return Err(Error::unsupported(name, "an ANY dictionary")),
+            };
+            Ok(Value::Vector(rank_column(&vals, o, dense)?))
+        }
+        Value::Scalar(_) | Value::Vector(_) | Value::Pair(_) | Value::Matrix(_) | Value::Table(_) | Value::Tuple(_) => {
+            vector_fn(name, x, &|c| rank_column(c, o, dense))
+        }
+        other => Err(Error::unsupported(name, describe(other))),
+    }
+}
+
+fn rank(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flag("rank", opt(&args, 1))?;
+    let group_num = match opt(&args, 2) {
+        None => None,
+        Some(v) => {
+            let g = crate::util::int_arg("rank", v, "groupNum")?;
+            if g <= 0 {
+                return Err(Error::arg("The groupNum argument of [rank] must be a positive integer"));
+            }
+            Some(g as usize)
+        }
+    };
+    let ignore_na = bool_opt("rank", opt(&args, 3), "ignoreNA", true)?;
+    let ties = match opt(&args, 4) {
+        None => Ties::Min,
+        Some(v) => match v.as_str().unwrap_or("") {
+            "min" => Ties::Min,
+            "max" => Ties::Max,
+            "average" | "avg" => Ties::Average,
+            "first" => Ties::First,
+            other => return Err(Error::arg(format!("The tiesMethod argument of [rank] must be 'min', 'max', 'average' or 'first', not '{other}'"))),
+        },
+    };
+    let percent = bool_opt("rank", opt(&args, 5), "percent", false)?;
+    let precision = match opt(&args, 6) {
+        None => None,
+        Some(v) => {
+            let p = crate::util::int_arg("rank", v, "precision")?;
+            if !(1..=15).contains(&p) {
+                return Err(Error::arg("The precision argument of [rank] must be between 1 and 15"));
+            }
+            if ties == Ties::First {
+                return Err(Error::arg("The tiesMethod of [rank] can't be 'first' when precision is given"));
+            }
+            Some(p as i32)
+        }
+    };
+    let o = RankOpts { asc, group_num, ignore_na, ties, percent, precision };
+    rank_value("rank", &args[0], &o, false)
+}
+
+fn dense_rank(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let asc = asc_flag("denseRank", opt(&args, 1))?;
+    let ignore_na = bool_opt("denseRank", opt(&args, 2), "ignoreNA", true)?;
+    let percent = bool_opt("denseRank", opt(&args, 3), "percent", false)?;
+    let o = RankOpts { asc, group_num: None, ignore_na, ties: Ties::Min, percent, precision: None };
+    rank_value("denseRank", &args[0], &o, true)
+}
+
+pub const DEFS: &[Builtin] = &[
+    fp("denseRank", Kind::VectorToVector, 1, 4, dense_rank, &["X", "ascending", "ignoreNA", "percent"]),
+    fp("isort", Kind::VectorToVector, 1, 2, isort, &["X", "ascending"]),
+    fp("isort!", Kind::System, 1, 3, isort_inplace, &["X", "ascending", "y"]),
+    fp("isortTop", Kind::System, 2, 3, isort_top, &["X", "top", "ascending"]),
+    fp("isSorted", Kind::Aggregate, 1, 2, is_sorted, &["X", "ascending"]),
+    fp(
+        "rank",
+        Kind::VectorToVector,
+        1,
+        7,
+        rank,
+        &["X", "ascending", "groupNum", "ignoreNA", "tiesMethod", "percent", "precision"],
+    ),
+    fp("sort", Kind::VectorToVector, 1, 2, sort, &["X", "ascending"]),
+    fp("sort!", Kind::System, 1, 2, sort_inplace, &["obj", "ascending"]),
+];

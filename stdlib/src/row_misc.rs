@@ -1,0 +1,495 @@
+//! Row-wise functions whose result has the shape of X: rowCumsum/prod/max/min/wsum,
+//! rowMove/Prev/Next, rowRank, rowDenseRank; plus rowAt, rowAlign and rowGmd5.
+//!
+//! X is a matrix (result: matrix), a tuple of equal-length vectors taken as columns (result:
+//! tuple), a table or a vector. Array vectors do not exist in the runtime yet; rowAlign and
+//! rowGmd5 take "columnar tuples" (a tuple whose elements are the rows) in their place.
+
+use crate::row::{gather, RowCol};
+use crate::window::{opt_bool, opt_str, Slice};
+use crate::window_order::{ties_arg, Ties};
+use crate::with_slice;
+use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::null::Native;
+use beluga_runtime::value::Matrix;
+use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Rebuild a value of X's form from per-column results.
+fn reshape_like(x: &Value, cols: Vec<Column>) -> Result<Value> {
+    Ok(match x {
+        Value::Matrix(m) => {
+            let ty = cols.first().map(|c| c.ty).unwrap_or(m.data.ty);
+            let refs: Vec<&Column> = cols.iter().collect();
+            Value::Matrix(Arc::new(Matrix { data: Column::concat(ty, &refs), ..(**m).clone() }))
+        }
+        Value::Table(t) => Value::table(Table::new(t.names.clone(), cols)?),
+        Value::Vector(_) => Value::Vector(cols.into_iter().next().unwrap_or_else(|| Column::from_vec(DataType::Double, Vec::<f64>::new()))),
+        _ => Value::tuple(cols.into_iter().map(Value::Vector).collect()),
+    })
+}
+
+fn shaped_cols<'a>(name: &str, x: &'a Value) -> Result<(usize, Vec<RowCol<'a>>)> {
+    match x {
+        Value::Matrix(_) | Value::Tuple(_) | Value::Table(_) | Value::Vector(_) => {
+            let rows = gather(name, std::slice::from_ref(x))?;
+            Ok((rows.n, rows.cols))
+        }
+        other => Err(Error::unsupported(name, crate::util::describe(other))),
+    }
+}
+
+fn values_f64(c: &RowCol, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|r| with_slice!(c.s, v => { let x = v[c.at(r)]; if x.is_null() { f64::NAN } else { x.to_f64() } }).unwrap_or(f64::NAN))
+        .collect()
+}
+
+fn values_i64(c: &RowCol, n: usize) -> Vec<i64> {
+    (0..n)
+        .map(|r| with_slice!(c.s, v => { let x = v[c.at(r)]; if x.is_null() { i64::NULL } else { x.to_i64() } }).unwrap_or(i64::NULL))
+        .collect()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum CumOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+}
+
+fn row_cum(name: &str, a: &[Value], op: CumOp) -> Result<Value> {
+    let (n, cols) = shaped_cols(name, &a[0])?;
+    for c in &cols {
+        let t = c.s.ty();
+        if !(t.is_numeric() || t == DataType::Bool || (matches!(op, CumOp::Max | CumOp::Min) && t.is_temporal())) {
+            return Err(Error::unsupported(name, t));
+        }
+    }
+    let floats = cols.iter().any(|c| c.s.ty().is_floating());
+    let mut out = Vec::with_capacity(cols.len());
+    if floats {
+        let mut acc = vec![f64::NAN; n];
+        for c in &cols {
+            for (r, x) in values_f64(c, n).into_iter().enumerate() {
+                if x.is_nan() {
+                    continue;
+                }
+                let a0 = acc[r];
+                acc[r] = if a0.is_nan() {
+                    x
+                } else {
+                    match op {
+                        CumOp::Sum => a0 + x,
+                        CumOp::Prod => a0 * x,
+                        CumOp::Max => a0.max(x),
+                        CumOp::Min => a0.min(x),
+                    }
+                };
+            }
+            out.push(Column::from_vec(DataType::Double, acc.iter().map(|&x| f64::from_f64(x)).collect::<Vec<f64>>()));
+        }
+    } else {
+        let mut acc = vec![i64::NULL; n];
+        let ty = match op {
+            CumOp::Sum => crate::window::sum_type(cols.first().map(|c| c.s.ty()).unwrap_or(DataType::Int)),
+            CumOp::Prod => DataType::Long,
+            _ => cols.first().map(|c| c.s.ty()).unwrap_or(DataType::Int),
+        };
+        let ty = if cols.iter().any(|c| c.s.ty() == DataType::Long) && op == CumOp::Sum { DataType::Long } else { ty };
+        for c in &cols {
+            for (r, x) in values_i64(c, n).into_iter().enumerate() {
+                if x.is_null() {
+                    continue;
+                }
+                let a0 = acc[r];
+                acc[r] = if a0.is_null() {
+                    x
+                } else {
+                    match op {
+                        CumOp::Sum => a0.wrapping_add(x),
+                        CumOp::Prod => a0.wrapping_mul(x),
+                        CumOp::Max => a0.max(x),
+                        CumOp::Min => a0.min(x),
+                    }
+                };
+            }
+            out.push(narrow(ty, &acc));
+        }
+    }
+    reshape_like(&a[0], out)
+}
+
+/// An i64 buffer as a column of an integral/temporal type.
+fn narrow(ty: DataType, v: &[i64]) -> Column {
+    use beluga_runtime::types::Physical;
+    match ty.physical() {
+        Physical::I8 => Column::from_vec(ty, v.iter().map(|&x| if x.is_null() { i8::NULL } else { x as i8 }).collect::<Vec<i8>>()),
+        Physical::I16 => Column::from_vec(ty, v.iter().map(|&x| if x.is_null() { i16::NULL } else { x as i16 }).collect::<Vec<i16>>()),
+        Physical::I32 => Column::from_vec(ty, v.iter().map(|&x| if x.is_null() { i32::NULL } else { x as i32 }).collect::<Vec<i32>>()),
+        _ => Column::from_vec(ty, v.to_vec()),
+    }
+}
+
+pub fn row_cumsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_cum("rowCumsum", &a, CumOp::Sum)
+}
+pub fn row_cumprod(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_cum("rowCumprod", &a, CumOp::Prod)
+}
+pub fn row_cummax(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_cum("rowCummax", &a, CumOp::Max)
+}
+pub fn row_cummin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_cum("rowCummin", &a, CumOp::Min)
+}
+
+/// rowCumwsum(X, Y): running Σ x*y along each row (DOUBLE).
+pub fn row_cumwsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let name = "rowCumwsum";
+    let (n, xc) = shaped_cols(name, &a[0])?;
+    let (m, yc) = shaped_cols(name, &a[1])?;
+    if n != m || xc.len() != yc.len() {
+        return Err(Error::size(format!("The arguments of [{name}] must have the same shape")));
+    }
+    let mut acc = vec![f64::NAN; n];
+    let mut out = Vec::with_capacity(xc.len());
+    for (cx, cy) in xc.iter().zip(&yc) {
+        let (xv, yv) = (values_f64(cx, n), values_f64(cy, n));
+        for r in 0..n {
+            if !xv[r].is_nan() && !yv[r].is_nan() {
+                let p = xv[r] * yv[r];
+                acc[r] = if acc[r].is_nan() { p } else { acc[r] + p };
+            }
+        }
+        out.push(Column::from_vec(DataType::Double, acc.iter().map(|&x| f64::from_f64(x)).collect::<Vec<f64>>()));
+    }
+    reshape_like(&a[0], out)
+}
+
+/// Shift each row by `steps` columns (right for positive steps), filling with nulls.
+fn row_shift(name: &str, x: &Value, steps: i64) -> Result<Value> {
+    let (n, cols) = shaped_cols(name, x)?;
+    let w = cols.len() as i64;
+    let ty = cols.first().map(|c| c.s.ty()).unwrap_or(DataType::Double);
+    let mut out = Vec::with_capacity(cols.len());
+    for j in 0..w {
+        let src = j - steps;
+        if src < 0 || src >= w {
+            out.push(Column::nulls(ty, n));
+        } else {
+            let c = &cols[src as usize];
+            let idx: Vec<i64> = (0..n).map(|r| (c.s.off + c.at(r)) as i64).collect();
+            out.push(c.s.col.take(&idx));
+        }
+    }
+    reshape_like(x, out)
+}
+
+pub fn row_move(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let steps = a.get(1).and_then(|v| v.as_i64()).ok_or_else(|| Error::arg("The steps argument of [rowMove] must be an integer"))?;
+    row_shift("rowMove", &a[0], steps)
+}
+pub fn row_prev(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_shift("rowPrev", &a[0], 1)
+}
+pub fn row_next(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_shift("rowNext", &a[0], -1)
+}
+
+/// Values of one row (NaN for null) across the columns.
+fn row_values(cols: &[Vec<f64>], r: usize) -> Vec<f64> {
+    cols.iter().map(|c| c[r]).collect()
+}
+
+/// Rank of each element within its row. `dense`: consecutive ranks for distinct values.
+fn rank_row(vals: &[f64], asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> (Vec<f64>, usize) {
+    let mut idx: Vec<usize> = (0..vals.len()).filter(|&j| !ignore_na || !vals[j].is_nan()).collect();
+    let key = |j: usize| vals[j];
+    idx.sort_by(|&p, &q| {
+        let (a, b) = (key(p), key(q));
+        let c = match (a.is_nan(), b.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+        };
+        (if asc { c } else { c.reverse() }).then(p.cmp(&q))
+    });
+    let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (!a.is_nan() && !b.is_nan() && (a - b).abs() <= eps);
+    let mut out = vec![f64::NAN; vals.len()];
+    let (mut g, mut dense_rank) = (0usize, 0usize);
+    while g < idx.len() {
+        let mut h = g + 1;
+        while h < idx.len() && same(vals[idx[g]], vals[idx[h]]) {
+            h += 1;
+        }
+        for (k, &j) in idx[g..h].iter().enumerate() {
+            out[j] = if dense {
+                dense_rank as f64
+            } else {
+                match ties {
+                    Ties::Min => g as f64,
+                    Ties::Max => (h - 1) as f64,
+                    Ties::Average => (g + h - 1) as f64 / 2.0,
+                    Ties::First => (g + k) as f64,
+                }
+            };
+        }
+        dense_rank += 1;
+        g = h;
+    }
+    (out, if dense { dense_rank } else { idx.len() })
+}
+
+fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
+    let x = &a[0];
+    let (n, cols) = shaped_cols(name, x)?;
+    let asc = opt_bool(name, a, 1, "ascending", true)?;
+    let (group_num, ignore_na, ties, percent, eps) = if dense {
+        (None, opt_bool(name, a, 2, "ignoreNA", true)?, Ties::Min, opt_bool(name, a, 3, "percent", false)?, 0.0)
+    } else {
+        let g = crate::util::opt(a, 2)
+            .map(|v| v.as_i64().filter(|g| *g >= 1).ok_or_else(|| Error::arg(format!("The groupNum argument of [{name}] must be a positive integer"))))
+            .transpose()?;
+        let ties = ties_arg(name, opt_str(name, a, 4, "tiesMethod", "min")?, true)?;
+        let eps = match crate::util::opt(a, 6) {
+            None => 0.0,
+            Some(p) => {
+                let p = p.as_i64().filter(|p| (1..=15).contains(p)).ok_or_else(|| Error::arg(format!("The precision argument of [{name}] must be in [1, 15]")))?;
+                10f64.powi(-(p as i32))
+            }
+        };
+        (g, opt_bool(name, a, 3, "ignoreNA", true)?, ties, opt_bool(name, a, 5, "percent", false)?, eps)
+    };
+    for c in &cols {
+        let t = c.s.ty();
+        if !(t.is_numeric() || t == DataType::Bool || t.is_temporal()) {
+            return Err(Error::unsupported(name, t));
+        }
+    }
+    let vals: Vec<Vec<f64>> = cols.iter().map(|c| values_f64(c, n)).collect();
+    let w = cols.len();
+    let mut res = vec![vec![f64::NAN; n]; w];
+    for r in 0..n {
+        let rv = row_values(&vals, r);
+        let (rk, total) = rank_row(&rv, asc, ignore_na, ties, dense, eps);
+        for j in 0..w {
+            let mut v = rk[j];
+            if !v.is_nan() {
+                if let Some(g) = group_num {
+                    v = (v * g as f64 / total as f64).floor();
+                } else if percent {
+                    v = (v + 1.0) / total as f64;
+                }
+            }
+            res[j][r] = v;
+        }
+    }
+    let double = percent || ties == Ties::Average;
+    let out: Vec<Column> = res
+        .into_iter()
+        .map(|c| {
+            if double {
+                Column::from_vec(DataType::Double, c.into_iter().map(f64::from_f64).collect::<Vec<f64>>())
+            } else {
+                Column::from_vec(DataType::Int, c.into_iter().map(|f| if f.is_nan() { i32::NULL } else { f as i32 }).collect::<Vec<i32>>())
+            }
+        })
+        .collect();
+    reshape_like(x, out)
+}
+
+pub fn row_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_rank_impl("rowRank", &a, false)
+}
+pub fn row_dense_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    row_rank_impl("rowDenseRank", &a, true)
+}
+
+/// rowAt(X, [Y]): X[r, Y[r]] for an integer vector Y; the selected elements of each row for a
+/// BOOL matrix Y; the positions of the true elements of a BOOL matrix X when Y is omitted.
+pub fn row_at(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let name = "rowAt";
+    let (n, xc) = shaped_cols(name, &a[0])?;
+    let pick = |r: usize, j: usize| -> i64 { (xc[j].s.off + xc[j].at(r)) as i64 };
+    match crate::util::opt(&a, 1) {
+        None => {
+            let idx = Column::from_vec(DataType::Int, (0..xc.len() as i32).collect::<Vec<i32>>());
+            let vals: Vec<Vec<f64>> = xc.iter().map(|c| values_f64(c, n)).collect();
+            let rows = (0..n)
+                .map(|r| {
+                    let sel: Vec<i64> = (0..xc.len()).filter(|&j| !vals[j][r].is_nan() && vals[j][r] != 0.0).map(|j| j as i64).collect();
+                    if sel.is_empty() { Value::Void } else { Value::Vector(idx.take(&sel)) }
+                })
+                .collect();
+            Ok(Value::tuple(rows))
+        }
+        Some(Value::Matrix(ym)) if ym.data.ty == DataType::Bool => {
+            let (m, yc) = shaped_cols(name, &a[1])?;
+            if m != n || yc.len() != xc.len() {
+                return Err(Error::size("The arguments of [rowAt] must have the same shape"));
+            }
+            let xcol = xc.first().map(|c| c.s.col).ok_or_else(|| Error::size("rowAt: X has no columns"))?;
+            let yv: Vec<Vec<f64>> = yc.iter().map(|c| values_f64(c, n)).collect();
+            Ok(Value::tuple(
+                (0..n)
+                    .map(|r| {
+                        let sel: Vec<i64> = (0..xc.len()).filter(|&j| !yv[j][r].is_nan() && yv[j][r] != 0.0).map(|j| pick(r, j)).collect();
+                        if sel.is_empty() { Value::Void } else { Value::Vector(xcol.take(&sel)) }
+                    })
+                    .collect(),
+            ))
+        }
+        Some(Value::Vector(y)) => {
+            if y.len() != n {
+                return Err(Error::size("The index vector of [rowAt] must have one element per row of X"));
+            }
+            let first = xc.first().ok_or_else(|| Error::size("rowAt: X has no columns"))?;
+            let same_buffer = xc.iter().all(|c| std::ptr::eq(c.s.col, first.s.col));
+            let idx: Vec<i64> = (0..n)
+                .map(|r| match y.i64_at(r) {
+                    Some(j) if j >= 0 && (j as usize) < xc.len() => pick(r, j as usize),
+                    _ => -1,
+                })
+                .collect();
+            if same_buffer {
+                return Ok(Value::Vector(first.s.col.take(&idx)));
+            }
+            // columns from different buffers (tuple/table): one buffer, then one gather
+            let ty = first.s.ty();
+            if xc.iter().any(|c| c.s.ty().physical() != ty.physical() || c.scalar) {
+                return Err(Error::unsupported(name, "columns of different types"));
+            }
+            let owned: Vec<Column> = xc.iter().map(|c| c.s.col.slice(c.s.off, c.s.off + c.s.len)).collect();
+            let refs: Vec<&Column> = owned.iter().collect();
+            let all = Column::concat(ty, &refs);
+            let idx: Vec<i64> = (0..n)
+                .map(|r| match y.i64_at(r) {
+                    Some(j) if j >= 0 && (j as usize) < xc.len() => (j as usize * n + r) as i64,
+                    _ => -1,
+                })
+                .collect();
+            Ok(Value::Vector(all.take(&idx)))
+        }
+        Some(other) => Err(Error::unsupported(name, crate::util::describe(other))),
+    }
+}
+
+/// Rows of a columnar tuple (each element one row); a vector is one row per element.
+fn tuple_rows<'a>(name: &str, v: &'a Value) -> Result<Vec<Option<Slice<'a>>>> {
+    match v {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|it| match it {
+                Value::Vector(c) => Ok(Some(Slice::whole(c))),
+                Value::Scalar(c) if c.is_null(0) => Ok(None),
+                Value::Scalar(c) => Ok(Some(Slice::whole(c))),
+                Value::Void => Ok(None),
+                other => Err(Error::unsupported(name, crate::util::describe(other))),
+            })
+            .collect(),
+        Value::Vector(c) => Ok((0..c.len()).map(|i| Some(Slice { col: c, off: i, len: 1 })).collect()),
+        other => Err(Error::unsupported(name, crate::util::describe(other))),
+    }
+}
+
+/// rowAlign(left, right, how): align each pair of strictly sorted rows by value; returns the
+/// positions (-1 when absent) of the aligned values in left and right.
+pub fn row_align(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let name = "rowAlign";
+    let (l, r) = (tuple_rows(name, &a[0])?, tuple_rows(name, &a[1])?);
+    if l.len() != r.len() {
+        return Err(Error::size("The arguments left and right of [rowAlign] must have the same length"));
+    }
+    let how = a.get(2).and_then(|v| v.as_str()).unwrap_or("").to_ascii_lowercase();
+    let (desc, all) = match how.as_str() {
+        "bid" => (true, false),
+        "allbid" => (true, true),
+        "ask" => (false, false),
+        "allask" => (false, true),
+        _ => return Err(Error::arg("The how argument of [rowAlign] must be 'bid', 'allBid', 'ask' or 'allAsk'")),
+    };
+    let vals = |s: &Option<Slice>| -> Vec<f64> { s.map(|s| s.f64s().into_iter().filter(|x| !x.is_nan()).collect()).unwrap_or_default() };
+    let (mut li, mut ri) = (Vec::with_capacity(l.len()), Vec::with_capacity(l.len()));
+    for (ls, rs) in l.iter().zip(&r) {
+        let (lv, rv) = (vals(ls), vals(rs));
+        let mx = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+        let mn = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::min);
+        let (hi, lo) = match (desc, all) {
+            (true, false) => (mx(&lv).max(mx(&rv)), mn(&lv).max(mn(&rv))),
+            (false, false) => (mx(&lv).min(mx(&rv)), mn(&lv).min(mn(&rv))),
+            _ => (mx(&lv).max(mx(&rv)), mn(&lv).min(mn(&rv))),
+        };
+        let (lo, hi) = if lo.is_nan() || hi.is_nan() { (mn(&lv).min(mn(&rv)), mx(&lv).max(mx(&rv))) } else { (lo, hi) };
+        let inside = |x: f64| x >= lo && x <= hi;
+        let (mut i, mut j) = (0usize, 0usize);
+        let (mut lo_idx, mut ro_idx) = (Vec::new(), Vec::new());
+        let before = |x: f64, y: f64| if desc { x > y } else { x < y };
+        while i < lv.len() || j < rv.len() {
+            let (x, y) = (lv.get(i).copied(), rv.get(j).copied());
+            let (take_l, take_r) = match (x, y) {
+                (Some(x), Some(y)) if x == y => (true, true),
+                (Some(x), Some(y)) => (before(x, y), !before(x, y)),
+                (Some(_), None) => (true, false),
+                (None, Some(_)) => (false, true),
+                (None, None) => break,
+            };
+            let v = if take_l { lv[i] } else { rv[j] };
+            if inside(v) {
+                lo_idx.push(if take_l { i as i32 } else { -1 });
+                ro_idx.push(if take_r { j as i32 } else { -1 });
+            }
+            if take_l {
+                i += 1;
+            }
+            if take_r {
+                j += 1;
+            }
+        }
+        li.push(Value::Vector(Column::from_vec(DataType::Int, lo_idx)));
+        ri.push(Value::Vector(Column::from_vec(DataType::Int, ro_idx)));
+    }
+    Ok(Value::tuple(vec![Value::tuple(li), Value::tuple(ri)]))
+}
+
+/// Little-endian bytes of element i of a slice (gmd5's serialization).
+fn push_bytes(s: &Slice, i: usize, out: &mut Vec<u8>) {
+    let k = s.off + i;
+    match &*s.col.data {
+        ColData::I8(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::I16(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::I32(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::I64(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::F32(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::F64(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::I128(v) => out.extend_from_slice(&v[k].to_le_bytes()),
+        ColData::Str(_) | ColData::Sym(_) => out.extend_from_slice(s.col.str_at(k).unwrap_or("").as_bytes()),
+    }
+}
+
+/// rowGmd5(args...): MD5 of the concatenated little-endian bytes of each row (INT128).
+pub fn row_gmd5(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let name = "rowGmd5";
+    let sources: Vec<Vec<Option<Slice>>> = a.iter().map(|v| tuple_rows(name, v)).collect::<Result<_>>()?;
+    let n = sources.first().map(|s| s.len()).unwrap_or(0);
+    if sources.iter().any(|s| s.len() != n) {
+        return Err(Error::size("The arguments of [rowGmd5] must have the same number of rows"));
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut buf = Vec::new();
+    for r in 0..n {
+        buf.clear();
+        for s in &sources {
+            if let Some(sl) = &s[r] {
+                for i in 0..sl.len {
+                    push_bytes(sl, i, &mut buf);
+                }
+            }
+        }
+        out.push(u128::from_be_bytes(crate::row_md5::md5(&buf)) as i128);
+    }
+    Ok(Value::Vector(Column::from_vec(DataType::Int128, out)))
+}

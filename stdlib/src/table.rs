@@ -1,0 +1,563 @@
+//! Builtins: in-memory table functions (columnNames, schema, addColumn, dropColumns!, rename!,
+//! replaceColumn!, reorderColumns!, sortBy!, tableInsert, upsert!, keyedTable, indexedTable,
+//! streamTable, keyedStreamTable, unionAll, sliceByKey).
+
+use crate::containers::group_ids;
+use crate::util::{col, describe, opt};
+use ahash::AHashMap;
+use beluga_lang::ast::{Expr, ExprKind};
+use beluga_runtime::column::Column;
+use beluga_runtime::eval::Interpreter;
+use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::registry::{f, fp, Builtin, Kind};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
+use std::sync::Arc;
+
+/// Evaluate an expression with the columns of `t` in scope (metacode filters, sort keys).
+pub fn eval_with_columns(i: &mut Interpreter, t: &Table, e: &Expr) -> Result<Value> {
+    let mut scope = AHashMap::with_capacity(t.ncols());
+    for (n, c) in t.names.iter().zip(&t.cols) {
+        scope.insert(n.clone(), Value::Vector(c.clone()));
+    }
+    i.col_scopes.push(scope);
+    let r = i.eval(e);
+    i.col_scopes.pop();
+    r
+}
+
+fn table_arg<'a>(name: &str, v: &'a Value) -> Result<&'a Arc<Table>> {
+    match v {
+        Value::Table(t) => Ok(t),
+        other => Err(Error::unsupported(name, describe(other))),
+    }
+}
+
+/// Strings of a STRING/SYMBOL scalar or vector argument.
+pub fn names_arg(name: &str, v: &Value) -> Result<Vec<String>> {
+    let c = col(name, v)?;
+    if !c.ty.is_literal() {
+        return Err(Error::arg(format!("The column names of [{name}] must be strings")));
+    }
+    Ok((0..c.len()).map(|k| c.str_at(k).unwrap_or("").to_string()).collect())
+}
+
+fn col_index(t: &Table, name: &str) -> Result<usize> {
+    t.col_index(name).ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")))
+}
+
+/// Cast a column to a target column type (strings and symbols interchange freely).
+fn conform(name: &str, c: &Column, ty: DataType) -> Result<Column> {
+    if c.ty == ty {
+        return Ok(c.clone());
+    }
+    if ty.is_numeric() && c.ty.is_literal() {
+        return Err(Error::type_err(format!("The column [{name}] expects type {ty}, but the value is {}", c.ty)));
+    }
+    cast_column(c, ty).map_err(|e| Error::type_err(format!("The column [{name}]: {}", e.message)))
+}
+
+// ------------------------------------------------------------------ metadata
+
+fn column_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    match &args[0] {
+        Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
+        Value::Matrix(m) => match &m.col_labels {
+            Some(l) => Ok(beluga_runtime::kernels::cast::cast_value(l, DataType::String)?),
+            None => Ok(Value::Void),
+        },
+        other => Err(Error::unsupported("columnNames", describe(other))),
+    }
+}
+
+fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("schema", &args[0])?;
+    let n = t.ncols();
+    let types: Vec<String> = t.cols.iter().map(|c| c.ty.name().to_string()).collect();
+    let col_defs = Table::new(
+        vec!["name".into(), "typeString".into(), "typeInt".into(), "extra".into(), "comment".into()],
+        vec![
+            Column::new(DataType::String, beluga_runtime::column::ColData::Str(beluga_runtime::StrCol::from_iter(t.names.iter().map(|s| s.as_str())))),
+            Column::new(DataType::String, beluga_runtime::column::ColData::Str(beluga_runtime::StrCol::from_iter(types.iter().map(|s| s.as_str())))),
+            Column::from_vec(DataType::Int, t.cols.iter().map(|c| c.ty.id()).collect::<Vec<i32>>()),
+            Column::nulls(DataType::Int, n),
+            Column::nulls(DataType::String, n),
+        ],
+    )?;
+    let mut keys = vec![Value::string("partitionColumnIndex"), Value::string("chunkPath"), Value::string("colDefs")];
+    let mut vals = vec![Value::int(-1), Value::string(""), Value::table(col_defs)];
+    if !t.keys.is_empty() {
+        keys.push(Value::string("keyColumns"));
+        vals.push(Value::string_vec(t.keys.iter().map(|s| s.as_str())));
+    }
+    beluga_runtime::eval::build_dict_pub(&keys, vals, true)
+}
+
+// ------------------------------------------------------------------ column edits
+
+/// `addColumn(table, colNames, colTypes)`: new null columns (modifies the table).
+fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let mut t = (**table_arg("addColumn", &args[0])?).clone();
+    let names = names_arg("addColumn", &args[1])?;
+    let types: Vec<DataType> = match &args[2] {
+        Value::Tuple(items) => items.iter().map(|v| crate::core::type_arg("addColumn", v)).collect::<Result<_>>()?,
+        Value::Vector(c) => (0..c.len())
+            .map(|k| {
+                if c.ty.is_literal() {
+                    crate::core::type_arg("addColumn", &Value::string(c.str_at(k).unwrap_or("")))
+                } else {
+                    crate::core::type_arg("addColumn", &Value::Scalar(c.slice(k, k + 1)))
+                }
+            })
+            .collect::<Result<_>>()?,
+        v => vec![crate::core::type_arg("addColumn", v)?],
+    };
+    if types.len() != names.len() {
+        return Err(Error::arg("The number of column names and column types of [addColumn] must be the same"));
+    }
+    for (n, ty) in names.iter().zip(types) {
+        if t.col_index(n).is_some() {
+            return Err(Error::arg(format!("The column [{n}] already exists")));
+        }
+        let rows = t.rows();
+        t.names.push(n.clone());
+        t.cols.push(Column::nulls(ty, rows));
+    }
+    let out = Value::table(t);
+    i.inplace_out = Some(out.clone());
+    Ok(out)
+}
+
+fn drop_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("dropColumns!", &args[0])?;
+    let names = names_arg("dropColumns!", &args[1])?;
+    let mut drop = vec![false; t.ncols()];
+    for n in &names {
+        drop[col_index(t, n)?] = true;
+    }
+    if t.keys.iter().any(|k| t.col_index(k).map(|c| drop[c]).unwrap_or(false)) {
+        return Err(Error::arg("Can't drop a key column of a keyed table"));
+    }
+    let mut out = (**t).clone();
+    out.names = t.names.iter().zip(&drop).filter(|(_, d)| !**d).map(|(n, _)| n.clone()).collect();
+    out.cols = t.cols.iter().zip(&drop).filter(|(_, d)| !**d).map(|(c, _)| c.clone()).collect();
+    Ok(Value::table(out))
+}
+
+fn rename(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    match &args[0] {
+        Value::Table(t) => {
+            let mut out = (**t).clone();
+            match opt(&args, 2) {
+                None => {
+                    let new = names_arg("rename!", &args[1])?;
+                    if new.len() > out.ncols() {
+                        return Err(Error::arg("More new column names than columns in [rename!]"));
+                    }
+                    for (k, n) in new.into_iter().enumerate() {
+                        out.names[k] = n;
+                    }
+                }
+                Some(newv) => {
+                    let old = names_arg("rename!", &args[1])?;
+                    let new = names_arg("rename!", newv)?;
+                    if old.len() != new.len() {
+                        return Err(Error::arg("The old and new names of [rename!] must have the same length"));
+                    }
+                    for (o, n) in old.iter().zip(new) {
+                        let k = col_index(&out, o)?;
+                        for key in out.keys.iter_mut() {
+                            if key == o {
+                                *key = n.clone();
+                            }
+                        }
+                        out.names[k] = n;
+                    }
+                }
+            }
+            Ok(Value::table(out))
+        }
+        Value::Matrix(m) => {
+            let mut out = (**m).clone();
+            let label = |v: &Value, n: usize, what: &str| -> Result<Option<Box<Value>>> {
+                match v {
+                    Value::Void => Ok(None),
+                    Value::Vector(c) | Value::Pair(c) if c.len() == n => Ok(Some(Box::new(Value::Vector(c.clone())))),
+                    Value::Scalar(c) if n == 1 => Ok(Some(Box::new(Value::Vector(c.clone())))),
+                    _ => Err(Error::size(format!("The {what} labels of [rename!] must have one element per {what}"))),
+                }
+            };
+            match opt(&args, 2) {
+                None => out.col_labels = label(&args[1], m.cols, "column")?,
+                Some(c) => {
+                    out.row_labels = label(&args[1], m.rows, "row")?;
+                    out.col_labels = label(c, m.cols, "column")?;
+                }
+            }
+            Ok(Value::Matrix(Arc::new(out)))
+        }
+        other => Err(Error::unsupported("rename!", describe(other))),
+    }
+}
+
+fn replace_column(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("replaceColumn!", &args[0])?;
+    let names = names_arg("replaceColumn!", &args[1])?;
+    let mut out = (**t).clone();
+    let parts: Vec<Value> = if names.len() == 1 {
+        vec![args[2].clone()]
+    } else {
+        match &args[2] {
+            Value::Tuple(items) if items.len() == names.len() => items.iter().cloned().collect(),
+            _ => return Err(Error::arg("replaceColumn! needs one new column per name")),
+        }
+    };
+    for (n, v) in names.iter().zip(parts) {
+        let k = col_index(&out, n)?;
+        let c = match v {
+            Value::Vector(c) => c,
+            Value::Scalar(c) => c.take(&vec![0; out.rows()]),
+            other => return Err(Error::arg(format!("The new column of [replaceColumn!] must be a vector, not {}", describe(&other)))),
+        };
+        if c.len() != out.rows() {
+            return Err(Error::size(format!(
+                "The length of the new column {n} ({}) must equal the table length ({})",
+                c.len(),
+                out.rows()
+            )));
+        }
+        out.cols[k] = c;
+    }
+    Ok(Value::table(out))
+}
+
+fn reorder_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("reorderColumns!", &args[0])?;
+    let names = names_arg("reorderColumns!", &args[1])?;
+    let mut order: Vec<usize> = Vec::with_capacity(t.ncols());
+    for n in &names {
+        let k = col_index(t, n)?;
+        if order.contains(&k) {
+            return Err(Error::arg(format!("The column [{n}] appears twice in [reorderColumns!]")));
+        }
+        order.push(k);
+    }
+    for k in 0..t.ncols() {
+        if !order.contains(&k) {
+            order.push(k);
+        }
+    }
+    let mut out = (**t).clone();
+    out.names = order.iter().map(|&k| t.names[k].clone()).collect();
+    out.cols = order.iter().map(|&k| t.cols[k].clone()).collect();
+    Ok(Value::table(out))
+}
+
+fn sort_by(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("sortBy!", &args[0])?.clone();
+    let keys: Vec<Column> = match &args[1] {
+        Value::Code(e) => {
+            let v = match &e.kind {
+                ExprKind::Vector(items) => {
+                    let vals: Vec<Value> = items.iter().map(|x| eval_with_columns(i, &t, x)).collect::<Result<_>>()?;
+                    Value::tuple(vals)
+                }
+                _ => eval_with_columns(i, &t, e)?,
+            };
+            match v {
+                Value::Tuple(items) => items.iter().map(|x| col("sortBy!", x)).collect::<Result<_>>()?,
+                other => vec![col("sortBy!", &other)?],
+            }
+        }
+        other => names_arg("sortBy!", other)?.iter().map(|n| col_index(&t, n).map(|k| t.cols[k].clone())).collect::<Result<_>>()?,
+    };
+    let asc: Vec<bool> = match opt(&args, 2) {
+        None => vec![true],
+        Some(v) => {
+            let c = col("sortBy!", v)?;
+            (0..c.len()).map(|k| c.f64_at(k).map(|x| x != 0.0).unwrap_or(true)).collect()
+        }
+    };
+    let idx = crate::order::argsort_multi(&keys, &asc)?;
+    Ok(Value::table(t.take_usize(&idx)))
+}
+
+// ------------------------------------------------------------------ inserting and upserting
+
+/// Columns of `x` (table, tuple, dict, or several vectors/scalars) conformed to the schema of `t`.
+fn incoming_columns(t: &Table, x: &[Value]) -> Result<Vec<Column>> {
+    let parts: Vec<Value> = match x {
+        [Value::Table(s)] => s.cols.iter().map(|c| Value::Vector(c.clone())).collect(),
+        [Value::Tuple(items)] => items.iter().cloned().collect(),
+        [Value::Dict(d)] => {
+            let mut out = Vec::new();
+            for name in &t.names {
+                out.push(beluga_runtime::eval::dict_get_pub(d, &Value::string(name))?);
+            }
+            out
+        }
+        many => many.to_vec(),
+    };
+    if parts.len() != t.ncols() {
+        return Err(Error::arg(format!(
+            "The number of columns of the data to insert ({}) doesn't match the table ({})",
+            parts.len(),
+            t.ncols()
+        )));
+    }
+    let n = parts.iter().filter_map(|v| if let Value::Vector(c) = v { Some(c.len()) } else { None }).next().unwrap_or(1);
+    let mut out = Vec::with_capacity(parts.len());
+    for (k, p) in parts.iter().enumerate() {
+        let c = match p {
+            Value::Vector(c) | Value::Pair(c) => c.clone(),
+            Value::Scalar(c) => c.take(&vec![0; n]),
+            Value::Void => Column::nulls(t.cols[k].ty, n),
+            other => return Err(Error::arg(format!("Can't insert {} into a table column", describe(other)))),
+        };
+        if c.len() != n {
+            return Err(Error::size("The columns to insert have different lengths"));
+        }
+        out.push(conform(&t.names[k], &c, t.cols[k].ty)?);
+    }
+    Ok(out)
+}
+
+/// Insert rows into a keyed table: rows whose key exists replace it (only their non-null
+/// values when `ignore_null`), the others are appended in order.
+pub fn upsert_rows(t: &Table, key_idx: &[usize], src: &[Column], ignore_null: bool) -> Result<Table> {
+    let nt = t.rows();
+    let ns = src.first().map(|c| c.len()).unwrap_or(0);
+    let keys: Vec<Column> = key_idx.iter().map(|&k| Column::concat(t.cols[k].ty, &[&t.cols[k], &src[k]])).collect();
+    let (ids, g, _) = group_ids(&keys)?;
+    // row of the result that holds each key
+    let mut slot: Vec<Option<usize>> = vec![None; g];
+    for r in 0..nt {
+        slot[ids[r] as usize] = Some(r);
+    }
+    // for each result row, the source row that last wrote it (if any)
+    let mut writer: Vec<Option<usize>> = vec![None; nt];
+    let mut appended: Vec<usize> = Vec::new();
+    for s in 0..ns {
+        let id = ids[nt + s] as usize;
+        match slot[id] {
+            Some(r) => {
+                if r < nt {
+                    writer[r] = Some(s);
+                } else {
+                    appended[r - nt] = s;
+                }
+            }
+            None => {
+                slot[id] = Some(nt + appended.len());
+                appended.push(s);
+            }
+        }
+    }
+    let mut out = t.clone();
+    for (k, c) in src.iter().enumerate() {
+        let combined = Column::concat(t.cols[k].ty, &[&t.cols[k], c]);
+        let mut idx: Vec<usize> = Vec::with_capacity(nt + appended.len());
+        for (r, w) in writer.iter().enumerate() {
+            idx.push(match w {
+                Some(s) if !(ignore_null && c.is_null(*s)) => nt + s,
+                _ => r,
+            });
+        }
+        idx.extend(appended.iter().map(|&s| nt + s));
+        out.cols[k] = combined.take_usize(&idx);
+    }
+    Ok(out)
+}
+
+fn key_indices(t: &Table, names: &[String]) -> Result<Vec<usize>> {
+    names.iter().map(|n| col_index(t, n)).collect()
+}
+
+/// Append or upsert rows into `t` according to its keys.
+pub fn insert_rows(t: &Table, src: &[Column]) -> Result<Table> {
+    if t.keys.is_empty() {
+        let mut out = t.clone();
+        for (k, c) in src.iter().enumerate() {
+            out.cols[k].append(c);
+        }
+        return Ok(out);
+    }
+    let ki = key_indices(t, &t.keys)?;
+    upsert_rows(t, &ki, src, false)
+}
+
+fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("tableInsert", &args[0])?.clone();
+    let src = incoming_columns(&t, &args[1..])?;
+    let n = src.first().map(|c| c.len()).unwrap_or(0);
+    let out = insert_rows(&t, &src)?;
+    i.inplace_out = Some(Value::table(out));
+    Ok(Value::int(n as i32))
+}
+
+fn upsert(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("upsert!", &args[0])?.clone();
+    let ignore_null = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);
+    let key_names = match opt(&args, 3) {
+        Some(v) => names_arg("upsert!", v)?,
+        None => t.keys.clone(),
+    };
+    if key_names.is_empty() {
+        return Err(Error::arg("upsert! needs a keyed table or the keyColNames argument"));
+    }
+    let src = incoming_columns(&t, &args[1..2])?;
+    let ki = key_indices(&t, &key_names)?;
+    let mut out = upsert_rows(&t, &ki, &src, ignore_null)?;
+    if let Some(sc) = opt(&args, 4) {
+        let names = names_arg("upsert!", sc)?;
+        let keys: Vec<Column> = names.iter().map(|n| col_index(&out, n).map(|k| out.cols[k].clone())).collect::<Result<_>>()?;
+        let idx = crate::order::argsort_multi(&keys, &[true])?;
+        out = out.take_usize(&idx);
+    }
+    Ok(Value::table(out))
+}
+
+// ------------------------------------------------------------------ keyed and stream tables
+
+fn build_table(i: &mut Interpreter, rest: Vec<Value>) -> Result<Table> {
+    let v = if let [Value::Table(t)] = rest.as_slice() {
+        Value::Table(t.clone())
+    } else {
+        i.call_builtin_by_name("table", rest)?
+    };
+    match v {
+        Value::Table(t) => Ok(Arc::unwrap_or_clone(t)),
+        other => Err(Error::arg(format!("Can't build a table from {}", describe(&other)))),
+    }
+}
+
+/// Keep one row per key: the last value of each key, at the position of its first occurrence.
+fn dedupe_keys(t: Table, keys: &[String]) -> Result<Table> {
+    let ki = key_indices(&t, keys)?;
+    let empty = Table { names: t.names.clone(), cols: t.cols.iter().map(|c| c.slice(0, 0)).collect(), keys: t.keys.clone(), name: t.name.clone() };
+    upsert_rows(&empty, &ki, &t.cols, false).map(|mut out| {
+        out.keys = keys.to_vec();
+        out
+    })
+}
+
+fn keyed(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+    let keys = names_arg(name, &args[0])?;
+    let t = build_table(i, args[1..].to_vec())?;
+    for k in &keys {
+        col_index(&t, k)?;
+    }
+    Ok(Value::table(dedupe_keys(t, &keys)?))
+}
+
+fn keyed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    keyed(i, "keyedTable", args)
+}
+
+fn indexed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    keyed(i, "indexedTable", args)
+}
+
+fn stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    Ok(Value::table(build_table(i, args)?))
+}
+
+fn keyed_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    // a keyed stream table drops rows whose key already exists instead of updating them
+    let keys = names_arg("keyedStreamTable", &args[0])?;
+    let t = build_table(i, args[1..].to_vec())?;
+    let ki = key_indices(&t, &keys)?;
+    let kc: Vec<Column> = ki.iter().map(|&k| t.cols[k].clone()).collect();
+    let (_, _, firsts) = group_ids(&kc)?;
+    let mut out = t.take_usize(&firsts);
+    out.keys = keys;
+    Ok(Value::table(out))
+}
+
+// ------------------------------------------------------------------ combining and slicing
+
+fn union_all(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let (tables, by_name): (Vec<Arc<Table>>, bool) = match &args[0] {
+        Value::Tuple(items) => (
+            items.iter().map(|v| table_arg("unionAll", v).cloned()).collect::<Result<_>>()?,
+            opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false),
+        ),
+        Value::Table(a) => {
+            let b = table_arg("unionAll", args.get(1).unwrap_or(&Value::Void))?.clone();
+            (vec![a.clone(), b], opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false))
+        }
+        other => return Err(Error::unsupported("unionAll", describe(other))),
+    };
+    let first = tables.first().ok_or_else(|| Error::arg("unionAll needs at least one table"))?;
+    let mut out = Table { names: first.names.clone(), cols: first.cols.clone(), keys: vec![], name: None };
+    for t in &tables[1..] {
+        let n = t.rows();
+        for k in 0..out.ncols() {
+            let src = if by_name {
+                t.column(&out.names[k]).cloned().unwrap_or_else(|| Column::nulls(out.cols[k].ty, n))
+            } else {
+                t.cols.get(k).cloned().ok_or_else(|| Error::arg("The tables of [unionAll] must have the same number of columns"))?
+            };
+            let src = conform(&out.names[k], &src, out.cols[k].ty)?;
+            out.cols[k].append(&src);
+        }
+        if !by_name && t.ncols() != out.ncols() {
+            return Err(Error::arg("The tables of [unionAll] must have the same number of columns"));
+        }
+    }
+    Ok(Value::table(out))
+}
+
+fn slice_by_key(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("sliceByKey", &args[0])?;
+    if t.keys.is_empty() {
+        return Err(Error::arg("sliceByKey needs a keyed or indexed table"));
+    }
+    let ki = key_indices(t, &t.keys)?;
+    let parts: Vec<Column> = match &args[1] {
+        Value::Tuple(items) => items.iter().map(|v| col("sliceByKey", v)).collect::<Result<_>>()?,
+        other => vec![col("sliceByKey", other)?],
+    };
+    if parts.len() != ki.len() {
+        return Err(Error::arg("The rowKeys of [sliceByKey] must give one value per key column"));
+    }
+    let m = parts[0].len();
+    let mut index: AHashMap<Vec<beluga_runtime::Key>, usize> = AHashMap::with_capacity(t.rows());
+    for r in 0..t.rows() {
+        index.insert(ki.iter().map(|&k| beluga_runtime::Key::of(&t.cols[k], r)).collect(), r);
+    }
+    let aligned: Vec<Column> = parts
+        .iter()
+        .zip(&ki)
+        .map(|(p, &k)| crate::order_search::align_keys(&t.cols[k], p).map(|(_, p)| p))
+        .collect::<Result<_>>()?;
+    let rows: Vec<usize> = (0..m)
+        .filter_map(|j| index.get(&aligned.iter().map(|c| beluga_runtime::Key::of(c, j)).collect::<Vec<_>>()).copied())
+        .collect();
+    let mut out = t.take_usize(&rows);
+    out.keys.clear();
+    if let Some(names) = opt(&args, 2) {
+        let names = names_arg("sliceByKey", names)?;
+        let idx = key_indices(&out, &names)?;
+        out = Table::new(names, idx.iter().map(|&k| out.cols[k].clone()).collect())?;
+    }
+    Ok(Value::table(out))
+}
+
+pub const DEFS: &[Builtin] = &[
+    fp("addColumn", Kind::System, 3, 3, add_column, &["table", "colNames", "colTypes"]),
+    fp("columnNames", Kind::System, 1, 1, column_names, &["X"]),
+    fp("dropColumns!", Kind::System, 2, 2, drop_columns, &["table", "colNames"]),
+    f("indexedTable", Kind::System, 2, u8::MAX, indexed_table),
+    f("keyedStreamTable", Kind::System, 2, u8::MAX, keyed_stream_table),
+    f("keyedTable", Kind::System, 2, u8::MAX, keyed_table),
+    fp("rename!", Kind::System, 2, 3, rename, &["X", "Y", "Z"]),
+    fp("reorderColumns!", Kind::System, 2, 2, reorder_columns, &["table", "reorderColumns"]),
+    fp("replaceColumn!", Kind::System, 3, 3, replace_column, &["table", "colName", "newCol"]),
+    fp("schema", Kind::System, 1, 1, schema, &["table"]),
+    fp("sliceByKey", Kind::System, 2, 4, slice_by_key, &["table", "rowKeys", "colNames", "preserveOrder"]),
+    fp("sortBy!", Kind::System, 2, 3, sort_by, &["table", "sortColumns", "sortDirections"]),
+    f("streamTable", Kind::System, 1, u8::MAX, stream_table),
+    f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
+    fp("unionAll", Kind::System, 1, 3, union_all, &["tableA", "tableB", "byColName"]),
+    fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
+];

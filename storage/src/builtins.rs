@@ -1,0 +1,112 @@
+//! The storage builtin table, and wrappers that extend generic builtins registered
+//! earlier (`append!`, `tableInsert`, `schema`, …) to stored-table handles.
+
+use crate::builtins_db as db;
+use crate::handle::{as_db, as_table};
+use ahash::AHashMap;
+use beluga_runtime::registry::{f, fp, BuiltinFn};
+use beluga_runtime::{Builtin, Error, Interpreter, Kind, Result, Value};
+use std::sync::{Mutex, OnceLock};
+
+static PREV: OnceLock<Mutex<AHashMap<&'static str, BuiltinFn>>> = OnceLock::new();
+
+/// Remember the builtin a wrapper replaces (called by `register`).
+pub fn remember(name: &'static str, call: BuiltinFn) {
+    let m = PREV.get_or_init(|| Mutex::new(AHashMap::new()));
+    if let Ok(mut g) = m.lock() {
+        g.entry(name).or_insert(call);
+    }
+}
+
+fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.get(name).copied()));
+    match call {
+        Some(c) => c(i, args),
+        None => Err(Error::unsupported(name, beluga_runtime::eval::ops::describe(args.first().unwrap_or(&Value::Void)))),
+    }
+}
+
+fn append(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if as_table(&args[0]).is_some() {
+        return db::handle_append(i, args);
+    }
+    prev(i, "append!", args)
+}
+
+fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
+        let n = db::append_to(h, &data)?;
+        i.inplace_out = Some(args[0].clone());
+        return Ok(Value::int(n as i32));
+    }
+    prev(i, "tableInsert", args)
+}
+
+fn schema(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        return db::table_schema(h);
+    }
+    if let Some(d) = as_db(&args[0]) {
+        return db::db_schema(&d);
+    }
+    prev(i, "schema", args)
+}
+
+fn column_names(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        let m = h.meta()?;
+        return Ok(Value::string_vec(m.names.iter().map(|s| s.as_str())));
+    }
+    prev(i, "columnNames", args)
+}
+
+fn rows(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        return Ok(Value::int(h.meta()?.rows() as i32));
+    }
+    prev(i, "rows", args)
+}
+
+fn size(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        return Ok(Value::int(h.meta()?.rows() as i32));
+    }
+    prev(i, "size", args)
+}
+
+/// Builtins that keep working on values they handled before and learn stored tables.
+pub const WRAPPED: &[Builtin] = &[
+    f("append!", Kind::System, 2, 2, append),
+    fp("columnNames", Kind::System, 1, 1, column_names, &["X"]),
+    f("rows", Kind::System, 1, 1, rows),
+    fp("schema", Kind::System, 1, 1, schema, &["table"]),
+    f("size", Kind::System, 1, 1, size),
+    f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
+];
+
+pub const DEFS: &[Builtin] = &[
+    f("__handleAppend", Kind::System, 2, 2, db::handle_append),
+    f("__handleColumn", Kind::System, 2, 2, db::handle_column),
+    f("__handleIndex", Kind::System, 2, 2, db::handle_index),
+    f("__handleLoad", Kind::System, 1, u8::MAX, db::handle_load),
+    f("__handleOverwrite", Kind::System, 2, 2, db::handle_overwrite),
+    fp("createDimensionTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
+    fp("createPartitionedTable", Kind::System, 4, 10, db::create_partitioned_table, &["dbHandle", "table", "tableName", "partitionColumns", "compressMethods", "sortColumns", "keepDuplicates", "sortKeyMappingFunction", "softDelete", "indexes"]),
+    fp("createTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
+    fp("database", Kind::System, 0, 7, db::database, &["directory", "partitionType", "partitionScheme", "locations", "engine", "atomic", "chunkGranularity"]),
+    fp("dropDatabase", Kind::System, 1, 1, db::drop_database, &["dbUrl"]),
+    fp("dropPartition", Kind::System, 2, 5, db::drop_partition, &["dbHandle", "partitionPaths", "tableName", "forceDelete", "deleteSchema"]),
+    fp("dropTable", Kind::System, 2, 2, db::drop_table, &["dbHandle", "tableName"]),
+    fp("existsDatabase", Kind::System, 1, 1, db::exists_database, &["dbUrl"]),
+    fp("existsTable", Kind::System, 2, 2, db::exists_table, &["dbUrl", "tableName"]),
+    fp("extractTextSchema", Kind::System, 1, 3, crate::text::extract_text_schema, &["filename", "delimiter", "skipRows"]),
+    fp("files", Kind::System, 1, 2, crate::text::files, &["directory", "pattern"]),
+    fp("getTables", Kind::System, 1, 1, db::get_tables, &["dbHandle"]),
+    fp("loadTable", Kind::System, 2, 4, db::load_table, &["database", "tableName", "partitions", "memoryMode"]),
+    fp("loadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
+    fp("loadTextEx", Kind::System, 4, 13, crate::text::load_text_ex, &["dbHandle", "tableName", "partitionColumns", "filename", "delimiter", "schema", "skipRows", "transform", "sortColumns", "atomic", "arrayDelimiter", "containHeader", "arrayMarker"]),
+    fp("ploadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
+    fp("saveText", Kind::System, 2, 6, crate::text::save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
+    fp("truncate", Kind::System, 2, 2, db::truncate, &["dbUrl", "tableName"]),
+];

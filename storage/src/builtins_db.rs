@@ -1,0 +1,421 @@
+//! Database builtins: database, createPartitionedTable, createTable, loadTable, append!,
+//! tableInsert, existsDatabase, dropDatabase, existsTable, dropTable, dropPartition,
+//! truncate, getTables, schema, and the hidden hooks the interpreter and the SQL executor
+//! call for handles (`__handleLoad`, `__handleColumn`, `__handleIndex`, `__handleAppend`,
+//! `__handleOverwrite`).
+
+use crate::catalog::{self, DbMeta};
+use crate::handle::{as_db, as_table, db_value, table_value, DbHandle, TableHandle};
+use crate::partition::Level;
+use crate::store::Appender;
+use beluga_runtime::column::Column;
+use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use std::sync::Arc;
+
+pub fn str_of<'a>(f: &str, v: &'a Value, what: &str) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| Error::arg(format!("The {what} argument of [{f}] must be a string")))
+}
+
+fn opt(args: &[Value], k: usize) -> Option<&Value> {
+    args.get(k).filter(|v| !matches!(v, Value::Void))
+}
+
+/// Column names from a string scalar or vector.
+pub fn names_of(f: &str, v: &Value) -> Result<Vec<String>> {
+    match v {
+        Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal() => Ok((0..c.len()).map(|i| c.str_at(i).unwrap_or("").to_string()).collect()),
+        Value::Tuple(t) => t.iter().map(|x| str_of(f, x, "column name").map(|s| s.to_string())).collect(),
+        Value::Void => Ok(vec![]),
+        _ => Err(Error::arg(format!("The column names given to [{f}] must be strings"))),
+    }
+}
+
+fn db_arg(f: &str, v: &Value) -> Result<Arc<DbHandle>> {
+    if let Some(d) = as_db(v) {
+        return Ok(d);
+    }
+    if let Some(p) = v.as_str() {
+        return open_db(p);
+    }
+    Err(Error::arg(format!("The first argument of [{f}] must be a database handle")))
+}
+
+pub fn open_db(path: &str) -> Result<Arc<DbHandle>> {
+    let dir = catalog::db_dir(path).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    if !catalog::db_exists(&dir) {
+        return Err(Error::name(format!("The database {path} doesn't exist")));
+    }
+    let meta = catalog::read_db_meta(&dir)?;
+    Ok(Arc::new(DbHandle { path: path.to_string(), dir: Some(dir), meta }))
+}
+
+fn table_arg(f: &str, v: &Value) -> Result<Arc<Table>> {
+    match v {
+        Value::Table(t) => Ok(t.clone()),
+        _ => Err(Error::arg(format!("The table argument of [{f}] must be a table"))),
+    }
+}
+
+fn same_scheme(a: &[Level], b: &[Level]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.type_id() == y.type_id() && x.key_type() == y.key_type())
+}
+
+/// `database(directory, [partitionType], [partitionScheme], [locations], [engine], [atomic], [chunkGranularity])`
+pub fn database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let path = match args.first() {
+        Some(Value::Void) | None => "",
+        Some(v) => str_of("database", v, "directory")?,
+    };
+    let engine = opt(&args, 4).and_then(|v| v.as_str()).unwrap_or("OLAP").to_uppercase();
+    let Some(kind) = opt(&args, 1) else {
+        return Ok(db_value(Arc::unwrap_or_clone(open_db(path)?)));
+    };
+    let kind = kind.as_i64().ok_or_else(|| Error::arg("Invalid partition type"))? as i32;
+    let scheme = opt(&args, 2).ok_or_else(|| Error::arg("The partition scheme is missing"))?;
+    let levels = if kind == 4 {
+        let items: Vec<Value> = match scheme {
+            Value::Tuple(t) => t.iter().cloned().collect(),
+            v @ Value::Handle(_) => vec![v.clone()],
+            _ => return Err(Error::arg("A COMPO partition scheme is a vector of database handles")),
+        };
+        if !(2..=3).contains(&items.len()) {
+            return Err(Error::arg("A COMPO database has two or three levels"));
+        }
+        let mut levels = Vec::new();
+        for it in &items {
+            let d = as_db(it).ok_or_else(|| Error::arg("A COMPO partition scheme is a vector of database handles"))?;
+            if d.meta.levels.len() != 1 {
+                return Err(Error::arg("The levels of a COMPO database must be single-level databases"));
+            }
+            levels.push(d.meta.levels[0].clone());
+        }
+        levels
+    } else {
+        vec![Level::new(kind, scheme)?]
+    };
+    let meta = DbMeta { levels, engine };
+    let Some(dir) = catalog::db_dir(path) else {
+        return Ok(db_value(DbHandle { path: String::new(), dir: None, meta }));
+    };
+    if catalog::db_exists(&dir) {
+        let old = catalog::read_db_meta(&dir)?;
+        if !same_scheme(&old.levels, &meta.levels) {
+            return Err(Error::runtime(format!("The database {path} already exists with a different partition scheme")));
+        }
+        return Ok(db_value(DbHandle { path: path.to_string(), dir: Some(dir), meta: old }));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| catalog::io_err(&dir, e))?;
+    let _lock = catalog::DbLock::acquire(&dir)?;
+    if !catalog::db_exists(&dir) {
+        catalog::write_db_meta(&dir, &meta)?;
+    }
+    Ok(db_value(DbHandle { path: path.to_string(), dir: Some(dir), meta }))
+}
+
+fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
+    let db = db_arg(f, &args[0])?;
+    let t = table_arg(f, &args[1])?;
+    let name = str_of(f, &args[2], "tableName")?;
+    let part_cols = if partitioned { names_of(f, args.get(3).unwrap_or(&Value::Void))? } else { vec![] };
+    if partitioned && part_cols.is_empty() {
+        return Err(Error::arg(format!("[{f}] needs the partitioning column(s)")));
+    }
+    let dir = db.dir()?.clone();
+    let types: Vec<DataType> = t.cols.iter().map(|c| if c.ty == DataType::Void { DataType::Double } else { c.ty }).collect();
+    let ap = Appender::create(&dir, name, t.names.clone(), types, part_cols)?;
+    ap.commit()?;
+    Ok(table_value(db, name))
+}
+
+pub fn create_partitioned_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    create(&args, "createPartitionedTable", true)
+}
+
+pub fn create_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    create(&args, "createTable", false)
+}
+
+/// `loadTable(database, tableName)`.
+pub fn load_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let db = db_arg("loadTable", &args[0])?;
+    let name = str_of("loadTable", &args[1], "tableName")?;
+    let dir = db.dir()?;
+    if !catalog::table_exists(dir, name) {
+        return Err(Error::name(format!("The table {name} doesn't exist in the database {}", db.path)));
+    }
+    Ok(table_value(db, name))
+}
+
+pub fn exists_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let p = str_of("existsDatabase", &args[0], "dbUrl")?;
+    Ok(Value::bool(catalog::db_dir(p).is_some_and(|d| catalog::db_exists(&d))))
+}
+
+pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let p = str_of("dropDatabase", &args[0], "dbUrl")?;
+    let dir = catalog::db_dir(p).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    if !catalog::db_exists(&dir) {
+        return Err(Error::name(format!("The database {p} doesn't exist")));
+    }
+    {
+        let _lock = catalog::DbLock::acquire(&dir)?;
+        let _ = std::fs::remove_file(dir.join("dbmeta"));
+        if let Some(parent) = dir.parent() {
+            catalog::sync_dir(parent);
+        }
+    }
+    catalog::remove_tree(&dir)?;
+    Ok(Value::Void)
+}
+
+pub fn exists_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let p = str_of("existsTable", &args[0], "dbUrl")?;
+    let name = str_of("existsTable", &args[1], "tableName")?;
+    Ok(Value::bool(catalog::db_dir(p).is_some_and(|d| catalog::db_exists(&d) && catalog::table_exists(&d, name))))
+}
+
+pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let db = db_arg("dropTable", &args[0])?;
+    let name = str_of("dropTable", &args[1], "tableName")?;
+    let dir = db.dir()?;
+    let _lock = catalog::DbLock::acquire(dir)?;
+    if !catalog::table_exists(dir, name) {
+        return Err(Error::name(format!("The table {name} doesn't exist in the database {}", db.path)));
+    }
+    let tdir = catalog::table_dir(dir, name);
+    let _ = std::fs::remove_file(tdir.join("CURRENT"));
+    catalog::sync_dir(&tdir);
+    catalog::remove_tree(&tdir)?;
+    Ok(Value::Void)
+}
+
+pub fn get_tables(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let db = db_arg("getTables", &args[0])?;
+    let dir = db.dir()?;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| catalog::io_err(dir, e))?
+        .flatten()
+        .filter(|e| e.path().join("CURRENT").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(Value::string_vec(names.iter().map(|s| s.as_str())))
+}
+
+/// `truncate(dbUrl, tableName)`: delete every row, keep the schema.
+pub fn truncate(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let db = db_arg("truncate", &args[0])?;
+    let name = str_of("truncate", &args[1], "tableName")?;
+    let mut ap = Appender::open(db.dir()?, name)?;
+    ap.clear();
+    ap.commit()?;
+    Ok(Value::Void)
+}
+
+/// `dropPartition(dbHandle, partitionPaths, tableName)`: paths ("/20170807/0_50") or values.
+pub fn drop_partition(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let db = db_arg("dropPartition", &args[0])?;
+    let dir = db.dir()?.clone();
+    let tables: Vec<String> = match opt(&args, 2) {
+        Some(v) => vec![str_of("dropPartition", v, "tableName")?.to_string()],
+        None => match get_tables(_i, vec![args[0].clone()])? {
+            Value::Vector(c) => (0..c.len()).map(|k| c.str_at(k).unwrap_or("").to_string()).collect(),
+            _ => vec![],
+        },
+    };
+    for t in tables {
+        let mut ap = Appender::open(&dir, &t)?;
+        let levels = ap.levels().to_vec();
+        let paths: Option<Vec<String>> = match &args[1] {
+            Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal() && c.str_at(0).is_some_and(|s| s.starts_with('/')) => {
+                Some((0..c.len()).map(|k| c.str_at(k).unwrap_or("").trim_matches('/').to_string()).collect())
+            }
+            _ => None,
+        };
+        let keep: Vec<bool> = match paths {
+            Some(p) => ap.meta.parts.iter().map(|part| !p.iter().any(|x| *x == part.dir || part.dir.starts_with(&format!("{x}/")))).collect(),
+            None => {
+                // values per level: a scalar/vector for the first level, or a tuple per level
+                let per_level: Vec<Option<Column>> = match &args[1] {
+                    Value::Tuple(items) => items.iter().map(|v| v.column().cloned()).collect(),
+                    v => vec![v.column().cloned()],
+                };
+                let mut masks = Vec::new();
+                for (l, vals) in per_level.iter().enumerate() {
+                    let Some(vals) = vals else {
+                        masks.push(None);
+                        continue;
+                    };
+                    let lv = levels.get(l).ok_or_else(|| Error::arg("Too many partition levels in dropPartition"))?;
+                    let pc = ap.meta.part_cols.get(l).cloned().unwrap_or_default();
+                    let k = crate::partition::conform(vals, lv.key_type(), &pc)?;
+                    masks.push(Some(lv.prune_in(&k)?));
+                }
+                ap.meta
+                    .parts
+                    .iter()
+                    .map(|part| {
+                        !masks.iter().enumerate().all(|(l, m)| match m {
+                            Some(m) => part.key.get(l).is_some_and(|&k| m.get(k as usize).copied().unwrap_or(false)),
+                            None => true,
+                        })
+                    })
+                    .collect()
+            }
+        };
+        let mut k = 0;
+        ap.meta.parts.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+        ap.commit()?;
+    }
+    Ok(Value::Void)
+}
+
+// ------------------------------------------------------------------ handle hooks
+
+fn handle_arg<'a>(f: &str, v: &'a Value) -> Result<&'a TableHandle> {
+    as_table(v).ok_or_else(|| Error::arg(format!("[{f}] expects a stored table handle")))
+}
+
+/// Append a table (or tuple of columns) to a stored table; the number of rows added.
+pub fn append_to(h: &TableHandle, data: &Value) -> Result<u64> {
+    let t: Table = match data {
+        Value::Table(t) => (**t).clone(),
+        Value::Tuple(items) => {
+            let meta = h.meta()?;
+            let cols: Vec<Column> = items
+                .iter()
+                .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
+                .collect::<Result<_>>()?;
+            Table::new(meta.names.clone(), cols)?
+        }
+        _ => return Err(Error::arg("Only a table can be appended to a stored table")),
+    };
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    ap.push(&t, None)?;
+    ap.commit()
+}
+
+/// `__handleAppend(handle, data)`: append! on a stored table.
+pub fn handle_append(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = handle_arg("append!", &args[0])?;
+    append_to(h, &args[1])?;
+    Ok(args[0].clone())
+}
+
+/// `__handleOverwrite(handle, table)`: replace every row of a stored table (update/delete).
+pub fn handle_overwrite(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = handle_arg("__handleOverwrite", &args[0])?;
+    let t = table_arg("__handleOverwrite", &args[1])?;
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    ap.clear();
+    ap.push(&t, None)?;
+    ap.commit()?;
+    Ok(args[0].clone())
+}
+
+/// `__handleLoad(handle, columnNames, [where conditions as metacode…])`.
+pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = handle_arg("__handleLoad", &args[0])?;
+    let names = match opt(&args, 1) {
+        Some(v) => Some(names_of("__handleLoad", v)?),
+        None => None,
+    };
+    let mut conds = Vec::new();
+    for a in args.iter().skip(2) {
+        match a {
+            Value::Code(e) => conds.push((**e).clone()),
+            Value::Tuple(items) => {
+                for x in items.iter() {
+                    if let Value::Code(e) = x {
+                        conds.push((**e).clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Value::table(crate::query::load(i, h, names.as_deref(), &conds)?))
+}
+
+/// `__handleColumn(handle, name)`: `pt.col`.
+pub fn handle_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = handle_arg("__handleColumn", &args[0])?;
+    let name = str_of("__handleColumn", &args[1], "column name")?;
+    let meta = h.meta()?;
+    if meta.col_index(name).is_none() {
+        return Err(Error::name(format!("Unrecognized column name [{name}]")));
+    }
+    let t = crate::query::load(i, h, Some(&[name.to_string()]), &[])?;
+    Ok(Value::Vector(t.cols[0].clone()))
+}
+
+/// `__handleIndex(handle, index)`: `pt[0:20]`, `pt[`col]`.
+pub fn handle_index(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = handle_arg("__handleIndex", &args[0])?;
+    let t = crate::query::load(i, h, None, &[])?;
+    i.index_value(Value::table(t), vec![args[1].clone()])
+}
+
+/// The whole stored table as an in-memory table.
+pub fn materialize(i: &mut Interpreter, h: &TableHandle) -> Result<Table> {
+    crate::query::load(i, h, None, &[])
+}
+
+// ------------------------------------------------------------------ schema
+
+fn str_col(v: &[String]) -> Column {
+    Column::new(DataType::String, beluga_runtime::column::ColData::Str(beluga_runtime::StrCol::from_iter(v.iter().map(|s| s.as_str()))))
+}
+
+pub fn db_schema(d: &DbHandle) -> Result<Value> {
+    let levels = d.levels()?;
+    let scheme = if levels.len() == 1 { levels[0].scheme_value() } else { Value::tuple(levels.iter().map(|l| l.scheme_value()).collect()) };
+    let (ptype, pname) = if levels.len() == 1 {
+        (Value::int(levels[0].type_id()), Value::string(levels[0].type_name()))
+    } else {
+        (
+            Value::int_vec(levels.iter().map(|l| l.type_id()).collect()),
+            Value::string_vec(levels.iter().map(|l| l.type_name())),
+        )
+    };
+    let keys = ["databaseDir", "partitionSchema", "partitionSites", "engineType", "atomic", "partitionType", "partitionTypeName", "partitionColumnType"];
+    let ctype = if levels.len() == 1 { Value::int(levels[0].key_type().id()) } else { Value::int_vec(levels.iter().map(|l| l.key_type().id()).collect()) };
+    let vals = vec![Value::string(&d.path), scheme, Value::Void, Value::string(&d.meta.engine), Value::string("TRANS"), ptype, pname, ctype];
+    beluga_runtime::eval::build_dict_pub(&keys.iter().map(|k| Value::string(k)).collect::<Vec<_>>(), vals, true)
+}
+
+pub fn table_schema(h: &TableHandle) -> Result<Value> {
+    let meta = h.meta()?;
+    let n = meta.names.len();
+    let types: Vec<String> = meta.types.iter().map(|t| t.name().to_string()).collect();
+    let col_defs = Table::new(
+        vec!["name".into(), "typeString".into(), "typeInt".into(), "extra".into(), "comment".into()],
+        vec![
+            str_col(&meta.names),
+            str_col(&types),
+            Column::from_vec(DataType::Int, meta.types.iter().map(|t| t.id()).collect::<Vec<i32>>()),
+            Column::nulls(DataType::Int, n),
+            Column::nulls(DataType::String, n),
+        ],
+    )?;
+    let mut keys = vec!["engineType", "colDefs", "chunkPath"];
+    let mut vals = vec![Value::string(&h.db.meta.engine), Value::table(col_defs), Value::string("")];
+    if meta.part_cols.is_empty() {
+        keys.push("partitionColumnIndex");
+        vals.push(Value::int(-1));
+    } else {
+        let levels = h.db.levels()?;
+        let idx: Vec<i32> = meta.part_cols.iter().map(|c| meta.col_index(c).map(|k| k as i32).unwrap_or(-1)).collect();
+        let one = levels.len() == 1;
+        keys.extend(["partitionColumnIndex", "partitionColumnName", "partitionSchema", "partitionType", "partitionTypeName"]);
+        vals.push(if one { Value::int(idx[0]) } else { Value::int_vec(idx) });
+        vals.push(if one { Value::string(&meta.part_cols[0]) } else { Value::string_vec(meta.part_cols.iter().map(|s| s.as_str())) });
+        vals.push(if one { levels[0].scheme_value() } else { Value::tuple(levels.iter().map(|l| l.scheme_value()).collect()) });
+        vals.push(if one { Value::int(levels[0].type_id()) } else { Value::int_vec(levels.iter().map(|l| l.type_id()).collect()) });
+        vals.push(if one { Value::string(levels[0].type_name()) } else { Value::string_vec(levels.iter().map(|l| l.type_name())) });
+    }
+    beluga_runtime::eval::build_dict_pub(&keys.iter().map(|k| Value::string(k)).collect::<Vec<_>>(), vals, true)
+}

@@ -1,0 +1,395 @@
+//! The on-disk catalog: a database folder holds `dbmeta` (the partition scheme), a `LOCK`
+//! file, and one folder per table. A table folder holds immutable column files per
+//! partition (`<partition>/<segment>_<column>.col`), manifests `manifest.<version>` (schema,
+//! symbol base, partitions and their segments) and `CURRENT`, naming the live manifest.
+//!
+//! Every write is one transaction: new column files are written and fsynced beside the old
+//! ones, then a new manifest, then `CURRENT` is replaced by rename (and the folder fsynced).
+//! A crash at any point leaves `CURRENT` naming either the old or the new manifest; files of
+//! unfinished transactions are removed by the next writer. Writers hold an exclusive lock on
+//! `LOCK`, released by the OS when a process dies.
+
+use crate::bin::{corrupt, Reader, Writer};
+use crate::partition::Level;
+use ahash::AHashSet;
+use beluga_runtime::column::SymbolDict;
+use beluga_runtime::{DataType, Error, ErrorKind, Result};
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub fn io_err(what: &Path, e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io, format!("{}: {e}", what.display()))
+}
+
+/// Folder of a database path: `dfs://name` lives under `$BELUGA_DFS_ROOT` (default
+/// `~/.beluga/dfs`); other paths are folders on disk.
+pub fn db_dir(path: &str) -> Option<PathBuf> {
+    if path.is_empty() {
+        return None;
+    }
+    if let Some(rest) = path.strip_prefix("dfs://") {
+        let root = std::env::var_os("BELUGA_DFS_ROOT").map(PathBuf::from).unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+            home.join(".beluga").join("dfs")
+        });
+        return Some(root.join(rest.trim_start_matches('/')));
+    }
+    Some(PathBuf::from(path))
+}
+
+/// Write a file atomically: temporary file, fsync, rename over the target, fsync the folder.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = tmp_name(path);
+    {
+        let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
+        f.sync_all().map_err(|e| io_err(&tmp, e))?;
+    }
+    fs::rename(&tmp, path).map_err(|e| io_err(path, e))?;
+    if let Some(d) = path.parent() {
+        sync_dir(d);
+    }
+    Ok(())
+}
+
+fn tmp_name(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(format!(".tmp{}", std::process::id()));
+    PathBuf::from(s)
+}
+
+pub fn sync_dir(d: &Path) {
+    if let Ok(f) = File::open(d) {
+        let _ = f.sync_all();
+    }
+}
+
+// ------------------------------------------------------------------ lock
+
+/// Exclusive writer lock of one database (released on drop or when the process dies).
+pub struct DbLock {
+    _file: File,
+}
+
+impl DbLock {
+    pub fn acquire(dir: &Path) -> Result<DbLock> {
+        let p = dir.join("LOCK");
+        let f = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&p).map_err(|e| io_err(&p, e))?;
+        let wait = std::env::var("BELUGA_LOCK_TIMEOUT_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(60_000u64);
+        let start = Instant::now();
+        loop {
+            match f.try_lock() {
+                Ok(()) => return Ok(DbLock { _file: f }),
+                Err(fs::TryLockError::WouldBlock) => {
+                    if start.elapsed() > Duration::from_millis(wait) {
+                        return Err(Error::new(
+                            ErrorKind::Io,
+                            format!("The database {} is being written by another process; gave up after {} ms", dir.display(), wait),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(io_err(&p, e)),
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ database metadata
+
+#[derive(Clone, Debug)]
+pub struct DbMeta {
+    pub levels: Vec<Level>,
+    pub engine: String,
+}
+
+const DB_MAGIC: &str = "beluga-db-1";
+
+pub fn write_db_meta(dir: &Path, m: &DbMeta) -> Result<()> {
+    let mut w = Writer::new();
+    w.str(DB_MAGIC);
+    w.str(&m.engine);
+    w.u32(m.levels.len() as u32);
+    for l in &m.levels {
+        l.write(&mut w);
+    }
+    write_atomic(&dir.join("dbmeta"), &w.seal())
+}
+
+pub fn read_db_meta(dir: &Path) -> Result<DbMeta> {
+    let p = dir.join("dbmeta");
+    let bytes = fs::read(&p).map_err(|e| io_err(&p, e))?;
+    let name = p.display().to_string();
+    let mut r = Reader::sealed(&bytes, &name)?;
+    if r.str()? != DB_MAGIC {
+        return Err(corrupt(&name, "not a database"));
+    }
+    let engine = r.string()?;
+    let n = r.u32()? as usize;
+    let mut levels = Vec::new();
+    for _ in 0..n.min(3) {
+        levels.push(Level::read(&mut r)?);
+    }
+    Ok(DbMeta { levels, engine })
+}
+
+pub fn db_exists(dir: &Path) -> bool {
+    dir.join("dbmeta").is_file()
+}
+
+// ------------------------------------------------------------------ table manifests
+
+#[derive(Clone, Debug)]
+pub struct SegMeta {
+    pub id: u64,
+    pub rows: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct PartMeta {
+    /// partition index per level (empty for a dimension table)
+    pub key: Vec<u32>,
+    pub dir: String,
+    pub segs: Vec<SegMeta>,
+}
+
+impl PartMeta {
+    pub fn rows(&self) -> u64 {
+        self.segs.iter().map(|s| s.rows).sum()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TableMeta {
+    pub version: u64,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// partitioning columns, one per level (empty: dimension table)
+    pub part_cols: Vec<String>,
+    pub symbols: Arc<SymbolDict>,
+    pub next_seg: u64,
+    pub parts: Vec<PartMeta>,
+}
+
+impl TableMeta {
+    pub fn rows(&self) -> u64 {
+        self.parts.iter().map(|p| p.rows()).sum()
+    }
+    pub fn col_index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name).or_else(|| self.names.iter().position(|n| n.eq_ignore_ascii_case(name)))
+    }
+}
+
+const TABLE_MAGIC: &str = "beluga-table-1";
+
+pub fn table_dir(db: &Path, name: &str) -> PathBuf {
+    db.join(name)
+}
+
+pub fn col_file(tdir: &Path, part: &str, seg: u64, col: usize) -> PathBuf {
+    tdir.join(part).join(format!("{seg}_{col}.col"))
+}
+
+fn encode_meta(m: &TableMeta) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.str(TABLE_MAGIC);
+    w.u64(m.version);
+    w.u32(m.names.len() as u32);
+    for (n, t) in m.names.iter().zip(&m.types) {
+        w.str(n);
+        w.u8(t.id() as u8);
+    }
+    w.u32(m.part_cols.len() as u32);
+    m.part_cols.iter().for_each(|c| w.str(c));
+    w.u32(m.symbols.names.len() as u32);
+    for s in &m.symbols.names {
+        w.str(s);
+    }
+    w.u64(m.next_seg);
+    w.u32(m.parts.len() as u32);
+    for p in &m.parts {
+        w.u32(p.key.len() as u32);
+        p.key.iter().for_each(|&k| w.u32(k));
+        w.str(&p.dir);
+        w.u32(p.segs.len() as u32);
+        for s in &p.segs {
+            w.u64(s.id);
+            w.u64(s.rows);
+        }
+    }
+    w.seal()
+}
+
+fn decode_meta(bytes: &[u8], name: &str) -> Result<TableMeta> {
+    let mut r = Reader::sealed(bytes, name)?;
+    if r.str()? != TABLE_MAGIC {
+        return Err(corrupt(name, "not a table manifest"));
+    }
+    let version = r.u64()?;
+    let nc = r.u32()? as usize;
+    let (mut names, mut types) = (Vec::new(), Vec::new());
+    for _ in 0..nc {
+        names.push(r.string()?);
+        types.push(DataType::from_id(r.u8()? as i32).ok_or_else(|| corrupt(name, "bad type"))?);
+    }
+    let np = r.u32()? as usize;
+    let mut part_cols = Vec::new();
+    for _ in 0..np.min(3) {
+        part_cols.push(r.string()?);
+    }
+    let ns = r.u32()? as usize;
+    let mut dict = SymbolDict::default();
+    for k in 0..ns {
+        let s = r.str()?;
+        if k == 0 {
+            continue;
+        }
+        if dict.intern(s) as usize != k {
+            return Err(corrupt(name, "duplicate symbol"));
+        }
+    }
+    let next_seg = r.u64()?;
+    let nparts = r.u32()? as usize;
+    let mut parts = Vec::with_capacity(nparts.min(1 << 20));
+    for _ in 0..nparts {
+        let nk = r.u32()? as usize;
+        let mut key = Vec::with_capacity(nk.min(3));
+        for _ in 0..nk.min(3) {
+            key.push(r.u32()?);
+        }
+        let dir = r.string()?;
+        let nseg = r.u32()? as usize;
+        let mut segs = Vec::with_capacity(nseg.min(1 << 20));
+        for _ in 0..nseg {
+            segs.push(SegMeta { id: r.u64()?, rows: r.u64()? });
+        }
+        parts.push(PartMeta { key, dir, segs });
+    }
+    Ok(TableMeta { version, names, types, part_cols, symbols: Arc::new(dict), next_seg, parts })
+}
+
+fn manifest_name(v: u64) -> String {
+    format!("manifest.{v}")
+}
+
+pub fn table_exists(db: &Path, name: &str) -> bool {
+    table_dir(db, name).join("CURRENT").is_file()
+}
+
+/// The live manifest of a table.
+pub fn read_table(db: &Path, name: &str) -> Result<TableMeta> {
+    let tdir = table_dir(db, name);
+    let cur = tdir.join("CURRENT");
+    let text = fs::read_to_string(&cur).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::name(format!("The table {name} doesn't exist in the database {}", db.display()))
+        } else {
+            io_err(&cur, e)
+        }
+    })?;
+    let (file, sum) = text.trim().split_once(' ').ok_or_else(|| corrupt(&cur.display().to_string(), "bad pointer"))?;
+    let p = tdir.join(file);
+    let bytes = fs::read(&p).map_err(|e| io_err(&p, e))?;
+    if format!("{:016x}", crate::bin::checksum(&bytes)) != sum {
+        return Err(corrupt(&p.display().to_string(), "doesn't match CURRENT"));
+    }
+    decode_meta(&bytes, &p.display().to_string())
+}
+
+/// Write a new manifest and make it current; then remove files no longer referenced by
+/// this version or the previous one. The caller holds the database lock.
+pub fn commit(db: &Path, name: &str, m: &TableMeta, prev: Option<&TableMeta>) -> Result<()> {
+    let tdir = table_dir(db, name);
+    fs::create_dir_all(&tdir).map_err(|e| io_err(&tdir, e))?;
+    let bytes = encode_meta(m);
+    let file = manifest_name(m.version);
+    write_atomic(&tdir.join(&file), &bytes)?;
+    let ptr = format!("{file} {:016x}\n", crate::bin::checksum(&bytes));
+    write_atomic(&tdir.join("CURRENT"), ptr.as_bytes())?;
+    gc(&tdir, m, prev);
+    Ok(())
+}
+
+/// Remove files of unfinished or superseded transactions (best effort).
+pub fn gc(tdir: &Path, m: &TableMeta, prev: Option<&TableMeta>) {
+    let mut keep: AHashSet<(String, u64)> = AHashSet::new();
+    let mut dirs: AHashSet<String> = AHashSet::new();
+    for t in std::iter::once(m).chain(prev) {
+        for p in &t.parts {
+            dirs.insert(p.dir.clone());
+            for s in &p.segs {
+                keep.insert((p.dir.clone(), s.id));
+            }
+        }
+    }
+    let keep_manifests: AHashSet<String> = std::iter::once(m).chain(prev).map(|t| manifest_name(t.version)).collect();
+    let Ok(rd) = fs::read_dir(tdir) else { return };
+    for e in rd.flatten() {
+        let fname = e.file_name().to_string_lossy().into_owned();
+        let path = e.path();
+        if path.is_dir() {
+            gc_part(tdir, &path, &keep);
+        } else if (fname.starts_with("manifest.") && !keep_manifests.contains(&fname)) || fname.contains(".tmp") {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+fn gc_part(tdir: &Path, dir: &Path, keep: &AHashSet<(String, u64)>) {
+    let rel = dir.strip_prefix(tdir).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default();
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    let mut empty = true;
+    for e in rd.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            gc_part(tdir, &path, keep);
+            if fs::read_dir(&path).map(|mut r| r.next().is_some()).unwrap_or(true) {
+                empty = false;
+            }
+            continue;
+        }
+        let fname = e.file_name().to_string_lossy().into_owned();
+        let seg = fname.split('_').next().and_then(|s| s.parse::<u64>().ok());
+        let referenced = seg.is_some_and(|s| keep.contains(&(rel.clone(), s))) && fname.ends_with(".col");
+        if referenced {
+            empty = false;
+        } else {
+            let _ = fs::remove_file(&path);
+        }
+    }
+    if empty {
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Remove a folder tree so that it disappears at once: rename it aside, then delete.
+pub fn remove_tree(dir: &Path) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let mut aside = dir.as_os_str().to_os_string();
+    aside.push(format!(".dropped{}", std::process::id()));
+    let aside = PathBuf::from(aside);
+    fs::rename(dir, &aside).map_err(|e| io_err(dir, e))?;
+    if let Some(p) = dir.parent() {
+        sync_dir(p);
+    }
+    fs::remove_dir_all(&aside).map_err(|e| io_err(&aside, e))
+}
+
+/// Write one column file durably (temporary name, fsync, rename; the folder is synced at commit).
+pub fn write_col_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(d) = path.parent() {
+        fs::create_dir_all(d).map_err(|e| io_err(d, e))?;
+    }
+    let tmp = tmp_name(path);
+    {
+        let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
+        f.sync_all().map_err(|e| io_err(&tmp, e))?;
+    }
+    fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}

@@ -1,0 +1,510 @@
+//! Column files: a checksummed header with a block directory (rows, codec, min/max,
+//! checksum per block of up to 64Ki rows), then the lz4-compressed blocks.
+//!
+//! Codecs per block: integers are delta + zigzag encoded, byte-shuffled and compressed;
+//! DOUBLE blocks whose values are all short decimals (87.3, 3.718) are stored as scaled
+//! integers the same way; other fixed-width values are byte-shuffled; strings are lengths
+//! plus bytes. SYMBOL columns hold codes into the table's symbol base.
+
+use crate::bin::{checksum, corrupt, Reader, Writer};
+use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
+use beluga_runtime::null::Native;
+use beluga_runtime::{DataType, Result};
+use std::sync::Arc;
+
+pub const MAGIC: &[u8; 8] = b"BLGCOL01";
+pub const BLOCK_ROWS: usize = 1 << 16;
+
+const RAW: u8 = 0;
+const DELTA: u8 = 1;
+const DECIMAL: u8 = 2;
+const STRINGS: u8 = 3;
+
+#[derive(Clone, Debug)]
+pub struct BlockMeta {
+    pub rows: u32,
+    pub offset: u64,
+    pub clen: u32,
+    pub codec: u8,
+    /// min/max of the non-null values: i64 for integers/temporals, f64 bits for floats
+    pub has_stats: bool,
+    pub min: i64,
+    pub max: i64,
+    pub sum: u64,
+}
+
+pub struct ColumnFile {
+    pub ty: DataType,
+    pub rows: u64,
+    pub blocks: Vec<BlockMeta>,
+    pub data: Vec<u8>,
+    data_start: usize,
+    pub name: String,
+}
+
+// ------------------------------------------------------------------ byte shuffle
+
+fn shuffle(bytes: &[u8], w: usize) -> Vec<u8> {
+    if w <= 1 {
+        return bytes.to_vec();
+    }
+    let n = bytes.len() / w;
+    let mut out = vec![0u8; bytes.len()];
+    for b in 0..w {
+        let dst = &mut out[b * n..(b + 1) * n];
+        for (i, d) in dst.iter_mut().enumerate() {
+            *d = bytes[i * w + b];
+        }
+    }
+    out
+}
+
+fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
+    if w <= 1 {
+        return bytes.to_vec();
+    }
+    let n = bytes.len() / w;
+    let mut out = vec![0u8; bytes.len()];
+    for b in 0..w {
+        let src = &bytes[b * n..(b + 1) * n];
+        for (i, s) in src.iter().enumerate() {
+            out[i * w + b] = *s;
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ fixed-width values
+
+/// Fixed-width little-endian conversion for the physical types.
+pub trait Fixed: Copy + Native {
+    const W: usize;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! fixed_impl {
+    ($t:ty, $w:expr) => {
+        impl Fixed for $t {
+            const W: usize = $w;
+            #[inline]
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0u8; $w];
+                a.copy_from_slice(&b[..$w]);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    };
+}
+fixed_impl!(i8, 1);
+fixed_impl!(i16, 2);
+fixed_impl!(i32, 4);
+fixed_impl!(i64, 8);
+fixed_impl!(f32, 4);
+fixed_impl!(f64, 8);
+fixed_impl!(i128, 16);
+
+/// Integer types that take the delta codec.
+pub trait DeltaInt: Fixed {
+    fn delta_zig(a: Self, prev: Self) -> Self;
+    fn undelta_zig(z: Self, prev: Self) -> Self;
+}
+
+macro_rules! delta_impl {
+    ($t:ty, $u:ty, $bits:expr) => {
+        impl DeltaInt for $t {
+            #[inline]
+            fn delta_zig(a: Self, prev: Self) -> Self {
+                let d = a.wrapping_sub(prev);
+                ((d << 1) ^ (d >> ($bits - 1))) as $t
+            }
+            #[inline]
+            fn undelta_zig(z: Self, prev: Self) -> Self {
+                let u = z as $u;
+                let d = ((u >> 1) as $t) ^ (-((u & 1) as $t));
+                prev.wrapping_add(d)
+            }
+        }
+    };
+}
+delta_impl!(i16, u16, 16);
+delta_impl!(i32, u32, 32);
+delta_impl!(i64, u64, 64);
+
+fn compress_shuffled(raw: &[u8], w: usize) -> Vec<u8> {
+    lz4_flex::block::compress_prepend_size(&shuffle(raw, w))
+}
+
+fn decompress(b: &[u8], what: &str) -> Result<Vec<u8>> {
+    lz4_flex::block::decompress_size_prepended(b).map_err(|_| corrupt(what, "bad compressed block"))
+}
+
+fn encode_raw<T: Fixed>(v: &[T]) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(v.len() * T::W);
+    for &x in v {
+        x.put(&mut raw);
+    }
+    compress_shuffled(&raw, T::W)
+}
+
+fn encode_delta<T: DeltaInt>(v: &[T]) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(v.len() * T::W);
+    let mut prev = T::ZERO;
+    for &x in v {
+        T::delta_zig(x, prev).put(&mut raw);
+        prev = x;
+    }
+    compress_shuffled(&raw, T::W)
+}
+
+fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+    let raw = unshuffle(&decompress(b, what)?, T::W);
+    if raw.len() != rows * T::W {
+        return Err(corrupt(what, "block length"));
+    }
+    out.extend(raw.chunks_exact(T::W).map(T::get));
+    Ok(())
+}
+
+fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+    let raw = unshuffle(&decompress(b, what)?, T::W);
+    if raw.len() != rows * T::W {
+        return Err(corrupt(what, "block length"));
+    }
+    let mut prev = T::ZERO;
+    out.reserve(rows);
+    for c in raw.chunks_exact(T::W) {
+        prev = T::undelta_zig(T::get(c), prev);
+        out.push(prev);
+    }
+    Ok(())
+}
+
+const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// Smallest k such that every non-null value is exactly `n / 10^k` for an integer n.
+fn decimal_scale(v: &[f64]) -> Option<usize> {
+    let mut k = 0usize;
+    for &x in v {
+        if x.is_null() {
+            continue;
+        }
+        loop {
+            let s = x * POW10[k];
+            if s.abs() < MAX_EXACT && s == s.round() && s.round() / POW10[k] == x {
+                break;
+            }
+            k += 1;
+            if k >= POW10.len() {
+                return None;
+            }
+        }
+    }
+    Some(k)
+}
+
+fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
+    if let Some(k) = decimal_scale(v) {
+        let ints: Vec<i64> = v.iter().map(|&x| if x.is_null() { i64::NULL } else { (x * POW10[k]).round() as i64 }).collect();
+        let mut out = vec![k as u8];
+        out.extend_from_slice(&encode_delta(&ints));
+        return (DECIMAL, out);
+    }
+    (RAW, encode_raw(v))
+}
+
+fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) -> Result<()> {
+    if codec == DECIMAL {
+        let k = *b.first().ok_or_else(|| corrupt(what, "decimal block"))? as usize;
+        if k >= POW10.len() {
+            return Err(corrupt(what, "decimal scale"));
+        }
+        let mut ints = Vec::with_capacity(rows);
+        decode_delta::<i64>(&b[1..], rows, what, &mut ints)?;
+        out.extend(ints.iter().map(|&n| if n.is_null() { f64::NULL } else { n as f64 / POW10[k] }));
+        return Ok(());
+    }
+    decode_fixed(b, rows, what, out)
+}
+
+fn encode_strings(s: &StrCol, start: usize, end: usize) -> Vec<u8> {
+    let mut raw = Vec::with_capacity((end - start) * 4 + s.offsets[end] - s.offsets[start]);
+    for i in start..end {
+        raw.extend_from_slice(&((s.offsets[i + 1] - s.offsets[i]) as u32).to_le_bytes());
+    }
+    raw.extend_from_slice(&s.bytes[s.offsets[start]..s.offsets[end]]);
+    lz4_flex::block::compress_prepend_size(&raw)
+}
+
+fn decode_strings(b: &[u8], rows: usize, what: &str, out: &mut StrCol) -> Result<()> {
+    let raw = decompress(b, what)?;
+    if raw.len() < rows * 4 {
+        return Err(corrupt(what, "string block"));
+    }
+    let (lens, bytes) = raw.split_at(rows * 4);
+    let total: usize = lens.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize).sum();
+    if total != bytes.len() || std::str::from_utf8(bytes).is_err() {
+        return Err(corrupt(what, "string block"));
+    }
+    let base = out.bytes.len();
+    out.bytes.extend_from_slice(bytes);
+    let mut off = base;
+    for c in lens.chunks_exact(4) {
+        off += u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+        out.offsets.push(off);
+    }
+    Ok(())
+}
+
+fn stats_int<T: Native>(v: &[T]) -> Option<(i64, i64)> {
+    let mut it = v.iter().filter(|x| !x.is_null()).map(|x| x.to_i64());
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
+}
+
+fn stats_float<T: Native>(v: &[T]) -> Option<(i64, i64)> {
+    let mut it = v.iter().filter(|x| !x.is_null()).map(|x| x.to_f64());
+    let first = it.next()?;
+    let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    Some((lo.to_bits() as i64, hi.to_bits() as i64))
+}
+
+/// Encode one block of rows [s, e): codec, bytes, stats.
+fn encode_block(col: &Column, s: usize, e: usize) -> (u8, Vec<u8>, Option<(i64, i64)>) {
+    match &*col.data {
+        ColData::I8(v) => (RAW, encode_raw(&v[s..e]), stats_int(&v[s..e])),
+        ColData::I16(v) => (DELTA, encode_delta(&v[s..e]), stats_int(&v[s..e])),
+        ColData::I32(v) => (DELTA, encode_delta(&v[s..e]), stats_int(&v[s..e])),
+        ColData::I64(v) => (DELTA, encode_delta(&v[s..e]), stats_int(&v[s..e])),
+        ColData::F32(v) => (RAW, encode_raw(&v[s..e]), stats_float(&v[s..e])),
+        ColData::F64(v) => {
+            let (c, b) = encode_f64(&v[s..e]);
+            (c, b, stats_float(&v[s..e]))
+        }
+        ColData::I128(v) => (RAW, encode_raw(&v[s..e]), None),
+        ColData::Sym(sym) => {
+            let codes: Vec<i32> = sym.codes[s..e].iter().map(|&c| c as i32).collect();
+            (DELTA, encode_delta(&codes), None)
+        }
+        ColData::Str(st) => (STRINGS, encode_strings(st, s, e), None),
+    }
+}
+
+/// Encode a whole column as a column file. SYMBOL codes must refer to the table's symbol base.
+pub fn encode(col: &Column) -> Vec<u8> {
+    let n = col.len();
+    let mut blocks = Vec::new();
+    let mut data = Vec::new();
+    let mut s = 0;
+    while s < n {
+        let e = (s + BLOCK_ROWS).min(n);
+        let (codec, bytes, stats) = encode_block(col, s, e);
+        let (has_stats, min, max) = match stats {
+            Some((a, b)) => (true, a, b),
+            None => (false, 0, 0),
+        };
+        blocks.push(BlockMeta {
+            rows: (e - s) as u32,
+            offset: data.len() as u64,
+            clen: bytes.len() as u32,
+            codec,
+            has_stats,
+            min,
+            max,
+            sum: checksum(&bytes),
+        });
+        data.extend_from_slice(&bytes);
+        s = e;
+    }
+    let mut w = Writer::new();
+    w.buf.extend_from_slice(MAGIC);
+    w.u8(col.ty.id() as u8);
+    w.u64(n as u64);
+    w.u32(blocks.len() as u32);
+    for b in &blocks {
+        w.u32(b.rows);
+        w.u64(b.offset);
+        w.u32(b.clen);
+        w.u8(b.codec);
+        w.u8(b.has_stats as u8);
+        w.i64(b.min);
+        w.i64(b.max);
+        w.u64(b.sum);
+    }
+    let mut out = w.seal();
+    out.extend_from_slice(&data);
+    out
+}
+
+impl ColumnFile {
+    /// Parse and verify the header of a column file's bytes.
+    pub fn open(bytes: Vec<u8>, name: &str) -> Result<ColumnFile> {
+        if bytes.len() < MAGIC.len() + 21 || &bytes[..8] != MAGIC {
+            return Err(corrupt(name, "not a column file"));
+        }
+        let mut r = Reader::new(&bytes, name);
+        r.take(8)?;
+        let ty = DataType::from_id(r.u8()? as i32).ok_or_else(|| corrupt(name, "bad type"))?;
+        let rows = r.u64()?;
+        let nb = r.u32()? as usize;
+        if nb > bytes.len() / 40 + 1 {
+            return Err(corrupt(name, "bad block count"));
+        }
+        let mut blocks = Vec::with_capacity(nb);
+        for _ in 0..nb {
+            blocks.push(BlockMeta {
+                rows: r.u32()?,
+                offset: r.u64()?,
+                clen: r.u32()?,
+                codec: r.u8()?,
+                has_stats: r.u8()? != 0,
+                min: r.i64()?,
+                max: r.i64()?,
+                sum: r.u64()?,
+            });
+        }
+        let hdr_end = r.pos;
+        let want = r.u64()?;
+        if checksum(&bytes[..hdr_end]) != want {
+            return Err(corrupt(name, "header checksum mismatch"));
+        }
+        let data_start = r.pos;
+        let total: u64 = blocks.iter().map(|b| b.rows as u64).sum();
+        let data_len = (bytes.len() - data_start) as u64;
+        if total != rows || blocks.iter().any(|b| b.offset + b.clen as u64 > data_len) {
+            return Err(corrupt(name, "truncated"));
+        }
+        Ok(ColumnFile { ty, rows, blocks, data: bytes, data_start, name: name.to_string() })
+    }
+
+    fn block_bytes(&self, k: usize) -> Result<&[u8]> {
+        let b = &self.blocks[k];
+        let s = self.data_start + b.offset as usize;
+        let bytes = &self.data[s..s + b.clen as usize];
+        if checksum(bytes) != b.sum {
+            return Err(corrupt(&self.name, &format!("block {k} checksum mismatch")));
+        }
+        Ok(bytes)
+    }
+
+    /// Decode the blocks marked in `keep` (all when None) into one column.
+    pub fn decode(&self, keep: Option<&[bool]>, sym: Option<&Arc<SymbolDict>>) -> Result<Column> {
+        let ty = self.ty;
+        let sel: Vec<usize> = (0..self.blocks.len()).filter(|&k| keep.is_none_or(|m| m[k])).collect();
+        let n: usize = sel.iter().map(|&k| self.blocks[k].rows as usize).sum();
+        let name = self.name.as_str();
+        macro_rules! each {
+            ($v:ident, $f:expr) => {{
+                let mut $v = Vec::with_capacity(n);
+                for &k in &sel {
+                    let b = self.block_bytes(k)?;
+                    let rows = self.blocks[k].rows as usize;
+                    let codec = self.blocks[k].codec;
+                    $f(codec, b, rows, &mut $v)?;
+                }
+                $v
+            }};
+        }
+        let data = match ty.physical() {
+            beluga_runtime::types::Physical::I8 | beluga_runtime::types::Physical::None => {
+                ColData::I8(each!(v, |_c, b, r, v: &mut Vec<i8>| decode_fixed(b, r, name, v)))
+            }
+            beluga_runtime::types::Physical::I16 => ColData::I16(each!(v, |c, b, r, v: &mut Vec<i16>| int_block(c, b, r, name, v))),
+            beluga_runtime::types::Physical::I32 => ColData::I32(each!(v, |c, b, r, v: &mut Vec<i32>| int_block(c, b, r, name, v))),
+            beluga_runtime::types::Physical::I64 => ColData::I64(each!(v, |c, b, r, v: &mut Vec<i64>| int_block(c, b, r, name, v))),
+            beluga_runtime::types::Physical::F32 => ColData::F32(each!(v, |_c, b, r, v: &mut Vec<f32>| decode_fixed(b, r, name, v))),
+            beluga_runtime::types::Physical::F64 => ColData::F64(each!(v, |c, b, r, v: &mut Vec<f64>| decode_f64(c, b, r, name, v))),
+            beluga_runtime::types::Physical::I128 => ColData::I128(each!(v, |_c, b, r, v: &mut Vec<i128>| decode_fixed(b, r, name, v))),
+            beluga_runtime::types::Physical::Sym => {
+                let codes: Vec<i32> = each!(v, |c, b, r, v: &mut Vec<i32>| int_block(c, b, r, name, v));
+                let dict = sym.cloned().unwrap_or_default();
+                let limit = dict.names.len() as i32;
+                if codes.iter().any(|&c| c < 0 || c >= limit) {
+                    return Err(corrupt(name, "symbol code outside the symbol base"));
+                }
+                ColData::Sym(SymCol { codes: codes.into_iter().map(|c| c as u32).collect(), dict })
+            }
+            beluga_runtime::types::Physical::Str => {
+                let mut s = StrCol::with_capacity(n, 0);
+                for &k in &sel {
+                    let b = self.block_bytes(k)?;
+                    decode_strings(b, self.blocks[k].rows as usize, name, &mut s)?;
+                }
+                ColData::Str(s)
+            }
+        };
+        Ok(Column::new(ty, data))
+    }
+}
+
+fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+    match codec {
+        DELTA => decode_delta(b, rows, what, out),
+        RAW => decode_fixed(b, rows, what, out),
+        _ => Err(corrupt(what, "unknown codec")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(col: &Column) -> Column {
+        let bytes = encode(col);
+        let f = ColumnFile::open(bytes, "t").unwrap();
+        let sym = match &*col.data {
+            ColData::Sym(s) => Some(s.dict.clone()),
+            _ => None,
+        };
+        f.decode(None, sym.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn column_file_round_trips() {
+        let n = 200_000;
+        let ints: Vec<i32> = (0..n).map(|i| if i % 97 == 0 { i32::NULL } else { (i * 7919 % 1000) as i32 - 500 }).collect();
+        let c = round(&Column::from_vec(DataType::Int, ints.clone()));
+        assert!(matches!(&*c.data, ColData::I32(v) if *v == ints));
+        let longs: Vec<i64> = (0..n).map(|i| if i % 5 == 0 { i64::NULL } else { i64::MAX - i as i64 }).collect();
+        let c = round(&Column::from_vec(DataType::Timestamp, longs.clone()));
+        assert!(matches!(&*c.data, ColData::I64(v) if *v == longs));
+        let dec: Vec<f64> = (0..n).map(|i| if i % 11 == 0 { f64::NULL } else { (i % 1000) as f64 / 10.0 + 80.0 }).collect();
+        let c = round(&Column::from_vec(DataType::Double, dec.clone()));
+        assert!(matches!(&*c.data, ColData::F64(v) if *v == dec));
+        let raw: Vec<f64> = (0..1000).map(|i| (i as f64).sqrt()).collect();
+        let c = round(&Column::from_vec(DataType::Double, raw.clone()));
+        assert!(matches!(&*c.data, ColData::F64(v) if *v == raw));
+        let shorts: Vec<i16> = vec![i16::NULL, -5, 7, i16::MAX, i16::MIN + 1];
+        let c = round(&Column::from_vec(DataType::Short, shorts.clone()));
+        assert!(matches!(&*c.data, ColData::I16(v) if *v == shorts));
+        let s = StrCol::from_iter(["a", "", "héllo", "xyz"]);
+        let c = round(&Column::new(DataType::String, ColData::Str(s.clone())));
+        assert!(matches!(&*c.data, ColData::Str(v) if *v == s));
+        let sym = SymCol::from_iter(["IBM", "MSFT", "IBM", ""]);
+        let c = round(&Column::new(DataType::Symbol, ColData::Sym(sym.clone())));
+        assert!(matches!(&*c.data, ColData::Sym(v) if v.codes == sym.codes));
+        let empty = round(&Column::from_vec(DataType::Int, Vec::<i32>::new()));
+        assert_eq!(empty.len(), 0);
+    }
+
+    #[test]
+    fn corrupt_files_are_reported() {
+        let col = Column::from_vec(DataType::Long, (0..100_000i64).collect::<Vec<_>>());
+        let bytes = encode(&col);
+        let cut = bytes[..bytes.len() - 10].to_vec();
+        assert!(ColumnFile::open(cut, "c.col").err().unwrap().message.contains("c.col"));
+        let mut flip = bytes.clone();
+        let k = flip.len() - 3;
+        flip[k] ^= 0x40;
+        let f = ColumnFile::open(flip, "c.col").unwrap();
+        assert!(f.decode(None, None).is_err());
+        let mut hdr = bytes;
+        hdr[10] ^= 1;
+        assert!(ColumnFile::open(hdr, "c.col").is_err());
+    }
+}

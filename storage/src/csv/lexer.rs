@@ -1,0 +1,200 @@
+//! Splitting text into records and fields on bytes: one- or multi-byte delimiters, quoted
+//! fields (`"a,b"`, `""` for a quote, newlines inside quotes), `\n` or `\r\n` line ends.
+//! No allocation per field: fields are byte ranges of the buffer.
+
+#[derive(Clone, Debug)]
+pub struct Dialect {
+    pub delim: Vec<u8>,
+}
+
+impl Dialect {
+    pub fn new(delim: &str) -> Dialect {
+        Dialect { delim: if delim.is_empty() { b",".to_vec() } else { delim.as_bytes().to_vec() } }
+    }
+}
+
+/// One field of a record: a byte range; `quoted` fields may hold `""` escapes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Field {
+    pub start: usize,
+    pub end: usize,
+    pub quoted: bool,
+}
+
+/// The text of a field (unescaping `""` only when needed).
+pub fn field_bytes<'a>(buf: &'a [u8], f: &Field, scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let b = &buf[f.start..f.end];
+    if f.quoted && b.contains(&b'"') {
+        scratch.clear();
+        let mut k = 0;
+        while k < b.len() {
+            scratch.push(b[k]);
+            k += if b[k] == b'"' && b.get(k + 1) == Some(&b'"') { 2 } else { 1 };
+        }
+        return scratch;
+    }
+    b
+}
+
+/// Outcome of reading one record.
+pub enum Rec {
+    /// next position after the record's line end
+    Next(usize),
+    /// a quoted field runs to the end of the buffer
+    Unterminated,
+}
+
+/// Split the record starting at `pos` into `fields` (cleared first).
+#[inline]
+pub fn record(buf: &[u8], pos: usize, d: &Dialect, fields: &mut Vec<Field>) -> Rec {
+    fields.clear();
+    let n = buf.len();
+    let mut p = pos;
+    let single = (d.delim.len() == 1).then(|| d.delim[0]);
+    loop {
+        if p < n && buf[p] == b'"' {
+            // quoted field
+            let start = p + 1;
+            let mut q = start;
+            loop {
+                if q >= n {
+                    return Rec::Unterminated;
+                }
+                if buf[q] == b'"' {
+                    if q + 1 < n && buf[q + 1] == b'"' {
+                        q += 2;
+                        continue;
+                    }
+                    break;
+                }
+                q += 1;
+            }
+            fields.push(Field { start, end: q, quoted: true });
+            p = q + 1;
+            // skip to the delimiter or line end (text after the closing quote is ignored)
+            while p < n && buf[p] != b'\n' && !at_delim(buf, p, d, single) {
+                p += 1;
+            }
+        } else {
+            let start = p;
+            match single {
+                Some(c) => {
+                    while p < n && buf[p] != c && buf[p] != b'\n' {
+                        p += 1;
+                    }
+                }
+                None => {
+                    while p < n && buf[p] != b'\n' && !at_delim(buf, p, d, None) {
+                        p += 1;
+                    }
+                }
+            }
+            let mut end = p;
+            if end > start && (p >= n || buf[p] == b'\n') && buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+            fields.push(Field { start, end, quoted: false });
+        }
+        if p >= n {
+            return Rec::Next(n);
+        }
+        if buf[p] == b'\n' {
+            return Rec::Next(p + 1);
+        }
+        p += d.delim.len();
+    }
+}
+
+#[inline]
+fn at_delim(buf: &[u8], p: usize, d: &Dialect, single: Option<u8>) -> bool {
+    match single {
+        Some(c) => buf[p] == c,
+        None => buf[p..].starts_with(&d.delim),
+    }
+}
+
+/// True when the line at `pos` is empty (only `\r`), so it can be skipped.
+#[inline]
+pub fn blank_line(buf: &[u8], pos: usize) -> Option<usize> {
+    match buf.get(pos) {
+        Some(b'\n') => Some(pos + 1),
+        Some(b'\r') if buf.get(pos + 1) == Some(&b'\n') => Some(pos + 2),
+        _ => None,
+    }
+}
+
+/// Scan `buf` for record boundaries outside quotes: returns the end of the last complete
+/// record (0 if none) and cut points roughly every `every` bytes for parallel parsing.
+/// `in_quote` is the quote state at the start of `buf`.
+pub fn boundaries(buf: &[u8], every: usize) -> (usize, Vec<usize>) {
+    let mut in_quote = false;
+    let mut last = 0;
+    let mut cuts = Vec::new();
+    let mut next = every;
+    if !buf.contains(&b'"') {
+        // fast path: every newline is a boundary
+        let last = buf.iter().rposition(|&b| b == b'\n').map(|k| k + 1).unwrap_or(0);
+        let mut from = every;
+        while from < last {
+            match buf[from..last].iter().position(|&b| b == b'\n') {
+                Some(k) => {
+                    let c = from + k + 1;
+                    if c < last {
+                        cuts.push(c);
+                    }
+                    from = c + every;
+                }
+                None => break,
+            }
+        }
+        return (last, cuts);
+    }
+    for (p, &b) in buf.iter().enumerate() {
+        if b == b'"' {
+            in_quote = !in_quote;
+        } else if b == b'\n' && !in_quote {
+            last = p + 1;
+            if p + 1 >= next {
+                cuts.push(p + 1);
+                next = p + 1 + every;
+            }
+        }
+    }
+    cuts.retain(|&c| c < last);
+    (last, cuts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(s: &str, d: &str) -> Vec<Vec<String>> {
+        let b = s.as_bytes();
+        let d = Dialect::new(d);
+        let mut out = Vec::new();
+        let mut f = Vec::new();
+        let mut p = 0;
+        let mut scratch = Vec::new();
+        while p < b.len() {
+            match record(b, p, &d, &mut f) {
+                Rec::Next(q) => {
+                    out.push(f.iter().map(|x| String::from_utf8(field_bytes(b, x, &mut scratch).to_vec()).unwrap()).collect());
+                    p = q;
+                }
+                Rec::Unterminated => panic!("unterminated"),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn records_and_quotes() {
+        assert_eq!(split("a,b\r\n1,\"x,\"\"y\"\"\"\n,3", ","), vec![vec!["a", "b"], vec!["1", "x,\"y\""], vec!["", "3"]]);
+        assert_eq!(split("a||b\n\"l1\nl2\"||c\n", "||"), vec![vec!["a", "b"], vec!["l1\nl2", "c"]]);
+        let (last, cuts) = boundaries(b"aa\nbb\ncc\ndd", 3);
+        assert_eq!(last, 9);
+        assert!(cuts.iter().all(|&c| c < last));
+        let (last, _) = boundaries(b"a,\"x\ny\"\nb", 2);
+        assert_eq!(last, 8);
+    }
+}

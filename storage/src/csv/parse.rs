@@ -1,0 +1,337 @@
+//! Parsing records straight into typed column builders (no `String` per field), and
+//! merging the columns of chunks parsed in parallel.
+
+use super::lexer::{blank_line, field_bytes, record, Dialect, Field, Rec};
+use ahash::AHashMap;
+use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
+use beluga_runtime::kernels::parse::{parse_bool, parse_f64_prefix, parse_int_prefix, parse_temporal, TemporalPattern};
+use beluga_runtime::null::Native;
+use beluga_runtime::types::Physical;
+use beluga_runtime::DataType;
+use std::sync::Arc;
+
+/// A column to load: which field of the record, its name, type and optional temporal format.
+#[derive(Clone)]
+pub struct ColSpec {
+    pub field: usize,
+    pub name: String,
+    pub ty: DataType,
+    pub fmt: Option<Arc<TemporalPattern>>,
+}
+
+/// A parse failure inside a chunk: record index within the chunk, column, message.
+#[derive(Debug)]
+pub struct ParseErr {
+    pub rec: usize,
+    pub col: Option<usize>,
+    pub msg: String,
+}
+
+enum Builder<'a> {
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Sym { codes: Vec<u32>, map: AHashMap<&'a [u8], u32>, owned: AHashMap<Vec<u8>, u32>, names: Vec<Vec<u8>> },
+    Str(StrCol),
+}
+
+fn trim(b: &[u8]) -> &[u8] {
+    let s = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+    let e = b.iter().rposition(|c| !c.is_ascii_whitespace()).map(|k| k + 1).unwrap_or(s);
+    &b[s..e.max(s)]
+}
+
+/// Integer text: plain digits fast, otherwise DolphinDB's prefix rule (`10.9` ⇒ 10).
+#[inline]
+pub fn int_field(b: &[u8]) -> Option<i64> {
+    let b = trim(b);
+    if b.is_empty() {
+        return None;
+    }
+    let (neg, digits) = match b[0] {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(|c| c.is_ascii_digit()) {
+        let mut v: i64 = 0;
+        for &c in digits {
+            v = v * 10 + (c - b'0') as i64;
+        }
+        return Some(if neg { -v } else { v });
+    }
+    std::str::from_utf8(b).ok().and_then(parse_int_prefix)
+}
+
+#[inline]
+pub fn float_field(b: &[u8]) -> Option<f64> {
+    let b = trim(b);
+    if b.is_empty() {
+        return None;
+    }
+    let s = std::str::from_utf8(b).ok()?;
+    s.parse::<f64>().ok().or_else(|| parse_f64_prefix(s))
+}
+
+fn char_field(b: &[u8]) -> Option<i8> {
+    match b.len() {
+        0 => None,
+        1 if !b[0].is_ascii_digit() => Some(b[0] as i8),
+        _ => int_field(b).and_then(|v| i8::try_from(v).ok()).filter(|v| !v.is_null()),
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn new(ty: DataType, cap: usize) -> Builder<'a> {
+        match ty.physical() {
+            Physical::I8 => Builder::I8(Vec::with_capacity(cap)),
+            Physical::I16 => Builder::I16(Vec::with_capacity(cap)),
+            Physical::I32 => Builder::I32(Vec::with_capacity(cap)),
+            Physical::I64 => Builder::I64(Vec::with_capacity(cap)),
+            Physical::F32 => Builder::F32(Vec::with_capacity(cap)),
+            Physical::F64 => Builder::F64(Vec::with_capacity(cap)),
+            Physical::Sym => Builder::Sym { codes: Vec::with_capacity(cap), map: AHashMap::new(), owned: AHashMap::new(), names: vec![Vec::new()] },
+            _ => Builder::Str(StrCol::with_capacity(cap, cap * 8)),
+        }
+    }
+
+    /// Append one field; Err(()) for text that is not valid UTF-8.
+    #[inline]
+    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool) -> Result<(), ()> {
+        let ty = spec.ty;
+        match self {
+            Builder::I8(v) => v.push(match ty {
+                DataType::Bool => std::str::from_utf8(trim(text)).ok().filter(|s| !s.is_empty()).and_then(parse_bool).map(|b| b as i8).unwrap_or(i8::NULL),
+                _ => char_field(text).unwrap_or(i8::NULL),
+            }),
+            Builder::I16(v) => v.push(int_field(text).and_then(|x| i16::try_from(x).ok()).unwrap_or(i16::NULL)),
+            Builder::I32(v) => v.push(if ty.is_temporal() {
+                temporal(spec, text).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
+            } else {
+                int_field(text).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
+            }),
+            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text).unwrap_or(i64::NULL) } else { int_field(text).unwrap_or(i64::NULL) }),
+            Builder::F32(v) => v.push(float_field(text).map(f32::from_f64).unwrap_or(f32::NULL)),
+            Builder::F64(v) => v.push(float_field(text).map(f64::from_f64).unwrap_or(f64::NULL)),
+            Builder::Sym { codes, map, owned, names } => {
+                if text.is_empty() {
+                    codes.push(0);
+                    return Ok(());
+                }
+                let code = if escaped {
+                    match owned.get(text) {
+                        Some(&c) => c,
+                        None => {
+                            std::str::from_utf8(text).map_err(|_| ())?;
+                            let c = names.len() as u32;
+                            names.push(text.to_vec());
+                            owned.insert(text.to_vec(), c);
+                            c
+                        }
+                    }
+                } else {
+                    match map.get(raw) {
+                        Some(&c) => c,
+                        None => {
+                            std::str::from_utf8(raw).map_err(|_| ())?;
+                            let c = match owned.get(raw) {
+                                Some(&c) => c,
+                                None => {
+                                    let c = names.len() as u32;
+                                    names.push(raw.to_vec());
+                                    owned.insert(raw.to_vec(), c);
+                                    c
+                                }
+                            };
+                            map.insert(raw, c);
+                            c
+                        }
+                    }
+                };
+                codes.push(code);
+            }
+            Builder::Str(s) => {
+                let t = std::str::from_utf8(text).map_err(|_| ())?;
+                s.push(t);
+            }
+        }
+        Ok(())
+    }
+
+    fn push_null(&mut self) {
+        match self {
+            Builder::I8(v) => v.push(i8::NULL),
+            Builder::I16(v) => v.push(i16::NULL),
+            Builder::I32(v) => v.push(i32::NULL),
+            Builder::I64(v) => v.push(i64::NULL),
+            Builder::F32(v) => v.push(f32::NULL),
+            Builder::F64(v) => v.push(f64::NULL),
+            Builder::Sym { codes, .. } => codes.push(0),
+            Builder::Str(s) => s.push(""),
+        }
+    }
+
+    fn finish(self, ty: DataType) -> Column {
+        let data = match self {
+            Builder::I8(v) => ColData::I8(v),
+            Builder::I16(v) => ColData::I16(v),
+            Builder::I32(v) => ColData::I32(v),
+            Builder::I64(v) => ColData::I64(v),
+            Builder::F32(v) => ColData::F32(v),
+            Builder::F64(v) => ColData::F64(v),
+            Builder::Sym { codes, names, .. } => {
+                let mut dict = SymbolDict::default();
+                for n in names.iter().skip(1) {
+                    // validated as UTF-8 when first seen
+                    dict.intern(std::str::from_utf8(n).unwrap_or(""));
+                }
+                ColData::Sym(SymCol { codes, dict: Arc::new(dict) })
+            }
+            Builder::Str(s) => ColData::Str(s),
+        };
+        Column::new(ty, data)
+    }
+}
+
+#[inline]
+fn temporal(spec: &ColSpec, text: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(trim(text)).ok()?;
+    if s.is_empty() {
+        return None;
+    }
+    match &spec.fmt {
+        Some(p) => {
+            let v = p.parse(s)?;
+            if p.result_type() == spec.ty {
+                Some(v)
+            } else {
+                beluga_runtime::temporal::convert_temporal(p.result_type(), spec.ty, v).ok()
+            }
+        }
+        None => parse_temporal(spec.ty, s),
+    }
+}
+
+/// Parse every record of `buf` (which holds whole records) into columns.
+/// Returns the columns and the number of records.
+pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Column>, usize), ParseErr> {
+    let est = buf.len() / 64 + 16;
+    let mut builders: Vec<Builder> = specs.iter().map(|s| Builder::new(s.ty, est)).collect();
+    let mut fields: Vec<Field> = Vec::with_capacity(specs.len() + 4);
+    let mut scratch = Vec::new();
+    let mut p = 0;
+    let mut recs = 0;
+    while p < buf.len() {
+        if let Some(q) = blank_line(buf, p) {
+            p = q;
+            continue;
+        }
+        match record(buf, p, d, &mut fields) {
+            Rec::Unterminated => {
+                return Err(ParseErr { rec: recs, col: None, msg: "a quoted field is not closed".into() });
+            }
+            Rec::Next(q) => p = q,
+        }
+        for (k, spec) in specs.iter().enumerate() {
+            match fields.get(spec.field) {
+                Some(f) => {
+                    let raw = &buf[f.start..f.end];
+                    let escaped = f.quoted && raw.contains(&b'"');
+                    let text = if escaped { field_bytes(buf, f, &mut scratch) } else { raw };
+                    if builders[k].push(spec, raw, text, escaped).is_err() {
+                        return Err(ParseErr { rec: recs, col: Some(k), msg: "the text is not valid UTF-8".into() });
+                    }
+                }
+                None => builders[k].push_null(),
+            }
+        }
+        recs += 1;
+    }
+    Ok((builders.into_iter().zip(specs).map(|(b, s)| b.finish(s.ty)).collect(), recs))
+}
+
+/// Concatenate the columns of consecutive chunks (symbol bases merged).
+pub fn merge(chunks: Vec<Vec<Column>>, specs: &[ColSpec]) -> Vec<Column> {
+    let mut out = Vec::with_capacity(specs.len());
+    for (k, spec) in specs.iter().enumerate() {
+        let parts: Vec<&Column> = chunks.iter().map(|c| &c[k]).collect();
+        if parts.len() == 1 {
+            out.push(parts[0].clone());
+            continue;
+        }
+        out.push(concat(spec.ty, &parts));
+    }
+    out
+}
+
+/// Fast concatenation of columns of one type (symbol codes remapped into one base).
+pub fn concat(ty: DataType, parts: &[&Column]) -> Column {
+    let n: usize = parts.iter().map(|c| c.len()).sum();
+    match ty.physical() {
+        Physical::Sym => {
+            let mut dict: Option<Arc<SymbolDict>> = None;
+            let mut codes = Vec::with_capacity(n);
+            for c in parts {
+                let ColData::Sym(s) = &*c.data else { continue };
+                match &mut dict {
+                    None => {
+                        dict = Some(s.dict.clone());
+                        codes.extend_from_slice(&s.codes);
+                    }
+                    Some(d) if Arc::ptr_eq(d, &s.dict) => codes.extend_from_slice(&s.codes),
+                    Some(d) => {
+                        let dm = Arc::make_mut(d);
+                        let remap: Vec<u32> = s.dict.names.iter().map(|x| dm.intern(x)).collect();
+                        codes.extend(s.codes.iter().map(|&k| remap[k as usize]));
+                    }
+                }
+            }
+            Column::new(ty, ColData::Sym(SymCol { codes, dict: dict.unwrap_or_default() }))
+        }
+        Physical::Str => {
+            let bytes: usize = parts.iter().map(|c| if let ColData::Str(s) = &*c.data { s.bytes.len() } else { 0 }).sum();
+            let mut out = StrCol::with_capacity(n, bytes);
+            for c in parts {
+                if let ColData::Str(s) = &*c.data {
+                    let base = out.bytes.len();
+                    out.bytes.extend_from_slice(&s.bytes);
+                    out.offsets.extend(s.offsets[1..].iter().map(|&o| o + base));
+                }
+            }
+            Column::new(ty, ColData::Str(out))
+        }
+        _ => Column::concat(ty, parts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_parse() {
+        let specs = vec![
+            ColSpec { field: 0, name: "s".into(), ty: DataType::Symbol, fmt: None },
+            ColSpec { field: 1, name: "d".into(), ty: DataType::Date, fmt: None },
+            ColSpec { field: 2, name: "t".into(), ty: DataType::Second, fmt: None },
+            ColSpec { field: 3, name: "x".into(), ty: DataType::Double, fmt: None },
+            ColSpec { field: 4, name: "c".into(), ty: DataType::Char, fmt: None },
+            ColSpec { field: 5, name: "n".into(), ty: DataType::Int, fmt: None },
+        ];
+        let text = b"IBM,20070801,9:30:00,1.5,N,7\nNA,2007.08.02,16:00:01,,B,x\n\"IBM\",,,abc,,\n";
+        let (cols, n) = parse_chunk(text, &Dialect::new(","), &specs).unwrap();
+        assert_eq!(n, 3);
+        let ColData::Sym(s) = &*cols[0].data else { panic!() };
+        assert_eq!(s.codes, vec![1, 2, 1]);
+        assert_eq!(s.dict.get(2), "NA");
+        assert_eq!(cols[1].i64_at(0), Some(13726));
+        assert!(cols[1].is_null(2));
+        assert_eq!(cols[2].i64_at(0), Some(9 * 3600 + 30 * 60));
+        assert!(cols[3].is_null(1) && cols[3].is_null(2));
+        assert_eq!(cols[4].i64_at(0), Some(b'N' as i64));
+        assert!(cols[5].is_null(1));
+    }
+}

@@ -1,0 +1,336 @@
+//! Writing stored tables: conforming incoming rows to the table's types and symbol base,
+//! splitting them by partition, writing segments and committing one manifest.
+
+use crate::catalog::{self, DbLock, DbMeta, PartMeta, SegMeta, TableMeta};
+use crate::column_file;
+use crate::partition::{conform, NONE};
+use ahash::AHashMap;
+use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
+use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::{DataType, Error, Result, Table};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Rows buffered across all partitions before segments are written.
+const FLUSH_CELLS: usize = 64 << 20;
+
+/// Describes a row of the incoming data for error messages (file and line for imports).
+pub type RowInfo<'a> = &'a dyn Fn(usize) -> String;
+
+/// One write transaction on one table.
+pub struct Appender {
+    dir: PathBuf,
+    tdir: PathBuf,
+    name: String,
+    _lock: DbLock,
+    db: DbMeta,
+    db_changed: bool,
+    prev: Option<TableMeta>,
+    pub meta: TableMeta,
+    buffers: AHashMap<Vec<u32>, Vec<Table>>,
+    buffered: usize,
+    written: Vec<PathBuf>,
+    committed: bool,
+    pub rows_added: u64,
+}
+
+impl Drop for Appender {
+    fn drop(&mut self) {
+        if !self.committed {
+            for p in &self.written {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+/// Convert a column to a stored column type, interning symbols into `base`.
+pub fn conform_column(c: &Column, ty: DataType, base: &mut Arc<SymbolDict>, name: &str) -> Result<Column> {
+    if ty == DataType::Symbol {
+        let codes: Vec<u32> = match &*c.data {
+            ColData::Sym(s) => {
+                if Arc::ptr_eq(&s.dict, base) {
+                    s.codes.clone()
+                } else {
+                    let mut used = vec![false; s.dict.names.len()];
+                    for &k in &s.codes {
+                        used[k as usize] = true;
+                    }
+                    let b = Arc::make_mut(base);
+                    let remap: Vec<u32> =
+                        s.dict.names.iter().enumerate().map(|(k, n)| if used[k] { b.intern(n) } else { 0 }).collect();
+                    s.codes.iter().map(|&k| remap[k as usize]).collect()
+                }
+            }
+            ColData::Str(s) => {
+                let b = Arc::make_mut(base);
+                s.iter().map(|x| b.intern(x)).collect()
+            }
+            _ => {
+                let s = cast_column(c, DataType::String)?;
+                return conform_column(&s, ty, base, name);
+            }
+        };
+        return Ok(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict: base.clone() })));
+    }
+    if c.ty == ty {
+        return Ok(c.clone());
+    }
+    if ty == DataType::String {
+        return match &*c.data {
+            ColData::Sym(s) => Ok(Column::new(ty, ColData::Str(StrCol::from_iter(s.codes.iter().map(|&k| s.dict.get(k)))))),
+            _ => cast_column(c, ty),
+        };
+    }
+    if ty.is_numeric() && c.ty.is_literal() {
+        return Err(Error::type_err(format!("The column [{name}] expects type {ty}, but the value is {}", c.ty)));
+    }
+    if c.ty == DataType::Void {
+        return Ok(Column::nulls(ty, c.len()));
+    }
+    if ty.is_temporal() && c.ty.is_temporal() {
+        return beluga_runtime::kernels::temporal_to(c, ty);
+    }
+    cast_column(c, ty).map_err(|e| Error::type_err(format!("The column [{name}]: {}", e.message)))
+}
+
+impl Appender {
+    /// Start a transaction on an existing table.
+    pub fn open(dir: &Path, name: &str) -> Result<Appender> {
+        let lock = DbLock::acquire(dir)?;
+        let db = catalog::read_db_meta(dir)?;
+        let prev = catalog::read_table(dir, name)?;
+        let meta = prev.clone();
+        Ok(Appender {
+            dir: dir.to_path_buf(),
+            tdir: catalog::table_dir(dir, name),
+            name: name.to_string(),
+            _lock: lock,
+            db,
+            db_changed: false,
+            prev: Some(prev),
+            meta,
+            buffers: AHashMap::new(),
+            buffered: 0,
+            written: Vec::new(),
+            committed: false,
+            rows_added: 0,
+        })
+    }
+
+    /// Start a transaction that creates a table (error if it exists).
+    pub fn create(dir: &Path, name: &str, names: Vec<String>, types: Vec<DataType>, part_cols: Vec<String>) -> Result<Appender> {
+        let lock = DbLock::acquire(dir)?;
+        let db = catalog::read_db_meta(dir)?;
+        if catalog::table_exists(dir, name) {
+            return Err(Error::runtime(format!("The table {name} already exists in the database {}", dir.display())));
+        }
+        if !part_cols.is_empty() && part_cols.len() != db.levels.len() {
+            return Err(Error::arg(format!(
+                "The database has {} partition level(s) but {} partitioning column(s) were given",
+                db.levels.len(),
+                part_cols.len()
+            )));
+        }
+        for (k, pc) in part_cols.iter().enumerate() {
+            let i = names.iter().position(|n| n.eq_ignore_ascii_case(pc)).ok_or_else(|| {
+                Error::arg(format!("The partitioning column {pc} is not a column of the table"))
+            })?;
+            let kt = db.levels[k].key_type();
+            let ct = types[i];
+            let ok = ct == kt || (ct.is_literal() && kt.is_literal()) || (ct.is_temporal() && kt.is_temporal()) || (ct.is_integral() && kt.is_integral());
+            if !ok {
+                return Err(Error::type_err(format!(
+                    "The partitioning column {pc} has type {ct}, which doesn't match the partition scheme type {kt}"
+                )));
+            }
+        }
+        let meta = TableMeta {
+            version: 0,
+            names,
+            types,
+            part_cols,
+            symbols: Arc::new(SymbolDict::default()),
+            next_seg: 1,
+            parts: Vec::new(),
+        };
+        let tdir = catalog::table_dir(dir, name);
+        Ok(Appender {
+            dir: dir.to_path_buf(),
+            tdir,
+            name: name.to_string(),
+            _lock: lock,
+            db,
+            db_changed: false,
+            prev: None,
+            meta,
+            buffers: AHashMap::new(),
+            buffered: 0,
+            written: Vec::new(),
+            committed: false,
+            rows_added: 0,
+        })
+    }
+
+    /// Drop every partition (the following pushes replace the table's contents).
+    pub fn clear(&mut self) {
+        self.meta.parts.clear();
+    }
+
+    /// Conform a table to the stored schema (types, symbol base).
+    pub fn conform(&mut self, t: &Table) -> Result<Vec<Column>> {
+        if t.ncols() != self.meta.names.len() {
+            return Err(Error::arg(format!(
+                "The number of columns of the table to insert ({}) doesn't match the table {} ({})",
+                t.ncols(),
+                self.name,
+                self.meta.names.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(t.ncols());
+        for (k, c) in t.cols.iter().enumerate() {
+            out.push(conform_column(c, self.meta.types[k], &mut self.meta.symbols, &self.meta.names[k])?);
+        }
+        Ok(out)
+    }
+
+    /// Add rows (columns already conformed or not). `info` names a row in errors.
+    pub fn push(&mut self, t: &Table, info: Option<RowInfo>) -> Result<()> {
+        let cols = self.conform(t)?;
+        let n = cols.first().map(|c| c.len()).unwrap_or(0);
+        if n == 0 {
+            return Ok(());
+        }
+        let tab = Table::new(self.meta.names.clone(), cols)?;
+        if self.meta.part_cols.is_empty() {
+            self.buffer(vec![], tab);
+            return self.maybe_flush();
+        }
+        // partition index of every row, per level
+        let mut keys: Vec<Vec<u32>> = Vec::with_capacity(self.db.levels.len());
+        for (lv, pc) in self.meta.part_cols.clone().iter().enumerate() {
+            let ci = self.meta.col_index(pc).ok_or_else(|| Error::runtime(format!("Missing partitioning column {pc}")))?;
+            let key_col = conform(&tab.cols[ci], self.db.levels[lv].key_type(), pc)?;
+            let (idx, changed) = self.db.levels[lv].assign(&key_col)?;
+            self.db_changed |= changed;
+            let drops_nulls = matches!(self.db.levels[lv], crate::partition::Level::Hash(..));
+            if !drops_nulls {
+                if let Some(r) = idx.iter().position(|&x| x == NONE) {
+                    let v = beluga_runtime::fmt::format_elem(&tab.cols[ci], r);
+                    let at = match info {
+                        Some(f) => f(r),
+                        None => format!("row {r}"),
+                    };
+                    return Err(Error::runtime(format!(
+                        "The value '{v}' of the partitioning column {pc} ({at}) is outside the partition scheme of the database"
+                    )));
+                }
+            }
+            keys.push(idx);
+        }
+        // group rows by partition
+        let mut groups: AHashMap<Vec<u32>, Vec<usize>> = AHashMap::new();
+        let mut key = vec![0u32; keys.len()];
+        'rows: for r in 0..n {
+            for (l, k) in keys.iter().enumerate() {
+                if k[r] == NONE {
+                    continue 'rows;
+                }
+                key[l] = k[r];
+            }
+            match groups.get_mut(&key) {
+                Some(v) => v.push(r),
+                None => {
+                    groups.insert(key.clone(), vec![r]);
+                }
+            }
+        }
+        let mut gs: Vec<(Vec<u32>, Vec<usize>)> = groups.into_iter().collect();
+        gs.sort_by(|a, b| a.0.cmp(&b.0));
+        let parts: Vec<(Vec<u32>, Table)> = gs.into_par_iter().map(|(k, idx)| (k, tab.take_usize(&idx))).collect();
+        for (k, t) in parts {
+            self.buffer(k, t);
+        }
+        self.maybe_flush()
+    }
+
+    fn buffer(&mut self, key: Vec<u32>, t: Table) {
+        self.buffered += t.rows() * t.ncols().max(1);
+        self.rows_added += t.rows() as u64;
+        self.buffers.entry(key).or_default().push(t);
+    }
+
+    fn maybe_flush(&mut self) -> Result<()> {
+        if self.buffered >= FLUSH_CELLS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn dir_of(&self, key: &[u32]) -> String {
+        if key.is_empty() {
+            return "data".to_string();
+        }
+        key.iter().enumerate().map(|(l, &k)| self.db.levels[l].dir_name(k as usize)).collect::<Vec<_>>().join("/")
+    }
+
+    /// Write the buffered rows as one new segment per partition.
+    pub fn flush(&mut self) -> Result<()> {
+        let mut bufs: Vec<(Vec<u32>, Vec<Table>)> = std::mem::take(&mut self.buffers).into_iter().collect();
+        bufs.sort_by(|a, b| a.0.cmp(&b.0));
+        self.buffered = 0;
+        let mut jobs: Vec<(PathBuf, Column)> = Vec::new();
+        for (key, tables) in bufs {
+            let rows: usize = tables.iter().map(|t| t.rows()).sum();
+            if rows == 0 {
+                continue;
+            }
+            let seg = self.meta.next_seg;
+            self.meta.next_seg += 1;
+            let dir = self.dir_of(&key);
+            for (ci, ty) in self.meta.types.iter().enumerate() {
+                let col = if tables.len() == 1 {
+                    tables[0].cols[ci].clone()
+                } else {
+                    let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
+                    Column::concat(*ty, &parts)
+                };
+                jobs.push((catalog::col_file(&self.tdir, &dir, seg, ci), col));
+            }
+            match self.meta.parts.iter_mut().find(|p| p.key == key) {
+                Some(p) => p.segs.push(SegMeta { id: seg, rows: rows as u64 }),
+                None => self.meta.parts.push(PartMeta { key, dir, segs: vec![SegMeta { id: seg, rows: rows as u64 }] }),
+            }
+        }
+        self.written.extend(jobs.iter().map(|(p, _)| p.clone()));
+        jobs.par_iter().map(|(p, c)| catalog::write_col_file(p, &column_file::encode(c))).collect::<Result<Vec<()>>>()?;
+        Ok(())
+    }
+
+    /// Make the transaction durable and visible.
+    pub fn commit(mut self) -> Result<u64> {
+        self.flush()?;
+        let mut dirs: Vec<PathBuf> = self.written.iter().filter_map(|p| p.parent().map(|d| d.to_path_buf())).collect();
+        dirs.sort();
+        dirs.dedup();
+        for d in &dirs {
+            catalog::sync_dir(d);
+            if let Some(pd) = d.parent() {
+                catalog::sync_dir(pd);
+            }
+        }
+        if self.db_changed {
+            catalog::write_db_meta(&self.dir, &self.db)?;
+        }
+        self.meta.parts.sort_by(|a, b| a.key.cmp(&b.key));
+        self.meta.version += 1;
+        catalog::commit(&self.dir, &self.name, &self.meta, self.prev.as_ref())?;
+        self.committed = true;
+        Ok(self.rows_added)
+    }
+
+    pub fn levels(&self) -> &[crate::partition::Level] {
+        &self.db.levels
+    }
+}

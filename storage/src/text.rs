@@ -1,0 +1,576 @@
+//! Text import and export: loadText, ploadText, loadTextEx (streaming, parallel chunks,
+//! one transaction), saveText, extractTextSchema, and `files`.
+
+use crate::builtins_db::{names_of, str_of};
+use crate::csv::infer::{clean_name, first_record, infer_types, looks_like_header, SAMPLE_RECORDS};
+use crate::csv::lexer::{blank_line, boundaries, record, Dialect, Field, Rec};
+use crate::csv::parse::{concat, merge, parse_chunk, ColSpec};
+use crate::handle::{as_db, as_table, table_value};
+use crate::store::Appender;
+use beluga_runtime::column::{ColData, Column, StrCol};
+use beluga_runtime::kernels::parse::TemporalPattern;
+use beluga_runtime::null::Native;
+use beluga_runtime::{DataType, Error, ErrorKind, Interpreter, Result, Table, Value};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Bytes of text parsed per step of a streaming import.
+const CHUNK: usize = 32 << 20;
+/// Bytes read to detect the header and infer types.
+const HEAD: usize = 4 << 20;
+
+fn opt(args: &[Value], k: usize) -> Option<&Value> {
+    args.get(k).filter(|v| !matches!(v, Value::Void))
+}
+
+fn io(path: &str, e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io, format!("Can't read the file {path}: {e}"))
+}
+
+/// How to read one file: columns to load, where data starts.
+pub struct Plan {
+    pub path: String,
+    pub dialect: Dialect,
+    pub specs: Vec<ColSpec>,
+    /// byte offset of the first data record
+    pub data_start: usize,
+    /// lines before the first data record
+    pub lines_before: usize,
+}
+
+fn skip_lines(buf: &[u8], mut pos: usize, n: usize) -> usize {
+    for _ in 0..n {
+        match buf[pos..].iter().position(|&b| b == b'\n') {
+            Some(k) => pos += k + 1,
+            None => return buf.len(),
+        }
+    }
+    pos
+}
+
+fn read_head(path: &str) -> Result<Vec<u8>> {
+    let mut f = File::open(path).map_err(|e| io(path, e))?;
+    let mut buf = Vec::with_capacity(HEAD);
+    (&mut f).take(HEAD as u64).read_to_end(&mut buf).map_err(|e| io(path, e))?;
+    if buf.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        buf.drain(..3);
+    }
+    Ok(buf)
+}
+
+/// Column names and types given by a schema table (`name`, `type`, optional `col`, `format`).
+fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
+    let col_of = |n: &str| s.column(n);
+    let names = col_of("name").ok_or_else(|| Error::arg("The schema table must have a column named name"))?;
+    let types = col_of("type").ok_or_else(|| Error::arg("The schema table must have a column named type"))?;
+    let cols = col_of("col");
+    let fmts = col_of("format");
+    let mut out = Vec::with_capacity(s.rows());
+    for r in 0..s.rows() {
+        let tname = types.str_at(r).map(|x| x.to_string()).or_else(|| types.i64_at(r).and_then(|id| DataType::from_id(id as i32)).map(|t| t.name().to_string()));
+        let tname = tname.unwrap_or_default();
+        let ty = DataType::from_name(&tname).ok_or_else(|| Error::arg(format!("Invalid data type '{tname}' in the schema")))?;
+        if !matches!(
+            ty.physical(),
+            beluga_runtime::types::Physical::I8
+                | beluga_runtime::types::Physical::I16
+                | beluga_runtime::types::Physical::I32
+                | beluga_runtime::types::Physical::I64
+                | beluga_runtime::types::Physical::F32
+                | beluga_runtime::types::Physical::F64
+                | beluga_runtime::types::Physical::Sym
+                | beluga_runtime::types::Physical::Str
+        ) || ty.category() == beluga_runtime::types::Category::Decimal
+        {
+            return Err(Error::arg(format!("The data type {ty} is not supported by text import")));
+        }
+        let field = match cols {
+            Some(c) => c.i64_at(r).ok_or_else(|| Error::arg("The col column of the schema must hold integers"))? as usize,
+            None => r,
+        };
+        let fmt = match fmts.and_then(|f| f.str_at(r)).filter(|f| !f.is_empty()) {
+            Some(f) if ty.is_temporal() => Some(Arc::new(TemporalPattern::new(f, false)?)),
+            _ => None,
+        };
+        out.push(ColSpec { field, name: names.str_at(r).unwrap_or("").to_string(), ty, fmt });
+    }
+    if let Some(c) = cols {
+        let v: Vec<i64> = (0..c.len()).filter_map(|k| c.i64_at(k)).collect();
+        if v.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::arg("The col column of the schema must be increasing"));
+        }
+    }
+    if ncols_file > 0 && out.iter().any(|sp| sp.field >= ncols_file) && cols.is_some() {
+        return Err(Error::arg(format!("The schema refers to a column beyond the {ncols_file} columns of the file")));
+    }
+    Ok(out)
+}
+
+/// Work out header, names and types of a file.
+pub fn plan(path: &str, delim: &str, schema: Option<&Table>, skip_rows: usize, header: Option<bool>) -> Result<Plan> {
+    let dialect = Dialect::new(delim);
+    let head = read_head(path)?;
+    let mut pos = skip_lines(&head, 0, skip_rows);
+    while let Some(q) = blank_line(&head, pos) {
+        pos = q;
+    }
+    let (first, after) = first_record(&head, pos, &dialect).unwrap_or((vec![], head.len()));
+    let ncols = first.len();
+    let has_header = header.unwrap_or_else(|| looks_like_header(&first));
+    let data_start = if has_header { after } else { pos };
+    let lines_before = skip_rows + usize::from(has_header);
+    // sample records for inference (and the field count)
+    let mut sample: Vec<Vec<Vec<u8>>> = Vec::new();
+    if schema.is_none() {
+        let mut p = data_start;
+        let mut f: Vec<Field> = Vec::new();
+        let mut scratch = Vec::new();
+        let (complete, _) = if head.len() < HEAD { (head.len(), vec![]) } else { boundaries(&head, usize::MAX) };
+        while p < complete && sample.len() < SAMPLE_RECORDS {
+            if let Some(q) = blank_line(&head, p) {
+                p = q;
+                continue;
+            }
+            match record(&head[..complete], p, &dialect, &mut f) {
+                Rec::Next(q) => p = q,
+                Rec::Unterminated => break,
+            }
+            sample.push(f.iter().map(|x| crate::csv::lexer::field_bytes(&head, x, &mut scratch).to_vec()).collect());
+        }
+    }
+    let specs = match schema {
+        Some(s) => schema_specs(s, ncols)?,
+        None => {
+            let types = infer_types(&sample, ncols);
+            (0..ncols)
+                .map(|k| {
+                    let name = if has_header {
+                        clean_name(&String::from_utf8_lossy(&first[k]))
+                    } else {
+                        format!("col{k}")
+                    };
+                    ColSpec { field: k, name, ty: types[k], fmt: None }
+                })
+                .collect()
+        }
+    };
+    let mut specs = specs;
+    // unique names
+    let mut seen = ahash::AHashSet::new();
+    for s in specs.iter_mut() {
+        let mut n = s.name.clone();
+        let mut k = 1;
+        while !seen.insert(n.to_ascii_lowercase()) {
+            n = format!("{}_{k}", s.name);
+            k += 1;
+        }
+        s.name = n;
+    }
+    Ok(Plan { path: path.to_string(), dialect, specs, data_start, lines_before })
+}
+
+struct Progress {
+    start: Instant,
+    total: u64,
+    shown: bool,
+    tty: bool,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        Progress { start: Instant::now(), total, shown: false, tty: std::io::stderr().is_terminal() }
+    }
+    fn update(&mut self, done: u64, file: &str) {
+        if !self.tty || self.start.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        self.shown = true;
+        let pct = if self.total == 0 { 100.0 } else { done as f64 * 100.0 / self.total as f64 };
+        let width = 30usize;
+        let filled = ((pct / 100.0) * width as f64) as usize;
+        let mut e = std::io::stderr().lock();
+        let _ = write!(
+            e,
+            "\r{file} [{}{}] {pct:5.1}% {:.0} MB, {:.1}s",
+            "#".repeat(filled.min(width)),
+            " ".repeat(width - filled.min(width)),
+            done as f64 / 1e6,
+            self.start.elapsed().as_secs_f64()
+        );
+        let _ = e.flush();
+    }
+    fn finish(&self) {
+        if self.shown {
+            let _ = writeln!(std::io::stderr());
+        }
+    }
+}
+
+/// Read a planned file chunk by chunk; `sink` receives each chunk's table and the line
+/// number of its first record.
+pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+    let mut f = File::open(&p.path).map_err(|e| io(&p.path, e))?;
+    let total = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut progress = Progress::new(total);
+    // skip to the data (the head may have had a BOM removed)
+    let mut bom = [0u8; 3];
+    let n = f.read(&mut bom).map_err(|e| io(&p.path, e))?;
+    let offset = if n == 3 && bom == [0xEF, 0xBB, 0xBF] { 3 } else { 0 };
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::Start((offset + p.data_start) as u64)).map_err(|e| io(&p.path, e))?;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+    let mut line = p.lines_before + 1;
+    let mut done = (offset + p.data_start) as u64;
+    let threads = rayon::current_num_threads().max(1);
+    let names: Vec<String> = p.specs.iter().map(|s| s.name.clone()).collect();
+    loop {
+        let want = CHUNK.saturating_sub(buf.len()).max(1 << 20);
+        let got = (&mut f).take(want as u64).read_to_end(&mut buf).map_err(|e| io(&p.path, e))?;
+        let eof = got == 0 || got < want;
+        if buf.is_empty() {
+            break;
+        }
+        let every = (buf.len() / (threads * 2)).max(1 << 16);
+        let (mut last, cuts) = boundaries(&buf, every);
+        if eof {
+            last = buf.len();
+        } else if last == 0 {
+            // a record longer than the buffer: read more
+            if got == 0 {
+                last = buf.len();
+            } else {
+                continue;
+            }
+        }
+        let mut starts = vec![0];
+        starts.extend(cuts.iter().copied().filter(|&c| c < last));
+        let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(k, &s)| (s, *starts.get(k + 1).unwrap_or(&last))).collect();
+        let results: Vec<_> = ranges.par_iter().map(|&(s, e)| parse_chunk(&buf[s..e], &p.dialect, &p.specs)).collect();
+        let mut chunks = Vec::with_capacity(results.len());
+        let mut recs = 0;
+        for r in results {
+            match r {
+                Ok((cols, n)) => {
+                    recs += n;
+                    chunks.push(cols);
+                }
+                Err(e) => {
+                    let at = line + recs + e.rec;
+                    let col = match e.col {
+                        Some(k) => format!(", column {}", p.specs[k].name),
+                        None => String::new(),
+                    };
+                    return Err(Error::runtime(format!("{}, line {at}{col}: {}", p.path, e.msg)));
+                }
+            }
+        }
+        let cols = merge(chunks, &p.specs);
+        let t = Table::new(names.clone(), cols)?;
+        sink(t, line)?;
+        line += recs;
+        done += last as u64;
+        progress.update(done, &p.path);
+        buf.drain(..last);
+        if eof && buf.is_empty() {
+            break;
+        }
+    }
+    progress.finish();
+    Ok(())
+}
+
+fn common_args(args: &[Value], f: &str, at: usize) -> Result<(String, Option<Arc<Table>>, usize)> {
+    let delim = match opt(args, at) {
+        Some(v) => str_of(f, v, "delimiter")?.to_string(),
+        None => ",".to_string(),
+    };
+    let schema = match opt(args, at + 1) {
+        Some(Value::Table(t)) => Some(t.clone()),
+        Some(_) => return Err(Error::arg(format!("The schema argument of [{f}] must be a table"))),
+        None => None,
+    };
+    let skip = match opt(args, at + 2) {
+        Some(v) => v.as_i64().filter(|n| (0..=1024).contains(n)).ok_or_else(|| Error::arg("skipRows must be an integer between 0 and 1024"))? as usize,
+        None => 0,
+    };
+    Ok((delim, schema, skip))
+}
+
+fn contain_header(v: Option<&Value>) -> Option<bool> {
+    v.and_then(|x| x.as_bool())
+}
+
+/// The whole file as an in-memory table.
+pub fn load_file(p: &Plan) -> Result<Table> {
+    let mut parts: Vec<Table> = Vec::new();
+    read_chunks(p, &mut |t, _| {
+        parts.push(t);
+        Ok(())
+    })?;
+    let names: Vec<String> = p.specs.iter().map(|s| s.name.clone()).collect();
+    if parts.len() == 1 {
+        return Ok(parts.pop().unwrap_or_default());
+    }
+    let cols: Vec<Column> = p
+        .specs
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let v: Vec<&Column> = parts.iter().map(|t| &t.cols[k]).collect();
+            if v.is_empty() { Column::nulls(s.ty, 0) } else { concat(s.ty, &v) }
+        })
+        .collect();
+    Table::new(names, cols)
+}
+
+/// `loadText(filename, [delimiter], [schema], [skipRows], [arrayDelimiter], [containHeader])`.
+pub fn load_text(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let path = str_of("loadText", &args[0], "filename")?;
+    let (delim, schema, skip) = common_args(&args, "loadText", 1)?;
+    let p = plan(path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 5)))?;
+    Ok(Value::table(load_file(&p)?))
+}
+
+/// `extractTextSchema(filename, [delimiter], [skipRows])`.
+pub fn extract_text_schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let path = str_of("extractTextSchema", &args[0], "filename")?;
+    let delim = match opt(&args, 1) {
+        Some(v) => str_of("extractTextSchema", v, "delimiter")?.to_string(),
+        None => ",".into(),
+    };
+    let skip = opt(&args, 2).and_then(|v| v.as_i64()).unwrap_or(0).clamp(0, 1024) as usize;
+    let p = plan(path, &delim, None, skip, None)?;
+    let names: Vec<&str> = p.specs.iter().map(|s| s.name.as_str()).collect();
+    let types: Vec<&str> = p.specs.iter().map(|s| s.ty.name()).collect();
+    Ok(Value::table(Table::new(
+        vec!["name".into(), "type".into()],
+        vec![
+            Column::new(DataType::String, ColData::Str(StrCol::from_iter(names))),
+            Column::new(DataType::String, ColData::Str(StrCol::from_iter(types))),
+        ],
+    )?))
+}
+
+/// `loadTextEx(dbHandle, tableName, partitionColumns, filename, [delimiter], [schema], [skipRows], [transform], …)`.
+pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let f = "loadTextEx";
+    let db = as_db(&args[0]).ok_or_else(|| Error::arg("The first argument of [loadTextEx] must be a database handle"))?;
+    let tname = match &args[1] {
+        Value::Void => String::new(),
+        v => str_of(f, v, "tableName")?.to_string(),
+    };
+    let part_cols = names_of(f, &args[2])?;
+    let path = str_of(f, &args[3], "filename")?.to_string();
+    let (delim, schema, skip) = common_args(&args, f, 4)?;
+    let transform = opt(&args, 7).cloned();
+    let p = plan(&path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 11)))?;
+    let Some(dir) = db.dir.clone() else {
+        // an in-memory database: the file as a table
+        let t = load_file(&p)?;
+        return Ok(Value::table(t));
+    };
+    if tname.is_empty() {
+        return Err(Error::arg("[loadTextEx] needs a table name for a database on disk"));
+    }
+    let mut ap = if crate::catalog::table_exists(&dir, &tname) {
+        Appender::open(&dir, &tname)?
+    } else {
+        if transform.is_some() {
+            return Err(Error::runtime(format!("The table {tname} must be created before loadTextEx is given a transform")));
+        }
+        let names = p.specs.iter().map(|s| s.name.clone()).collect();
+        let types = p.specs.iter().map(|s| s.ty).collect();
+        let ap = Appender::create(&dir, &tname, names, types, part_cols.clone())?;
+        // the table's creation is part of the import: commit both together
+        ap
+    };
+    let path2 = path.clone();
+    read_chunks(&p, &mut |t, first_line| {
+        let t = match &transform {
+            Some(tf) => match i.call_value(tf, vec![Value::table(t)])? {
+                Value::Table(t) => (*t).clone(),
+                _ => return Err(Error::runtime("The transform function of loadTextEx must return a table")),
+            },
+            None => t,
+        };
+        let info = |r: usize| format!("file {path2}, line {}", first_line + r);
+        ap.push(&t, Some(&info))
+    })?;
+    ap.commit()?;
+    Ok(table_value(db, &tname))
+}
+
+// ------------------------------------------------------------------ saveText
+
+fn quote_into(out: &mut Vec<u8>, s: &str, delim: &[u8]) {
+    let needs = s.contains('"') || s.contains('\n') || s.contains('\r') || (!delim.is_empty() && s.as_bytes().windows(delim.len()).any(|w| w == delim));
+    if needs {
+        out.push(b'"');
+        for b in s.bytes() {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
+fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
+    use std::io::Write as _;
+    if c.is_null(r) {
+        return;
+    }
+    match &*c.data {
+        ColData::F64(v) => {
+            let _ = write!(out, "{}", v[r]);
+        }
+        ColData::F32(v) => {
+            let _ = write!(out, "{}", v[r]);
+        }
+        ColData::I32(v) if !c.ty.is_temporal() => {
+            let _ = write!(out, "{}", v[r]);
+        }
+        ColData::I64(v) if !c.ty.is_temporal() => {
+            let _ = write!(out, "{}", v[r]);
+        }
+        ColData::Str(s) => quote_into(out, s.get(r), delim),
+        ColData::Sym(s) => quote_into(out, s.get(r), delim),
+        _ => quote_into(out, &beluga_runtime::fmt::format_elem(c, r), delim),
+    }
+}
+
+/// `saveText(obj, filename, [delimiter], [append], [header], [bom])`.
+pub fn save_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let path = str_of("saveText", &args[1], "filename")?.to_string();
+    let delim = match opt(&args, 2) {
+        Some(v) => str_of("saveText", v, "delimiter")?.to_string(),
+        None => ",".into(),
+    };
+    let append = opt(&args, 3).and_then(|v| v.as_bool()).unwrap_or(false);
+    let header = opt(&args, 4).and_then(|v| v.as_bool()).unwrap_or(true);
+    let bom = opt(&args, 5).and_then(|v| v.as_str()).is_some_and(|s| s.eq_ignore_ascii_case("UTF-8"));
+    let obj = match &args[0] {
+        Value::Code(e) => i.eval(e)?,
+        v => v.clone(),
+    };
+    let t: Table = match &obj {
+        Value::Table(t) => (**t).clone(),
+        Value::Handle(_) => match as_table(&obj) {
+            Some(h) => crate::builtins_db::materialize(i, h)?,
+            None => return Err(Error::arg("saveText can't save a database handle")),
+        },
+        Value::Vector(c) => Table::new(vec!["".into()], vec![c.clone()])?,
+        Value::Matrix(m) => Table::new((0..m.cols).map(|k| format!("col{k}")).collect(), (0..m.cols).map(|k| m.column(k)).collect())?,
+        other => return Err(Error::unsupported("saveText", beluga_runtime::eval::ops::describe(other))),
+    };
+    let is_vector = matches!(obj, Value::Vector(_) | Value::Matrix(_));
+    let existing = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let write_header = header && !is_vector && !(append && existing > 0);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(&path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("Can't write the file {path}: {e}")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let d = delim.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
+    if bom && !(append && existing > 0) {
+        out.extend_from_slice(&[0xEF, 0xBB, 0xBF]);
+    }
+    if write_header {
+        for (k, n) in t.names.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(d);
+            }
+            quote_into(&mut out, n, d);
+        }
+        out.push(b'\n');
+    }
+    let werr = |e: std::io::Error| Error::new(ErrorKind::Io, format!("Can't write the file {path}: {e}"));
+    for r in 0..t.rows() {
+        for (k, c) in t.cols.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(d);
+            }
+            cell(&mut out, c, r, d);
+        }
+        out.push(b'\n');
+        if out.len() >= 1 << 16 {
+            w.write_all(&out).map_err(werr)?;
+            out.clear();
+        }
+    }
+    w.write_all(&out).map_err(werr)?;
+    w.flush().map_err(werr)?;
+    Ok(Value::Void)
+}
+
+// ------------------------------------------------------------------ files
+
+/// SQL `like` with `%` and `_`, case-insensitive (as `files` matches names).
+fn like(name: &str, pat: &str) -> bool {
+    fn go(n: &[u8], p: &[u8]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some(b'%') => (0..=n.len()).any(|k| go(&n[k..], &p[1..])),
+            Some(b'_') => !n.is_empty() && go(&n[1..], &p[1..]),
+            Some(&c) => n.first().is_some_and(|&x| x.eq_ignore_ascii_case(&c)) && go(&n[1..], &p[1..]),
+        }
+    }
+    go(name.as_bytes(), pat.as_bytes())
+}
+
+/// `files(directory, [pattern])`: filename, isDir, fileSize, lastAccessed, lastModified.
+pub fn files(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let dir = str_of("files", &args[0], "directory")?;
+    let pat = match opt(&args, 1) {
+        Some(v) => Some(str_of("files", v, "pattern")?.to_string()),
+        None => None,
+    };
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::new(ErrorKind::Io, format!("Can't list the directory {dir}: {e}")))?;
+    let mut rows: Vec<(String, bool, i64, i64, i64)> = Vec::new();
+    let ms = |t: std::io::Result<std::time::SystemTime>| -> i64 {
+        t.ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64).unwrap_or(i64::NULL)
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if pat.as_deref().is_some_and(|p| !like(&name, p)) {
+            continue;
+        }
+        let md = e.metadata().ok();
+        let is_dir = md.as_ref().is_some_and(|m| m.is_dir());
+        let size = md.as_ref().map(|m| if m.is_dir() { 0 } else { m.len() as i64 }).unwrap_or(0);
+        let acc = md.as_ref().map(|m| ms(m.accessed())).unwrap_or(i64::NULL);
+        let modi = md.as_ref().map(|m| ms(m.modified())).unwrap_or(i64::NULL);
+        rows.push((name, is_dir, size, acc, modi));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Value::table(Table::new(
+        vec!["filename".into(), "isDir".into(), "fileSize".into(), "lastAccessed".into(), "lastModified".into()],
+        vec![
+            Column::new(DataType::String, ColData::Str(StrCol::from_iter(rows.iter().map(|r| r.0.as_str())))),
+            Column::from_vec(DataType::Bool, rows.iter().map(|r| r.1 as i8).collect::<Vec<i8>>()),
+            Column::from_vec(DataType::Long, rows.iter().map(|r| r.2).collect::<Vec<i64>>()),
+            Column::from_vec(DataType::Timestamp, rows.iter().map(|r| r.3).collect::<Vec<i64>>()),
+            Column::from_vec(DataType::Timestamp, rows.iter().map(|r| r.4).collect::<Vec<i64>>()),
+        ],
+    )?))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn like_patterns() {
+        assert!(super::like("README_WIN.txt", "readme%"));
+        assert!(super::like("TAQ20070801.csv", "TAQ%.csv"));
+        assert!(!super::like("x.csv", "TAQ%.csv"));
+    }
+}
