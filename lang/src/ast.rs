@@ -198,7 +198,7 @@ pub enum ExprKind {
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// Chained comparison `a < b <= c`: operands and the operators between them (len = operands - 1 >= 2).
     Compare(Vec<Expr>, Vec<BinOp>),
-    /// `x f y` with a named binary function (or a templated one, `x f:E y`): `func` is the function expression.
+    /// `x f y` with a named binary function (or a templated one, `x f:E y`): (left, function, right).
     Infix(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `cond ? a : b`
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),

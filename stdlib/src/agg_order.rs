@@ -198,7 +198,7 @@ fn qcut(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let x = crate::math_util::vec_arg("qcut", &a[0])?;
     let probs: Vec<f64> = if a[1].is_scalar() {
         let k = crate::util::int_arg("qcut", &a[1], "q")?;
-        if k < 1 {
+        if k < 1 || k > 100_000_000 {
             return Err(Error::arg("The q of [qcut] must be a positive integer"));
         }
         (0..=k).map(|i| i as f64 / k as f64).collect()

@@ -503,6 +503,7 @@ pub const DEFS: &[Builtin] = &[
     f("string", Kind::Elementwise, 0, 1, to_string),
     f("symbol", Kind::Elementwise, 0, 1, to_symbol),
     f("symbolCode", Kind::Elementwise, 1, 1, symbol_code),
+    fp("datetimeFormat", Kind::Elementwise, 2, 2, temporal_format, &["X", "format"]),
     fp("temporalFormat", Kind::Elementwise, 2, 2, temporal_format, &["X", "format"]),
     fp("temporalParse", Kind::Elementwise, 2, 2, temporal_parse, &["X", "format"]),
     f("time", Kind::Elementwise, 0, 1, to_time),

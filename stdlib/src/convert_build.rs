@@ -68,8 +68,7 @@ fn matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             Value::Void => Column::nulls(*ty, 1),
             other => return Err(Error::arg(format!("The defaultValue of [matrix] must be a scalar, not {}", describe(other)))),
         };
-        let idx = vec![0i64; n];
-        return Ok(matrix_value(one.take(&idx), rows as usize, cols as usize));
+        return Ok(matrix_value(repeat_first(&one, n), rows as usize, cols as usize));
     }
     let mut cols = Vec::new();
     for v in &a {
@@ -87,6 +86,29 @@ fn matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let cast: Vec<Column> = cols.iter().map(|c| if c.ty == ty { Ok(c.clone()) } else { cast_column(c, ty) }).collect::<Result<_>>()?;
     let refs: Vec<&Column> = cast.iter().collect();
     Ok(matrix_value(Column::concat(ty, &refs), rows, cast.len()))
+}
+
+/// A column of `n` copies of the first element of `c`.
+fn repeat_first(c: &Column, n: usize) -> Column {
+    let data = match &*c.data {
+        ColData::I8(v) => ColData::I8(vec![v[0]; n]),
+        ColData::I16(v) => ColData::I16(vec![v[0]; n]),
+        ColData::I32(v) => ColData::I32(vec![v[0]; n]),
+        ColData::I64(v) => ColData::I64(vec![v[0]; n]),
+        ColData::F32(v) => ColData::F32(vec![v[0]; n]),
+        ColData::F64(v) => ColData::F64(vec![v[0]; n]),
+        ColData::I128(v) => ColData::I128(vec![v[0]; n]),
+        ColData::Sym(s) => ColData::Sym(beluga_runtime::column::SymCol { codes: vec![s.codes[0]; n], dict: s.dict.clone() }),
+        ColData::Str(s) => {
+            let x = s.get(0);
+            let mut out = StrCol::with_capacity(n, x.len() * n);
+            for _ in 0..n {
+                out.push(x);
+            }
+            ColData::Str(out)
+        }
+    };
+    Column::new(c.ty, data)
 }
 
 /// Transpose of a column-major `rows × cols` column.

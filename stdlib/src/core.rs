@@ -253,7 +253,39 @@ fn pair_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `take(X, n)`: cycle through X.
 fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    // take(X, counts): element i repeated counts[i] times
+    if let (Value::Vector(x), Value::Vector(counts)) = (&a[0], &a[1]) {
+        if x.len() != counts.len() {
+            return Err(Error::size("take: X and the counts must have the same length"));
+        }
+        let mut idx = Vec::new();
+        for k in 0..x.len() {
+            let c = counts.i64_at(k).unwrap_or(0).max(0);
+            idx.extend(std::iter::repeat(k as i64).take(c as usize));
+        }
+        return Ok(Value::Vector(x.take(&idx)));
+    }
     let n = int_arg("take", &a[1], "n")?;
+    if let Value::Matrix(m) = &a[0] {
+        // rows, cycling; negative n takes from the end
+        let rows = m.rows as i64;
+        let sel: Vec<i64> = if n >= 0 {
+            (0..n).map(|i| if rows == 0 { -1 } else { i % rows }).collect()
+        } else {
+            (0..-n).map(|i| if rows == 0 { -1 } else { (rows - (-n) % rows + i).rem_euclid(rows) }).collect()
+        };
+        let mut idx = Vec::with_capacity(sel.len() * m.cols);
+        for c in 0..m.cols as i64 {
+            for &r in &sel {
+                idx.push(if r < 0 { -1 } else { c * rows + r });
+            }
+        }
+        let mut out = (**m).clone();
+        out.data = m.data.take(&idx);
+        out.rows = sel.len();
+        out.row_labels = None;
+        return Ok(Value::Matrix(Arc::new(out)));
+    }
     if n.unsigned_abs() > 2_000_000_000 {
         return Err(Error::arg("take: n is too large"));
     }
@@ -433,7 +465,6 @@ fn append(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
 }
 
 pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
-    let _ = i;
     match target {
         Value::Vector(mut c) => {
             let add = match &x {
@@ -474,6 +505,12 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
         Value::Table(t) => {
             let t = Arc::unwrap_or_clone(t);
             Ok(Value::table(append_rows(t, &x)?))
+        }
+        Value::Matrix(m) => ops::join(&Value::Matrix(m), &x),
+        Value::Handle(h) => {
+            // stored tables: the storage crate's hidden builtin
+            let f = i.resolve_function("__handleAppend")?;
+            i.call_value(&f, vec![Value::Handle(h), x])
         }
         other => Err(Error::unsupported("append!", describe(&other))),
     }
@@ -583,7 +620,34 @@ fn share_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 fn func_by_name(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let name = crate::util::str_arg("funcByName", &a[0], "name")?.to_string();
-    i.resolve_function(&name)
+    let op = match name.as_str() {
+        "+" => "add",
+        "-" => "sub",
+        "*" => "mul",
+        "/" => "div",
+        "\\" => "ratio",
+        "%" => "mod",
+        "**" => "dot",
+        "==" => "eq",
+        "!=" | "<>" => "ne",
+        "<" => "lt",
+        "<=" => "le",
+        ">" => "gt",
+        ">=" => "ge",
+        "&&" => "and",
+        "||" => "or",
+        "&" => "bitAnd",
+        "|" => "bitOr",
+        "^" => "bitXor",
+        "<<" => "lshift",
+        ">>" => "rshift",
+        "<-" => "join",
+        ".." => "seq",
+        ":" => "pair",
+        "$" => "cast",
+        other => other,
+    };
+    i.resolve_function(op)
 }
 
 fn assert_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {

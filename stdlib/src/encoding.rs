@@ -1,9 +1,9 @@
 //! Builtins: hashes and encodings — `md5`, `gmd5`, `crc32`, `base64Encode`,
 //! `base64Decode`, `convertEncode`, `toUTF8`, `fromUTF8`, `oneHot`.
 //!
-//! Strings are stored as UTF-8, so the character-set functions support UTF-8, ASCII and
-//! Latin-1 (ISO-8859-1) only; GBK and other multi-byte code pages are reported as
-//! unsupported. `base64Decode` output that is not valid UTF-8 is decoded lossily.
+//! Strings are stored as UTF-8, so the character-set functions handle UTF-8, ASCII and
+//! Latin-1 (ISO-8859-1); other encodings (GBK, EUC-CN ...) accept ASCII text only and
+//! report non-ASCII text as unsupported. `base64Decode` output that is not valid UTF-8 is decoded lossily.
 
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
@@ -203,25 +203,32 @@ enum Charset {
     Utf8,
     Ascii,
     Latin1,
+    /// another ASCII-compatible encoding (gbk, euc-cn, ...): only ASCII text converts
+    Other,
 }
 
-fn charset(name: &str, enc: &str) -> Result<Charset> {
+fn charset(enc: &str) -> Charset {
     match enc.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
-        "utf8" => Ok(Charset::Utf8),
-        "ascii" | "usascii" => Ok(Charset::Ascii),
-        "latin1" | "iso88591" => Ok(Charset::Latin1),
-        _ => Err(Error::arg(format!("[{name}] doesn't support the encoding '{enc}' (UTF-8, ASCII and Latin-1 only)"))),
+        "utf8" => Charset::Utf8,
+        "ascii" | "usascii" => Charset::Ascii,
+        "latin1" | "iso88591" => Charset::Latin1,
+        _ => Charset::Other,
     }
 }
 
-/// Text is kept as UTF-8 internally: converting between the supported character sets
-/// checks representability (ASCII) and otherwise leaves the characters unchanged.
-fn transcode(name: &str, v: &Value, from: Charset, to: Charset) -> Result<Value> {
+/// Text is kept as UTF-8 internally, so converting between encodings leaves the characters
+/// unchanged; it checks that the target (or, for another encoding, the text) can hold them.
+/// Non-ASCII text in encodings other than UTF-8/ASCII/Latin-1 (e.g. GBK) is unsupported.
+fn transcode(name: &str, v: &Value, from: Charset, to: Charset, enc: &str) -> Result<Value> {
     let bad = std::cell::Cell::new(false);
+    let other = std::cell::Cell::new(false);
     let r = text_map(name, v, &|s, o| {
-        let lossy = match (from, to) {
-            (_, Charset::Ascii) => !s.is_ascii(),
-            (_, Charset::Latin1) => s.chars().any(|c| c as u32 > 255),
+        if (from == Charset::Other || to == Charset::Other) && !s.is_ascii() {
+            other.set(true);
+        }
+        let lossy = match to {
+            Charset::Ascii => !s.is_ascii(),
+            Charset::Latin1 => s.chars().any(|c| c as u32 > 255),
             _ => false,
         };
         if lossy {
@@ -229,6 +236,9 @@ fn transcode(name: &str, v: &Value, from: Charset, to: Charset) -> Result<Value>
         }
         o.push_str(s);
     })?;
+    if other.get() {
+        return Err(Error::arg(format!("[{name}] can't convert non-ASCII text with the encoding '{enc}' (only UTF-8, ASCII and Latin-1 are supported)")));
+    }
     if bad.get() {
         return Err(Error::arg(format!("[{name}]: the text has characters the target encoding can't represent")));
     }
@@ -236,19 +246,19 @@ fn transcode(name: &str, v: &Value, from: Charset, to: Charset) -> Result<Value>
 }
 
 fn convert_encode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let from = charset("convertEncode", str_arg("convertEncode", &a[1], "srcEncode")?)?;
-    let to = charset("convertEncode", str_arg("convertEncode", &a[2], "destEncode")?)?;
-    transcode("convertEncode", &a[0], from, to)
+    let src = str_arg("convertEncode", &a[1], "srcEncode")?.to_string();
+    let dst = str_arg("convertEncode", &a[2], "destEncode")?.to_string();
+    transcode("convertEncode", &a[0], charset(&src), charset(&dst), &format!("{src}/{dst}"))
 }
 
 fn to_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let from = charset("toUTF8", str_arg("toUTF8", &a[1], "encode")?)?;
-    transcode("toUTF8", &a[0], from, Charset::Utf8)
+    let enc = str_arg("toUTF8", &a[1], "encode")?.to_string();
+    transcode("toUTF8", &a[0], charset(&enc), Charset::Utf8, &enc)
 }
 
 fn from_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let to = charset("fromUTF8", str_arg("fromUTF8", &a[1], "encode")?)?;
-    transcode("fromUTF8", &a[0], Charset::Utf8, to)
+    let enc = str_arg("fromUTF8", &a[1], "encode")?.to_string();
+    transcode("fromUTF8", &a[0], Charset::Utf8, charset(&enc), &enc)
 }
 
 // ---------------------------------------------------------------- one-hot
@@ -330,5 +340,7 @@ mod tests {
         assert_eq!(run("string(md5(`e))"), "e1671797c52e15f763380b45e841ec32");
         assert_eq!(run("base64Decode(base64Encode(\"DolphinDB\"))"), "DolphinDB");
         assert_eq!(run("crc32(\"123456789\")"), "-873187034");
+        assert_eq!(run("fromUTF8([\"hello\",\"world\"],\"euc-cn\")"), "[\"hello\",\"world\"]");
+        assert!(run("toUTF8(\"é\", \"gbk\")").starts_with("Error"));
     }
 }

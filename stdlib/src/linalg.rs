@@ -395,7 +395,8 @@ fn repmat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("The repetition counts of [repmat] must be positive"));
     }
     let (rr, cr) = (rr as usize, cr as usize);
-    let (nr, nc) = (rows * rr, cols * cr);
+    let (nr, nc) = (rows.saturating_mul(rr), cols.saturating_mul(cr));
+    crate::math_util::check_size("repmat", nr.saturating_mul(nc))?;
     let idx: Vec<usize> = (0..nr * nc)
         .map(|p| {
             let (r, c) = (p % nr, p / nr);

@@ -57,7 +57,7 @@ fn derivative(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         Some(v) => int_arg("derivative", v, "order")?,
         None => 3,
     };
-    if n < 1 || order < n + 1 || order % 2 == 0 || dx == 0.0 {
+    if n < 1 || order < n + 1 || order % 2 == 0 || order > 99 || dx == 0.0 {
         return Err(Error::arg("[derivative] needs n >= 1, an odd order > n and a non-zero dx"));
     }
     let w = diff_weights(n as usize, order as usize).ok_or_else(|| Error::runtime("[derivative] failed to build weights"))?;
@@ -209,6 +209,7 @@ fn iterate(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         if n < 0 {
             return Err(Error::arg("The input of [iterate] can't be negative"));
         }
+        crate::math_util::check_size("iterate", n as usize)?;
         (n as usize, None)
     } else {
         let v = vec_arg("iterate", &a[2])?;

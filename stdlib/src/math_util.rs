@@ -269,3 +269,11 @@ pub fn trim_num(x: f64) -> String {
         format!("{x}")
     }
 }
+
+/// Error when a requested output size is unreasonably large (guards allocations).
+pub fn check_size(name: &str, n: usize) -> Result<()> {
+    if n > (1usize << 31) {
+        return Err(Error::arg(format!("The result of [{name}] would be too large")));
+    }
+    Ok(())
+}

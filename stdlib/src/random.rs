@@ -1,12 +1,12 @@
 //! Random numbers from the session generator (`Interpreter::next_u64`, seeded by
-//! `setRandomSeed`): rand, norm/normal, randNormal, randUniform, randExp, randGamma,
+//! `setRandomSeed` in system.rs): rand, norm/normal, randNormal, randUniform, randExp, randGamma,
 //! randBeta, randBinomial, randChiSquare, randF, randLogistic, randPoisson, randStudent,
 //! randWeibull, randDiscrete, randMultivariateNormal.
 
 use crate::math_util::{bool_opt, dmat, f64_arg, mat_arg, vec_arg};
 use crate::stats_dist::ln_gamma;
 use crate::util::col;
-use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
@@ -186,12 +186,23 @@ impl Shape {
     fn len(self) -> usize {
         match self {
             Shape::Vec(n) => n,
-            Shape::Mat(r, c) => r * c,
+            Shape::Mat(r, c) => r.saturating_mul(c),
         }
     }
 }
 
+/// Largest number of values one call may generate.
+const MAX_COUNT: usize = 1 << 31;
+
 fn shape_arg(name: &str, v: &Value) -> Result<Shape> {
+    let s = shape_arg_raw(name, v)?;
+    if s.len() > MAX_COUNT || matches!(s, Shape::Mat(r, c) if r.checked_mul(c).is_none()) {
+        return Err(Error::arg(format!("The count of [{name}] is too large")));
+    }
+    Ok(s)
+}
+
+fn shape_arg_raw(name: &str, v: &Value) -> Result<Shape> {
     let bad = || Error::arg(format!("The count of [{name}] must be a non-negative integer or a pair rows:cols"));
     match v {
         Value::Pair(c) if c.len() == 2 => {
@@ -422,6 +433,7 @@ fn rand_mv_normal(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("The count of [randMultivariateNormal] can't be negative"));
     }
     let n = n as usize;
+    crate::math_util::check_size("randMultivariateNormal", n.saturating_mul(k))?;
     let as_row = bool_opt(&a, 3, true);
     let l = crate::linalg::cholesky_of(&cov, k)
         .ok_or_else(|| Error::runtime("The covariance matrix of [randMultivariateNormal] is not positive definite"))?;
@@ -439,21 +451,6 @@ fn rand_mv_normal(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
     Ok(if as_row { dmat(samples, n, k) } else { dmat(samples, k, n) })
 }
-
-/// `setRandomSeed(seed)`: reseed the session generator.
-fn set_random_seed(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let s = crate::util::int_arg("setRandomSeed", &a[0], "seed")? as u64;
-    // splitmix64 scrambling so nearby seeds give unrelated streams; the state must be non-zero
-    let mut z = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    i.rng = if z == 0 { 0x2545_F491_4F6C_DD1D } else { z };
-    Ok(Value::Void)
-}
-
-#[allow(dead_code)]
-fn unused_coldata(_: &ColData) {}
 
 pub const DEFS: &[Builtin] = &[
     fp("norm", Kind::System, 3, 3, norm, &["mean", "std", "count"]),
@@ -473,5 +470,4 @@ pub const DEFS: &[Builtin] = &[
     fp("randStudent", Kind::System, 2, 2, rand_student, &["df", "count"]),
     fp("randUniform", Kind::System, 3, 3, rand_uniform, &["lower", "upper", "count"]),
     fp("randWeibull", Kind::System, 3, 3, rand_weibull, &["alpha", "beta", "count"]),
-    fp("setRandomSeed", Kind::System, 1, 1, set_random_seed, &["seed"]),
 ];

@@ -304,6 +304,7 @@ fn acf(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if k < 0 {
         return Err(Error::arg("The maxLag of [acf] must be a non-negative integer"));
     }
+    let k = k.min(x.len() as i64);
     Ok(dvec((1..=k as usize).map(|l| autocorr_of(&x, l)).collect()))
 }
 

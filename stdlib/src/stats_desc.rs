@@ -45,7 +45,7 @@ fn edges_of(name: &str, data: &[f64], bins: Option<&Value>, range: Option<(f64, 
                 Some(v) => crate::util::int_arg(name, v, "bins")?,
                 None => 10,
             };
-            if k < 1 {
+            if k < 1 || k > 100_000_000 {
                 return Err(Error::arg(format!("The bins of [{name}] must be a positive integer")));
             }
             let (mut lo, mut hi) = match range {

@@ -340,6 +340,9 @@ fn poly_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("X and Y of [polyFit] can't contain null values"));
     }
     let n = x.len();
+    if deg > 1000 {
+        return Err(Error::arg("The degree of [polyFit] is too large"));
+    }
     let p = deg as usize + 1;
     let mut d = Vec::with_capacity(n * p);
     for k in 0..p {

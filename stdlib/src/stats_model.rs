@@ -23,6 +23,14 @@ fn field_vec(d: &Dict, key: &str, name: &str) -> Result<Vec<f64>> {
     vec_arg(name, &field(d, key, name)?)
 }
 
+/// Model knots: at least two, same length as their values.
+fn knots(name: &str, xs: &[f64], others: &[&[f64]]) -> Result<()> {
+    if xs.len() < 2 || others.iter().any(|o| o.len() != xs.len()) {
+        return Err(Error::arg(format!("The model passed to [{name}] is malformed")));
+    }
+    Ok(())
+}
+
 /// `predict(model, X)`: call the model's own predict function.
 fn predict(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let d = model_dict(&a[0], "predict")?;
@@ -93,8 +101,12 @@ fn linear_interpolate_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Valu
     let d = model_dict(&a[0], name)?;
     let xs = field_vec(&d, "sortedX", name)?;
     let ys = field_vec(&d, "sortedY", name)?;
+    knots(name, &xs, &[&ys])?;
     let fill = field(&d, "fillValue", name)?;
     let bounds = if fill.as_str().is_some() { None } else { Some(vec_arg(name, &fill)?) };
+    if bounds.as_ref().is_some_and(|b| b.len() != 2) {
+        return Err(Error::arg(format!("The model passed to [{name}] is malformed")));
+    }
     let (lo, hi) = (xs[0], xs[xs.len() - 1]);
     map_f64(name, &a[1], &move |v| {
         if let Some(b) = &bounds {
@@ -139,6 +151,7 @@ fn cubic_hermite_spline_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Va
     let xs = field_vec(&d, "x", name)?;
     let ys = field_vec(&d, "y", name)?;
     let ds = field_vec(&d, "dydx", name)?;
+    knots(name, &xs, &[&ys, &ds])?;
     let extrapolate = field(&d, "extrapolate", name)?.as_bool().unwrap_or(true);
     let (lo, hi) = (xs[0], xs[xs.len() - 1]);
     map_f64(name, &a[1], &move |v| {
@@ -206,7 +219,10 @@ fn krogh_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let d = model_dict(&a[0], name)?;
     let xs = field_vec(&d, "X", name)?;
     let c = field_vec(&d, "coefficients", name)?;
-    let der = field(&d, "derivative", name)?.as_i64().unwrap_or(0).max(0) as usize;
+    if xs.is_empty() || xs.len() != c.len() {
+        return Err(Error::arg(format!("The model passed to [{name}] is malformed")));
+    }
+    let der = field(&d, "derivative", name)?.as_i64().unwrap_or(0).clamp(0, 64) as usize;
     map_f64(name, &a[1], &move |v| {
         // evaluate the Newton form and its derivatives by a Horner-style recurrence
         let n = c.len();
@@ -285,7 +301,10 @@ fn gaussian_kde_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let m = model_dict(&a[0], name)?;
     let (x, d, n) = mat_arg(name, &field(&m, "X", name)?)?;
     let w = field_vec(&m, "weights", name)?;
-    let (cov, _, _) = mat_arg(name, &field(&m, "covariance", name)?)?;
+    let (cov, cr, cc) = mat_arg(name, &field(&m, "covariance", name)?)?;
+    if w.len() != n || cr != d || cc != d {
+        return Err(Error::arg(format!("The model passed to [{name}] is malformed")));
+    }
     let inv = crate::linalg::inverse_of(&cov, d).ok_or_else(|| Error::runtime("The covariance of the KDE model is singular"))?;
     let det = crate::linalg::det_of(&cov, d);
     let norm = ((2.0 * std::f64::consts::PI).powi(d as i32) * det).sqrt();
@@ -309,7 +328,7 @@ fn gaussian_kde_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             s / norm
         })
         .collect();
-    Ok(dvec(out))
+    Ok(if a[1].is_scalar() { Value::double(out.first().copied().unwrap_or(f64::NAN)) } else { dvec(out) })
 }
 
 // ------------------------------------------------------------------ logistic regression, kmeans

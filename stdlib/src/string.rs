@@ -177,6 +177,9 @@ fn pad(name: &'static str, a: &[Value], left: bool) -> Result<Value> {
                 out.push("");
                 continue;
             }
+            if k > 1 << 28 {
+                return Err(Error::arg(format!("The length argument of [{name}] is too large")));
+            }
             let k = k as usize;
             let have = s.chars().count();
             buf.clear();
@@ -437,16 +440,70 @@ fn split(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- pattern matching
 
+/// A compiled LIKE pattern: `%` any run, `_` (or `?`) one character; case folded for ilike.
+struct LikePat {
+    p: Vec<char>,
+    ci: bool,
+}
+
+impl LikePat {
+    fn new(p: &str, ci: bool) -> LikePat {
+        LikePat { p: p.chars().map(|c| if ci { fold(c) } else { c }).collect(), ci }
+    }
+
+    /// Two-pointer wildcard match over the characters of `s` (no allocation).
+    fn matches(&self, s: &str) -> bool {
+        let p = &self.p;
+        let at = |i: usize| -> (char, usize) {
+            let c = s[i..].chars().next().unwrap_or('\0');
+            (if self.ci { fold(c) } else { c }, c.len_utf8())
+        };
+        let (mut i, mut j) = (0usize, 0usize);
+        let (mut star, mut mark) = (None::<usize>, 0usize);
+        while i < s.len() {
+            let (c, w) = at(i);
+            if j < p.len() && p[j] != '%' && (p[j] == '_' || p[j] == '?' || p[j] == c) {
+                i += w;
+                j += 1;
+            } else if j < p.len() && p[j] == '%' {
+                star = Some(j);
+                mark = i;
+                j += 1;
+            } else if let Some(st) = star {
+                j = st + 1;
+                mark += at(mark).1;
+                i = mark;
+            } else {
+                return false;
+            }
+        }
+        while j < p.len() && p[j] == '%' {
+            j += 1;
+        }
+        j == p.len()
+    }
+}
+
+#[inline]
+fn fold(c: char) -> char {
+    if c.is_ascii() { c.to_ascii_lowercase() } else { c.to_lowercase().next().unwrap_or(c) }
+}
+
 fn like_impl(name: &str, a: &[Value], ci: bool) -> Result<Value> {
     ops::elementwise(&a[0], &a[1], &|x: &Column, sx: bool, p: &Column, sp: bool| {
         check_text(name, x)?;
         check_text(name, p)?;
-        let n = if sx && sp { 1 } else if sx { p.len() } else { x.len() };
+        if sp {
+            // one pattern: compiled once, SYMBOL names matched once each
+            let pat = LikePat::new(p.str_at(0).unwrap_or(""), ci);
+            let r: Vec<i8> = strings_to(x, &mut |s| pat.matches(s) as i8);
+            return Ok(Column::from_vec(DataType::Bool, r));
+        }
+        let n = if sx { p.len() } else { x.len() };
         let r: Vec<i8> = (0..n)
             .map(|i| {
                 let s = x.str_at(if sx { 0 } else { i }).unwrap_or("");
-                let q = p.str_at(if sp { 0 } else { i }).unwrap_or("");
-                ops::like_match(s, q, ci) as i8
+                LikePat::new(p.str_at(i).unwrap_or(""), ci).matches(s) as i8
             })
             .collect();
         Ok(Column::from_vec(DataType::Bool, r))
@@ -585,6 +642,29 @@ pub(crate) fn run(src: &str) -> String {
 mod tests {
     use super::run;
 
+    /// Every string over {a, b} (length <= 4) against every pattern over {a, b, %, _}
+    /// (length <= 4): the compiled matcher agrees with the interpreter's reference matcher.
+    #[test]
+    fn string_like_matches_reference() {
+        fn all(alpha: &[char], max: usize) -> Vec<String> {
+            let mut out = vec![String::new()];
+            let mut level = vec![String::new()];
+            for _ in 0..max {
+                level = level.iter().flat_map(|s| alpha.iter().map(move |c| format!("{s}{c}"))).collect();
+                out.extend(level.iter().cloned());
+            }
+            out
+        }
+        let strs = all(&['a', 'b'], 4);
+        let pats = all(&['a', 'b', '%', '_'], 4);
+        for p in &pats {
+            let lp = super::LikePat::new(p, false);
+            for s in &strs {
+                assert_eq!(lp.matches(s), beluga_runtime::eval::ops::like_match(s, p, false), "{s} like {p}");
+            }
+        }
+    }
+
     #[test]
     fn string_basics() {
         assert_eq!(run("strlen('abcdefg')"), "7");
@@ -610,5 +690,10 @@ mod tests {
         assert_eq!(run("isTitle(\"Hello World\")"), "true");
         assert_eq!(run("upper(symbol(`a`b`a))"), "[\"A\",\"B\",\"A\"]");
         assert_eq!(run("strlen(string())"), "0");
+        assert_eq!(run("like(`ABCDEFG, \"%DE%\")"), "true");
+        assert_eq!(run("like(`ABCDEFG, `DE)"), "false");
+        assert_eq!(run("ilike(`IBM`ibm`MSFT`Goog`YHOO`ORCL, \"%oo%\")"), "[false,false,false,true,true,false]");
+        assert_eq!(run("like(\"añb\", \"a_b\")"), "true");
+        assert_eq!(run("like(\"abc\", \"a%c%\")"), "true");
     }
 }

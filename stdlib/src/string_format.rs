@@ -185,6 +185,9 @@ fn string_format(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             return Err(Error::arg("[stringFormat]: the format ends inside a placeholder"));
         };
         i += 1;
+        if spec.width.unwrap_or(0) > 1 << 20 || spec.prec.unwrap_or(0) > 1 << 10 {
+            return Err(Error::arg("[stringFormat]: the field width or precision is too large"));
+        }
         let v = take()?.clone();
         let (body, numeric) = placeholder(ty, &v, &spec)?;
         pad(&mut out, &body, &spec, numeric);

@@ -82,6 +82,10 @@ fn per_day(ty: DataType) -> Option<i64> {
 /// Add `n` months to day number `d`, clamping the day to the target month's length.
 fn add_months_days(d: i64, n: i64) -> i64 {
     let (y, m, dd) = civil_from_days(d);
+    // beyond ±100 million years nothing is representable: null
+    if n.unsigned_abs() > 1_200_000_000 {
+        return i64::NULL;
+    }
     let mi = y * 12 + m as i64 - 1 + n;
     let (ny, nm) = (mi.div_euclid(12), mi.rem_euclid(12) as u32 + 1);
     days_from_civil(ny, nm, dd.min(days_in_month(ny, nm)))
@@ -91,7 +95,7 @@ fn add_months_days(d: i64, n: i64) -> i64 {
 /// forward for n < 0).
 fn add_bdays(d: i64, n: i64) -> i64 {
     let base = if n >= 0 { bday_on_or_before(d) } else { bday_on_or_after(d) };
-    bday_date(bday_index(base) + n)
+    bday_index(base).checked_add(n).filter(|t| t.unsigned_abs() < 1 << 50).map(bday_date).unwrap_or(i64::NULL)
 }
 
 /// `v` (a value of type `ty`) plus `n` units; None when undefined for the type.
@@ -109,11 +113,12 @@ fn add_one(ty: DataType, v: i64, n: i64, unit: &Unit) -> Result<i64> {
         }
         Unit::Months(k) => {
             if ty == DataType::Month {
-                return Ok(v + n * k);
+                return Ok(v.saturating_add(n.saturating_mul(*k)));
             }
             let pd = per_day(ty).ok_or_else(cant)?;
             let (d, t) = (v.div_euclid(pd), v.rem_euclid(pd));
-            Ok(add_months_days(d, n * k) * pd + t)
+            let nd = add_months_days(d, n.saturating_mul(*k));
+            Ok(if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) })
         }
         Unit::Business | Unit::Market(_) => {
             let pd = per_day(ty).ok_or_else(cant)?;
@@ -122,7 +127,7 @@ fn add_one(ty: DataType, v: i64, n: i64, unit: &Unit) -> Result<i64> {
                 Unit::Market(c) => c.add(d, n).unwrap_or(i64::NULL),
                 _ => add_bdays(d, n),
             };
-            Ok(if nd.is_null() { nd } else { nd * pd + t })
+            Ok(if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) })
         }
     }
 }
@@ -171,7 +176,7 @@ fn temporal_add(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 fn diff_one(ty: DataType, x: i64, y: i64, unit: Option<&Unit>) -> Result<i64> {
     let cant = || Error::arg(format!("The unit of [temporalDiff] is not supported for {ty}"));
     Ok(match unit {
-        None => x - y,
+        None => x.wrapping_sub(y),
         Some(Unit::Fixed(ns)) => {
             let tu = unit_ns(ty).ok_or_else(cant)?;
             ((x as i128 - y as i128) * tu as i128 / *ns as i128) as i64
@@ -330,11 +335,11 @@ struct Bins {
 
 impl Bins {
     fn index(&self, v: i64) -> i64 {
-        let r = v - self.origin;
+        let r = v.wrapping_sub(self.origin);
         if self.closed_right { -((-r).div_euclid(self.step)) - 1 } else { r.div_euclid(self.step) }
     }
     fn label(&self, b: i64) -> i64 {
-        self.origin + (b + self.label_right as i64) * self.step
+        self.origin.wrapping_add((b + self.label_right as i64).wrapping_mul(self.step))
     }
 }
 
@@ -440,7 +445,7 @@ fn seq_labels(name: &str, ty: DataType, start: i64, end: i64, rule: &Rule, a: &[
             let step = fixed_step(name, ty, *ns)?;
             let b = bins(name, ty, step, a, k, start, end)?;
             let (b0, b1) = (b.index(start), b.index(end));
-            if b1 - b0 > MAX {
+            if b1.checked_sub(b0).is_none_or(|d| d > MAX) {
                 return Err(Error::arg(format!("The result of [{name}] is too long")));
             }
             Ok(temporal_col(ty, (b0..=b1).map(|x| b.label(x)).collect()))
@@ -538,6 +543,7 @@ fn as_freq(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 pub const DEFS: &[Builtin] = &[
     fp("asFreq", Kind::System, 2, 5, as_freq, &["X", "rule", "closed", "label", "origin"]),
     fp("asfreq", Kind::System, 2, 5, as_freq, &["X", "rule", "closed", "label", "origin"]),
+    fp("datetimeAdd", Kind::Elementwise, 2, 3, temporal_add, &["obj", "duration", "unit"]),
     fp("temporalAdd", Kind::Elementwise, 2, 3, temporal_add, &["obj", "duration", "unit"]),
     fp("temporalDeltas", Kind::VectorToVector, 1, 2, temporal_deltas, &["X", "unit"]),
     fp("temporalDiff", Kind::Elementwise, 2, 3, temporal_diff, &["X", "Y", "unit"]),

@@ -122,7 +122,7 @@ impl Calendar {
         } else {
             self.on_or_after(d)?
         };
-        self.date(self.index(base) + n)
+        self.date(self.index(base).checked_add(n).filter(|t| t.unsigned_abs() < 1 << 50)?)
     }
 
     /// Trading-day index of the trading day on or before `d`.

@@ -58,9 +58,12 @@ impl DateRule {
         if n <= 1 {
             return (self.date)((self.index)(d));
         }
-        let k = (self.index)(d) - p0;
+        let k = (self.index)(d).wrapping_sub(p0);
         let b = if self.ceil { -((-k).div_euclid(n)) } else { k.div_euclid(n) };
-        (self.date)(p0 + b * n)
+        match b.checked_mul(n).and_then(|x| x.checked_add(p0)) {
+            Some(p) => (self.date)(p),
+            None => i64::NULL,
+        }
     }
 }
 

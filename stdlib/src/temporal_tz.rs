@@ -268,10 +268,10 @@ impl Zone {
 
     /// UTC instant of a local wall-clock time (the earlier one in an overlap).
     fn utc_of_local(&self, local: i64) -> i64 {
-        let o1 = self.offset_at(local - self.offset_at(local));
-        let u = local - o1;
+        let o1 = self.offset_at(local.wrapping_sub(self.offset_at(local)));
+        let u = local.wrapping_sub(o1);
         let o2 = self.offset_at(u);
-        if o2 == o1 { u } else { local - o2.max(o1) }
+        if o2 == o1 { u } else { local.wrapping_sub(o2.max(o1)) }
     }
 }
 
@@ -363,7 +363,7 @@ fn shift(name: &str, v: &Value, from: &Zone, to: &Zone) -> Result<Value> {
                 }
                 let (secs, frac) = (x.div_euclid(ps), x.rem_euclid(ps));
                 let utc = from.utc_of_local(secs);
-                (utc + to.offset_at(utc)) * ps + frac
+                utc.wrapping_add(to.offset_at(utc)).wrapping_mul(ps).wrapping_add(frac)
             })
             .collect();
         Ok(temporal_col(c.ty, out))

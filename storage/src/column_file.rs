@@ -195,8 +195,8 @@ fn decimal_scale(v: &[f64]) -> Option<usize> {
             continue;
         }
         loop {
-            let s = x * POW10[k];
-            if s.abs() < MAX_EXACT && s == s.round() && s.round() / POW10[k] == x {
+            let s = (x * POW10[k]).round();
+            if s.abs() < MAX_EXACT && s / POW10[k] == x {
                 break;
             }
             k += 1;

@@ -478,6 +478,13 @@ fn load_segment(
     Ok(Some(out))
 }
 
+fn empty_column(ty: DataType, meta: &TableMeta) -> Column {
+    if ty == DataType::Symbol {
+        return Column::new(ty, ColData::Sym(beluga_runtime::column::SymCol { codes: vec![], dict: meta.symbols.clone() }));
+    }
+    Column::nulls(ty, 0)
+}
+
 /// Materialise the referenced columns of the rows that may satisfy `conds`.
 pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
     let dir = h.db.dir()?.clone();
@@ -529,13 +536,11 @@ pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, cond
             loaded[0][k].clone()
         } else {
             let parts: Vec<&Column> = loaded.iter().map(|v| &v[k]).collect();
-            let mut col = Column::concat(ty, &parts);
-            if ty == DataType::Symbol {
-                if let ColData::Sym(s) = col.data_mut() {
-                    s.dict = meta.symbols.clone();
-                }
+            if parts.is_empty() {
+                empty_column(ty, &meta)
+            } else {
+                crate::store::concat_stored(ty, &parts, &meta.symbols)
             }
-            col
         };
         cols.push(col);
     }

@@ -95,6 +95,40 @@ pub fn conform_column(c: &Column, ty: DataType, base: &mut Arc<SymbolDict>, name
     cast_column(c, ty).map_err(|e| Error::type_err(format!("The column [{name}]: {}", e.message)))
 }
 
+/// Threads used to write and fsync files in parallel.
+const IO_THREADS: usize = 8;
+
+fn write_files(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let per = files.len().div_ceil(IO_THREADS);
+    std::thread::scope(|s| {
+        let hs: Vec<_> = files
+            .chunks(per)
+            .map(|chunk| s.spawn(move || chunk.iter().try_for_each(|(p, b)| catalog::write_col_file(p, b))))
+            .collect();
+        hs.into_iter().try_for_each(|h| h.join().unwrap_or_else(|_| Err(Error::runtime("a writer thread failed"))))
+    })
+}
+
+/// Concatenate conformed columns; SYMBOL codes all refer to (a prefix of) `base`.
+pub fn concat_stored(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) -> Column {
+    if parts.len() == 1 && ty != DataType::Symbol {
+        return parts[0].clone();
+    }
+    if ty == DataType::Symbol {
+        let mut codes = Vec::with_capacity(parts.iter().map(|c| c.len()).sum());
+        for c in parts {
+            if let ColData::Sym(s) = &*c.data {
+                codes.extend_from_slice(&s.codes);
+            }
+        }
+        return Column::new(ty, ColData::Sym(SymCol { codes, dict: base.clone() }));
+    }
+    crate::csv::parse::concat(ty, parts)
+}
+
 impl Appender {
     /// Start a transaction on an existing table.
     pub fn open(dir: &Path, name: &str) -> Result<Appender> {
@@ -290,12 +324,8 @@ impl Appender {
             self.meta.next_seg += 1;
             let dir = self.dir_of(&key);
             for (ci, ty) in self.meta.types.iter().enumerate() {
-                let col = if tables.len() == 1 {
-                    tables[0].cols[ci].clone()
-                } else {
-                    let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
-                    Column::concat(*ty, &parts)
-                };
+                let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
+                let col = concat_stored(*ty, &parts, &self.meta.symbols);
                 jobs.push((catalog::col_file(&self.tdir, &dir, seg, ci), col));
             }
             match self.meta.parts.iter_mut().find(|p| p.key == key) {
@@ -304,8 +334,9 @@ impl Appender {
             }
         }
         self.written.extend(jobs.iter().map(|(p, _)| p.clone()));
-        jobs.par_iter().map(|(p, c)| catalog::write_col_file(p, &column_file::encode(c))).collect::<Result<Vec<()>>>()?;
-        Ok(())
+        // compress on the rayon pool; write and fsync on more threads (I/O bound)
+        let encoded: Vec<(PathBuf, Vec<u8>)> = jobs.into_par_iter().map(|(p, c)| (p, column_file::encode(&c))).collect();
+        write_files(&encoded)
     }
 
     /// Make the transaction durable and visible.

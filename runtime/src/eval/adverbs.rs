@@ -165,6 +165,9 @@ impl Interpreter {
         for e in xs {
             out.push(self.call_value(f, vec![e, y.clone()])?);
         }
+        if let Value::Dict(d) = &x {
+            return rekey(d, out);
+        }
         let r = assemble_rule(out, &[], rule)?;
         Ok(label_matrix(r, None, Some(&x)))
     }
@@ -174,6 +177,9 @@ impl Interpreter {
         let mut out = Vec::with_capacity(ys.len());
         for e in ys {
             out.push(self.call_value(f, vec![x.clone(), e])?);
+        }
+        if let Value::Dict(d) = &y {
+            return rekey(d, out);
         }
         let r = assemble_rule(out, &[], rule)?;
         Ok(label_matrix(r, None, Some(&y)))

@@ -100,8 +100,8 @@ impl Interpreter {
                 }
                 acc.ok_or_else(|| Error::runtime("empty comparison"))
             }
-            ExprKind::Infix(f, a, b) => {
-                let fv = self.eval(f)?;
+            ExprKind::Infix(a, f, b) => {
+                let fv = self.eval_callee(f)?;
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
                 self.call_value(&fv, vec![x, y])
@@ -216,6 +216,10 @@ impl Interpreter {
         if op == BinOp::At {
             return self.each_at(x, y);
         }
+        // `x $ symbol`: a conversion function on the right converts
+        if let (BinOp::Cast, Value::Function(_)) = (op, &y) {
+            return self.call_value(&y, vec![x]);
+        }
         ops::binary(op, &x, &y)
     }
 
@@ -249,7 +253,7 @@ impl Interpreter {
         match &f.kind {
             ExprKind::Ident(n) => {
                 if let Some(v) = self.get_var(n) {
-                    if matches!(v, Value::Function(_)) {
+                    if matches!(v, Value::Function(_) | Value::Tuple(_)) {
                         return Ok(v.clone());
                     }
                 }

@@ -223,15 +223,14 @@ impl Interpreter {
                     .map(|c| Value::Vector(c.clone()))
                     .ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")));
             }
-            let mut names = Vec::new();
+            // several columns: a tuple of the column vectors
             let mut cols = Vec::new();
             for k in 0..c.len() {
                 let name = c.str_at(k).unwrap_or("");
                 let col = t.column(name).ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")))?;
-                names.push(name.to_string());
-                cols.push(col.clone());
+                cols.push(Value::Vector(col.clone()));
             }
-            return Ok(Value::table(Table::new(names, cols)?));
+            return Ok(Value::tuple(cols));
         }
         match selection(i, t.rows())? {
             Sel::One(k) => {

@@ -457,6 +457,10 @@ pub fn dot(a: &Value, b: &Value) -> Result<Value> {
             _ => Err(Error::arg("Use * rather than ** for scalar and matrix multiplication.")),
         }
     };
+    // a vector and a scalar multiply element-wise
+    if matches!((a, b), (Value::Vector(_), Value::Scalar(_)) | (Value::Scalar(_), Value::Vector(_))) {
+        return arith_values(ArithOp::Mul, a, b);
+    }
     if let (Value::Vector(x), Value::Vector(y)) = (a, b) {
         if x.len() != y.len() {
             return Err(Error::size("The two vectors of ** must have the same length"));
@@ -489,8 +493,9 @@ pub fn dot(a: &Value, b: &Value) -> Result<Value> {
     Ok(Value::Matrix(Arc::new(Matrix { data, rows: r1, cols: c2, row_labels: None, col_labels: None })))
 }
 
+/// Values for products and sums of products: nulls count as 0.
 fn nullable_f64(c: &Column) -> Vec<f64> {
-    arith::as_native::<f64>(c).iter().map(|&x| if x.is_null() { f64::NAN } else { x }).collect()
+    arith::as_native::<f64>(c).iter().map(|&x| if x.is_null() { 0.0 } else { x }).collect()
 }
 
 /// Binary operator entry point.

@@ -11,7 +11,11 @@ use beluga_lang::ast::*;
 const CANONICAL: &[(&str, &str)] = &[("pow", "power")];
 
 fn canonical(name: &str) -> &str {
-    CANONICAL.iter().find(|(a, _)| *a == name).map(|(_, c)| *c).unwrap_or(name)
+    CANONICAL
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map(|(_, c)| *c)
+        .unwrap_or(name)
 }
 
 pub fn temporal_type(t: TemporalType) -> DataType {
@@ -31,10 +35,14 @@ pub fn temporal_type(t: TemporalType) -> DataType {
 
 fn lit(l: &Literal) -> String {
     fn opt<T: ToString>(v: &Option<T>, null: &str) -> String {
-        v.as_ref().map(|x| x.to_string()).unwrap_or_else(|| null.to_string())
+        v.as_ref()
+            .map(|x| x.to_string())
+            .unwrap_or_else(|| null.to_string())
     }
     match l {
-        Literal::Bool(b) => b.map(|b| if b { "true" } else { "false" }.to_string()).unwrap_or("00b".into()),
+        Literal::Bool(b) => b
+            .map(|b| if b { "true" } else { "false" }.to_string())
+            .unwrap_or("00b".into()),
         Literal::Char(c) => c.map(char_quoted).unwrap_or("00c".into()),
         Literal::Short(v) => opt(v, "00h"),
         Literal::Int(v) => opt(v, "00i"),
@@ -42,7 +50,13 @@ fn lit(l: &Literal) -> String {
         Literal::Float(v) => v.map(format_float).unwrap_or("00f".into()),
         Literal::Double(v) => v.map(format_double).unwrap_or("00F".into()),
         Literal::Str(s) => format!("\"{s}\""),
-        Literal::StrVec(v) => format!("[{}]", v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",")),
+        Literal::StrVec(v) => format!(
+            "[{}]",
+            v.iter()
+                .map(|s| format!("\"{s}\""))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         Literal::Temporal(t, v) => {
             let ty = temporal_type(*t);
             match v {
@@ -58,7 +72,12 @@ fn lit(l: &Literal) -> String {
             } else {
                 let p = 10i64.pow(s);
                 let sign = if *v < 0 { "-" } else { "" };
-                format!("{sign}{}.{:0w$}", (v / p).abs(), (v % p).abs(), w = s as usize)
+                format!(
+                    "{sign}{}.{:0w$}",
+                    (v / p).abs(),
+                    (v % p).abs(),
+                    w = s as usize
+                )
             }
         }
         Literal::Null => "NULL".into(),
@@ -151,7 +170,10 @@ pub fn expr_text(e: &Expr) -> String {
         }
         ExprKind::Dict(kv) => format!(
             "{{{}}}",
-            kv.iter().map(|(k, v)| format!("{}: {}", expr_text(k), expr_text(v))).collect::<Vec<_>>().join(", ")
+            kv.iter()
+                .map(|(k, v)| format!("{}: {}", expr_text(k), expr_text(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         ExprKind::Unary(op, x) => {
             let s = operand(x, u8::MAX);
@@ -172,8 +194,12 @@ pub fn expr_text(e: &Expr) -> String {
             }
             s
         }
-        ExprKind::Infix(a, f, b) => format!("{} {} {}", operand(a, 11), expr_text(f), operand(b, 11)),
-        ExprKind::Ternary(c, a, b) => format!("{} ? {} : {}", operand(c, 1), operand(a, 1), operand(b, 1)),
+        ExprKind::Infix(a, f, b) => {
+            format!("{} {} {}", operand(a, 11), expr_text(f), operand(b, 11))
+        }
+        ExprKind::Ternary(c, a, b) => {
+            format!("{} ? {} : {}", operand(c, 1), operand(a, 1), operand(b, 1))
+        }
         ExprKind::OpenPair(a, b) => format!(
             "{}:{}",
             a.as_ref().map(|x| expr_text(x)).unwrap_or_default(),
@@ -184,10 +210,15 @@ pub fn expr_text(e: &Expr) -> String {
         ExprKind::Index(x, idx) => format!(
             "{}[{}]",
             operand(x, u8::MAX),
-            idx.iter().map(|i| i.as_ref().map(expr_text).unwrap_or_default()).collect::<Vec<_>>().join(", ")
+            idx.iter()
+                .map(|i| i.as_ref().map(expr_text).unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         ExprKind::Member(x, n) => format!("{}.{n}", operand(x, u8::MAX)),
-        ExprKind::Method(x, n, a) => format!("{}.{}({})", operand(x, u8::MAX), canonical(n), args(a)),
+        ExprKind::Method(x, n, a) => {
+            format!("{}.{}({})", operand(x, u8::MAX), canonical(n), args(a))
+        }
         ExprKind::Template(f, t) => format!("{}:{t}", callee(f)),
         ExprKind::Lambda(d) => format!("{{{}}}", lambda_text(d, &[])),
         ExprKind::Select(q) => select_text(q),
@@ -204,7 +235,11 @@ pub fn expr_text(e: &Expr) -> String {
             s
         }
         ExprKind::IsNull(x, neg) => {
-            format!("{} is {}null", operand(x, 4), if *neg { "not " } else { "" })
+            format!(
+                "{} is {}null",
+                operand(x, 4),
+                if *neg { "not " } else { "" }
+            )
         }
         ExprKind::Exists(q) => format!("exists({})", select_text(q)),
         ExprKind::Star => "*".into(),
@@ -224,7 +259,13 @@ fn callee(f: &Expr) -> String {
 /// block bodies keep their source text.
 pub fn lambda_text(d: &FuncDef, extra: &[&str]) -> String {
     let mut params: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    params.extend(d.params.iter().map(|p| if p.mutable { format!("mutable {}", p.name) } else { p.name.clone() }));
+    params.extend(d.params.iter().map(|p| {
+        if p.mutable {
+            format!("mutable {}", p.name)
+        } else {
+            p.name.clone()
+        }
+    }));
     match &d.body {
         FuncBody::Expr(e) => {
             let kw = if d.aggregate { "defg" } else { "def" };

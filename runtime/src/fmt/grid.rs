@@ -37,11 +37,17 @@ fn push_line(out: &mut String, line: &str) {
 
 /// Rows to print of an `n`-row object, and whether it was truncated.
 fn shown_rows(n: usize) -> (usize, bool) {
-    if n > TABLE_MAX_ROWS { (TABLE_HEAD_ROWS, true) } else { (n, false) }
+    if n > TABLE_MAX_ROWS {
+        (TABLE_HEAD_ROWS, true)
+    } else {
+        (n, false)
+    }
 }
 
 fn col_cells(col: &Column, rows: usize) -> Vec<String> {
-    (0..rows.min(col.len())).map(|i| format_elem(col, i)).collect()
+    (0..rows.min(col.len()))
+        .map(|i| format_elem(col, i))
+        .collect()
 }
 
 /// Render a grid. `labels`: optional row labels, printed as a leading column whose
@@ -49,7 +55,14 @@ fn col_cells(col: &Column, rows: usize) -> Vec<String> {
 fn render(cols: &[GridCol], labels: Option<&[String]>, rows: usize, truncated: bool) -> String {
     let widths: Vec<usize> = cols
         .iter()
-        .map(|c| c.cells.iter().map(|s| width(s)).max().unwrap_or(0).max(width(&c.header)))
+        .map(|c| {
+            c.cells
+                .iter()
+                .map(|s| width(s))
+                .max()
+                .unwrap_or(0)
+                .max(width(&c.header))
+        })
         .collect();
     let lw = labels.map(|l| l.iter().map(|s| width(s)).max().unwrap_or(0));
     let mut out = String::new();
@@ -89,7 +102,11 @@ fn render(cols: &[GridCol], labels: Option<&[String]>, rows: usize, truncated: b
             if k > 0 {
                 line.push(' ');
             }
-            pad(&mut line, c.cells.get(r).map(|s| s.as_str()).unwrap_or(""), widths[k]);
+            pad(
+                &mut line,
+                c.cells.get(r).map(|s| s.as_str()).unwrap_or(""),
+                widths[k],
+            );
         }
         out.push('\n');
         out.push_str(line.trim_end_matches(' '));
@@ -107,7 +124,10 @@ pub fn table_text(t: &Table) -> String {
         .names
         .iter()
         .zip(&t.cols)
-        .map(|(name, col)| GridCol { header: name.clone(), cells: col_cells(col, rows) })
+        .map(|(name, col)| GridCol {
+            header: name.clone(),
+            cells: col_cells(col, rows),
+        })
         .collect();
     render(&cols, None, rows, truncated)
 }
@@ -117,7 +137,10 @@ fn label_texts(v: &Value, n: usize) -> Vec<String> {
     match v {
         Value::Vector(c) | Value::Pair(c) => (0..c.len()).map(|i| format_elem(c, i)).collect(),
         Value::Scalar(c) => vec![format_elem(c, 0)],
-        Value::Tuple(items) => items.iter().map(|x| super::nested_text(x, &|_| String::new())).collect(),
+        Value::Tuple(items) => items
+            .iter()
+            .map(|x| super::nested_text(x, &|_| String::new()))
+            .collect(),
         _ => (0..n).map(|i| i.to_string()).collect(),
     }
 }
@@ -137,7 +160,10 @@ pub fn matrix_text(m: &Matrix) -> String {
     let cols: Vec<GridCol> = headers
         .into_iter()
         .enumerate()
-        .map(|(c, header)| GridCol { header, cells: col_cells(&m.column(c), rows) })
+        .map(|(c, header)| GridCol {
+            header,
+            cells: col_cells(&m.column(c), rows),
+        })
         .collect();
     let labels = m.row_labels.as_ref().map(|l| label_texts(l, m.rows));
     render(&cols, labels.as_deref(), rows, truncated)

@@ -14,8 +14,8 @@ mod tests;
 pub use expr::{expr_text, lambda_text, select_text};
 pub use grid::{TABLE_HEAD_ROWS, TABLE_MAX_ROWS, matrix_text, table_text};
 pub use num::{
-    FLOAT_DECIMALS, SCI_LOWER, SCI_UPPER, char_quoted, char_text, format_double, format_elem, format_elem_quoted,
-    format_float, format_i128, format_scalar, null_literal,
+    FLOAT_DECIMALS, SCI_LOWER, SCI_UPPER, char_quoted, char_text, format_decimal, format_double,
+    format_elem, format_elem_quoted, format_float, format_i128, format_scalar, null_literal,
 };
 
 use crate::column::Column;
@@ -80,8 +80,16 @@ pub fn vector_text(c: &Column) -> String {
 
 /// `a : b` (strings quoted).
 pub fn pair_text(c: &Column) -> String {
-    let a = if c.is_empty() { String::new() } else { format_elem_quoted(c, 0) };
-    let b = if c.len() < 2 { String::new() } else { format_elem_quoted(c, 1) };
+    let a = if c.is_empty() {
+        String::new()
+    } else {
+        format_elem_quoted(c, 0)
+    };
+    let b = if c.len() < 2 {
+        String::new()
+    } else {
+        format_elem_quoted(c, 1)
+    };
     format!("{a} : {b}")
 }
 
@@ -92,7 +100,13 @@ pub fn set_text(s: &SetVal) -> String {
     let c = &s.items;
     let parts: Vec<String> = (0..c.len())
         .rev()
-        .map(|i| if c.is_null(i) { null_literal(c.ty).to_string() } else { format_elem_quoted(c, i) })
+        .map(|i| {
+            if c.is_null(i) {
+                null_literal(c.ty).to_string()
+            } else {
+                format_elem_quoted(c, i)
+            }
+        })
         .collect();
     format!("set({})", parts.join(","))
 }
@@ -166,7 +180,11 @@ fn dict_value_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// unordered ones in reverse insertion order (DolphinDB prints hash order).
 pub fn dict_text(d: &Dict, builtin_name: &dyn Fn(u32) -> String) -> String {
     let n = d.keys.len();
-    let order: Vec<usize> = if d.ordered { (0..n).collect() } else { (0..n).rev().collect() };
+    let order: Vec<usize> = if d.ordered {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    };
     let mut s = String::new();
     for (k, i) in order.into_iter().enumerate() {
         if k > 0 {
@@ -198,18 +216,39 @@ pub fn func_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
         Func::Builtin(id) => builtin_name(*id),
         Func::User(u) => {
             if u.captured.is_empty() {
-                if u.def.name.is_some() { u.def.text.clone() } else { lambda_text(&u.def, &[]) }
+                if u.def.name.is_some() {
+                    u.def.text.clone()
+                } else {
+                    lambda_text(&u.def, &[])
+                }
             } else {
                 let names: Vec<&str> = u.captured.iter().map(|(n, _)| n.as_str()).collect();
-                let vals: Vec<String> = u.captured.iter().map(|(_, v)| nested_text(v, builtin_name)).collect();
+                let vals: Vec<String> = u
+                    .captured
+                    .iter()
+                    .map(|(_, v)| nested_text(v, builtin_name))
+                    .collect();
                 format!("{{{}}}{{{}}}", lambda_text(&u.def, &names), vals.join(", "))
             }
         }
         Func::Partial(inner, fixed, kw) => {
-            let mut parts: Vec<String> =
-                fixed.iter().map(|a| a.as_ref().map(|v| nested_text(v, builtin_name)).unwrap_or_default()).collect();
-            parts.extend(kw.iter().map(|(k, v)| format!("{k}={}", nested_text(v, builtin_name))));
-            format!("{}{{{}}}", callee_text(inner, builtin_name), parts.join(", "))
+            let mut parts: Vec<String> = fixed
+                .iter()
+                .map(|a| {
+                    a.as_ref()
+                        .map(|v| nested_text(v, builtin_name))
+                        .unwrap_or_default()
+                })
+                .collect();
+            parts.extend(
+                kw.iter()
+                    .map(|(k, v)| format!("{k}={}", nested_text(v, builtin_name))),
+            );
+            format!(
+                "{}{{{}}}",
+                callee_text(inner, builtin_name),
+                parts.join(", ")
+            )
         }
         Func::Template(inner, t) => format!("{}:{t}", callee_text(inner, builtin_name)),
     }
@@ -218,7 +257,9 @@ pub fn func_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// A function in callee position: lambdas and closures are wrapped in braces.
 fn callee_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
     match f {
-        Func::User(u) if u.def.name.is_none() && u.captured.is_empty() => format!("{{{}}}", lambda_text(&u.def, &[])),
+        Func::User(u) if u.def.name.is_none() && u.captured.is_empty() => {
+            format!("{{{}}}", lambda_text(&u.def, &[]))
+        }
         Func::User(u) if u.captured.is_empty() => u.def.name.clone().unwrap_or_default(),
         _ => func_text(f, builtin_name),
     }

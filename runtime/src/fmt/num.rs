@@ -83,7 +83,14 @@ pub fn format_i128(ty: DataType, v: i128) -> String {
     match ty {
         DataType::Uuid => {
             let h = hex32(v);
-            format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+            format!(
+                "{}-{}-{}-{}-{}",
+                &h[0..8],
+                &h[8..12],
+                &h[12..16],
+                &h[16..20],
+                &h[20..32]
+            )
         }
         DataType::IpAddr => {
             let u = v as u128;
@@ -96,6 +103,18 @@ pub fn format_i128(ty: DataType, v: i128) -> String {
         DataType::Int128 => hex32(v),
         _ => v.to_string(),
     }
+}
+
+/// DECIMAL text: the unscaled integer with exactly `scale` decimals (`142.00`, `-0.05`).
+/// The caller handles nulls (the column's `DataType` does not carry the scale).
+pub fn format_decimal(unscaled: i128, scale: u32) -> String {
+    if scale == 0 {
+        return unscaled.to_string();
+    }
+    let p = 10u128.pow(scale);
+    let a = unscaled.unsigned_abs();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    format!("{sign}{}.{:0w$}", a / p, a % p, w = scale as usize)
 }
 
 /// The null literal a typed null scalar echoes as (`00i`, `00F`, `00d` ...); empty for

@@ -20,10 +20,16 @@ fn dbls(v: &[f64]) -> Column {
     Column::from_vec(DataType::Double, v.to_vec())
 }
 fn strs(v: &[&str]) -> Column {
-    Column::new(DataType::String, ColData::Str(StrCol::from_iter(v.iter().copied())))
+    Column::new(
+        DataType::String,
+        ColData::Str(StrCol::from_iter(v.iter().copied())),
+    )
 }
 fn syms(v: &[&str]) -> Column {
-    Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(v.iter().copied())))
+    Column::new(
+        DataType::Symbol,
+        ColData::Sym(SymCol::from_iter(v.iter().copied())),
+    )
 }
 const N: i32 = i32::NULL;
 
@@ -33,7 +39,13 @@ fn table(cols: Vec<(&str, Column)>) -> Value {
 }
 
 fn matrix(data: Column, rows: usize, cols: usize) -> Matrix {
-    Matrix { data, rows, cols, row_labels: None, col_labels: None }
+    Matrix {
+        data,
+        rows,
+        cols,
+        row_labels: None,
+        col_labels: None,
+    }
 }
 
 fn dict(keys: Column, vals: DictVals, ordered: bool) -> Value {
@@ -41,11 +53,21 @@ fn dict(keys: Column, vals: DictVals, ordered: bool) -> Value {
     for i in 0..keys.len() {
         index.insert(Key::of(&keys, i), i);
     }
-    let (key_type, val_type) = (keys.ty, match &vals {
-        DictVals::Col(c) => c.ty,
-        DictVals::Any(_) => DataType::Any,
-    });
-    Value::Dict(Arc::new(Dict { keys, vals, index, ordered, key_type, val_type }))
+    let (key_type, val_type) = (
+        keys.ty,
+        match &vals {
+            DictVals::Col(c) => c.ty,
+            DictVals::Any(_) => DataType::Any,
+        },
+    );
+    Value::Dict(Arc::new(Dict {
+        keys,
+        vals,
+        index,
+        ordered,
+        key_type,
+        val_type,
+    }))
 }
 
 fn set(items: Column) -> Value {
@@ -106,19 +128,37 @@ fn scalars() {
     assert_eq!(show(&Value::string("ABC\\DEF")), "ABC\\DEF");
     assert_eq!(show(&Value::string("ABC\"D'EF")), "ABC\"D'EF");
     assert_eq!(show(&Value::symbol("chloe")), "chloe");
-    assert_eq!(show(&Value::scalar(DataType::Char, vec![b'c' as i8])), "'c'");
-    assert_eq!(show(&Value::scalar(DataType::Short, vec![-32747i16])), "-32747");
+    assert_eq!(
+        show(&Value::scalar(DataType::Char, vec![b'c' as i8])),
+        "'c'"
+    );
+    assert_eq!(
+        show(&Value::scalar(DataType::Short, vec![-32747i16])),
+        "-32747"
+    );
     assert_eq!(show(&Value::Type(DataType::Int)), "INT");
     assert_eq!(show(&Value::Duration(20, "H".into())), "20H");
     assert_eq!(show(&Value::Duration(3, "XNYS".into())), "3XNYS");
     assert_eq!(show(&Value::Void), "");
     assert_eq!(show(&Value::Constant("VECTOR", 1)), "VECTOR");
     // temporal
-    assert_eq!(show(&Value::scalar(DataType::Month, vec![2015 * 12])), "2015.01M");
+    assert_eq!(
+        show(&Value::scalar(DataType::Month, vec![2015 * 12])),
+        "2015.01M"
+    );
     assert_eq!(show(&Value::scalar(DataType::Minute, vec![9])), "00:09m");
-    assert_eq!(show(&Value::scalar(DataType::Time, vec![100])), "00:00:00.100");
-    assert_eq!(show(&Value::scalar(DataType::DateHour, vec![1])), "1970.01.01T01");
-    assert_eq!(show(&Value::scalar(DataType::NanoTime, vec![1_000_000_000i64])), "00:00:01.000000000");
+    assert_eq!(
+        show(&Value::scalar(DataType::Time, vec![100])),
+        "00:00:00.100"
+    );
+    assert_eq!(
+        show(&Value::scalar(DataType::DateHour, vec![1])),
+        "1970.01.01T01"
+    );
+    assert_eq!(
+        show(&Value::scalar(DataType::NanoTime, vec![1_000_000_000i64])),
+        "00:00:01.000000000"
+    );
 }
 
 #[test]
@@ -149,26 +189,57 @@ fn typed_null_scalars() {
 }
 
 #[test]
+fn decimals() {
+    assert_eq!(format_decimal(14200, 2), "142.00");
+    assert_eq!(format_decimal(142142857, 6), "142.142857");
+    assert_eq!(format_decimal(-5, 2), "-0.05");
+    assert_eq!(format_decimal(1000000000, 0), "1000000000");
+}
+
+#[test]
 fn binary_types() {
     let v: i128 = 0xe1671797c52e15f763380b45e841ec32u128 as i128;
-    assert_eq!(format_i128(DataType::Int128, v), "e1671797c52e15f763380b45e841ec32");
-    assert_eq!(format_i128(DataType::Uuid, v), "e1671797-c52e-15f7-6338-0b45e841ec32");
+    assert_eq!(
+        format_i128(DataType::Int128, v),
+        "e1671797c52e15f763380b45e841ec32"
+    );
+    assert_eq!(
+        format_i128(DataType::Uuid, v),
+        "e1671797-c52e-15f7-6338-0b45e841ec32"
+    );
     assert_eq!(format_i128(DataType::IpAddr, 0xC0A80001), "192.168.0.1");
 }
 
 #[test]
 fn vectors() {
-    assert_eq!(show(&Value::Vector(ints(&[3, N, 6, 1, N, 9]))), "[3,,6,1,,9]");
+    assert_eq!(
+        show(&Value::Vector(ints(&[3, N, 6, 1, N, 9]))),
+        "[3,,6,1,,9]"
+    );
     assert_eq!(show(&Value::Vector(ints(&[]))), "[]");
     assert_eq!(show(&Value::Vector(ints(&[N; 3]))), "[,,]");
-    assert_eq!(show(&Value::Vector(strs(&["IBM", "MS"]))), "[\"IBM\",\"MS\"]");
+    assert_eq!(
+        show(&Value::Vector(strs(&["IBM", "MS"]))),
+        "[\"IBM\",\"MS\"]"
+    );
     assert_eq!(show(&Value::Vector(strs(&["", "1"]))), "[,\"1\"]");
     assert_eq!(show(&Value::Vector(syms(&["a", "b"]))), "[\"a\",\"b\"]");
     assert_eq!(show(&Value::bool_vec(vec![true, false])), "[true,false]");
     let chars = Column::from_vec(DataType::Char, vec![b'l' as i8, b'd' as i8, i8::NULL]);
     assert_eq!(show(&Value::Vector(chars)), "['l','d',]");
-    assert_eq!(show(&Value::Vector(dbls(&[0.0, 2f64.ln(), f64::NULL, 3f64.ln()]))), "[0,0.693147,,1.098612]");
-    assert_eq!(show(&Value::Vector(dbls(&[1.0, 0.25, 0.75, 0.5]))), "[1,0.25,0.75,0.5]");
+    assert_eq!(
+        show(&Value::Vector(dbls(&[
+            0.0,
+            2f64.ln(),
+            f64::NULL,
+            3f64.ln()
+        ]))),
+        "[0,0.693147,,1.098612]"
+    );
+    assert_eq!(
+        show(&Value::Vector(dbls(&[1.0, 0.25, 0.75, 0.5]))),
+        "[1,0.25,0.75,0.5]"
+    );
     let months = Column::from_vec(DataType::Month, vec![2015 * 12, 2015 * 12 + 11]);
     assert_eq!(show(&Value::Vector(months)), "[2015.01M,2015.12M]");
     let nt = Column::from_vec(DataType::NanoTime, vec![43_569_000_000_000i64, i64::NULL]);
@@ -188,20 +259,39 @@ fn long_vectors_are_cut() {
 #[test]
 fn pairs() {
     assert_eq!(show(&Value::Pair(ints(&[3, 6]))), "3 : 6");
-    assert_eq!(show(&Value::Pair(strs(&["USER", "it is an odd"]))), "\"USER\" : \"it is an odd\"");
+    assert_eq!(
+        show(&Value::Pair(strs(&["USER", "it is an odd"]))),
+        "\"USER\" : \"it is an odd\""
+    );
     assert_eq!(show(&Value::Pair(ints(&[N, 6]))), " : 6");
 }
 
 #[test]
 fn tuples() {
-    let t = Value::tuple(vec![Value::int(1), Value::Vector(ints(&[2, 3])), Value::string("a")]);
+    let t = Value::tuple(vec![
+        Value::int(1),
+        Value::Vector(ints(&[2, 3])),
+        Value::string("a"),
+    ]);
     assert_eq!(show(&t), "(1,[2,3],\"a\")");
-    assert_eq!(show(&Value::tuple(vec![Value::int(2), Value::Void])), "(2,)");
-    assert_eq!(show(&Value::tuple(vec![Value::int(2), Value::null_of(DataType::Int)])), "(2,)");
+    assert_eq!(
+        show(&Value::tuple(vec![Value::int(2), Value::Void])),
+        "(2,)"
+    );
+    assert_eq!(
+        show(&Value::tuple(vec![
+            Value::int(2),
+            Value::null_of(DataType::Int)
+        ])),
+        "(2,)"
+    );
     assert_eq!(show(&Value::tuple(vec![])), "()");
     let nested = Value::tuple(vec![
         Value::int(1),
-        Value::tuple(vec![Value::int(2), Value::tuple(vec![Value::int(3), Value::int(4), Value::int(5)])]),
+        Value::tuple(vec![
+            Value::int(2),
+            Value::tuple(vec![Value::int(3), Value::int(4), Value::int(5)]),
+        ]),
         Value::tuple(vec![Value::int(6), Value::int(7)]),
         Value::int(8),
         Value::Vector(ints(&[9])),
@@ -221,8 +311,15 @@ fn tables() {
     assert_eq!(show(&t), "a b c\n- - ----\n1 x 10.8\n2 y 7.6\n3 z 3.5");
     let t = table(vec![("id", ints(&[1, N, 3])), ("qty", ints(&[3, N, 9]))]);
     assert_eq!(show(&t), "id qty\n-- ---\n1  3\n\n3  9");
-    let t = table(vec![("name", strs(&["", ""])), ("id", ints(&[0, 0])), ("value", dbls(&[0.0, 0.0]))]);
-    assert_eq!(show(&t), "name id value\n---- -- -----\n     0  0\n     0  0");
+    let t = table(vec![
+        ("name", strs(&["", ""])),
+        ("id", ints(&[0, 0])),
+        ("value", dbls(&[0.0, 0.0])),
+    ]);
+    assert_eq!(
+        show(&t),
+        "name id value\n---- -- -----\n     0  0\n     0  0"
+    );
     let t = table(vec![("_a", ints(&[1])), ("2 ab", ints(&[4]))]);
     assert_eq!(show(&t), "_a 2 ab\n-- ----\n1  4");
     let empty = table(vec![("x", ints(&[])), ("y", strs(&[]))]);
@@ -243,28 +340,43 @@ fn big_tables_are_cut() {
 #[test]
 fn matrices() {
     let m = matrix(ints(&[1, 2, 3, 4, 5, 6]), 2, 3);
-    assert_eq!(show(&Value::Matrix(Arc::new(m))), "#0 #1 #2\n-- -- --\n1  3  5\n2  4  6");
+    assert_eq!(
+        show(&Value::Matrix(Arc::new(m))),
+        "#0 #1 #2\n-- -- --\n1  3  5\n2  4  6"
+    );
     let m = matrix(dbls(&[0.166666666, 0.4, 0.75, 1.3333333, 2.5, 6.0]), 2, 3);
     assert_eq!(
         show(&Value::Matrix(Arc::new(m))),
         "#0       #1       #2\n-------- -------- ---\n0.166667 0.75     2.5\n0.4      1.333333 6"
     );
     let m = matrix(ints(&[1, N, 5, N, 4, 6]), 2, 3);
-    assert_eq!(show(&Value::Matrix(Arc::new(m))), "#0 #1 #2\n-- -- --\n1  5  4\n      6");
+    assert_eq!(
+        show(&Value::Matrix(Arc::new(m))),
+        "#0 #1 #2\n-- -- --\n1  5  4\n      6"
+    );
     // labelled
     let mut m = matrix(ints(&[1, 2, 3, 4, 5, 6, 7, 8, 9]), 3, 3);
     m.col_labels = Some(Box::new(Value::Vector(syms(&["c1", "c2", "c3"]))));
     m.row_labels = Some(Box::new(Value::Vector(ints(&[1, 2, 3]))));
-    assert_eq!(show(&Value::Matrix(Arc::new(m))), "  c1 c2 c3\n  -- -- --\n1|1  4  7\n2|2  5  8\n3|3  6  9");
+    assert_eq!(
+        show(&Value::Matrix(Arc::new(m))),
+        "  c1 c2 c3\n  -- -- --\n1|1  4  7\n2|2  5  8\n3|3  6  9"
+    );
     let mut m = matrix(ints(&[1, 8, 1, 32, 1, 128]), 2, 3);
     m.col_labels = Some(Box::new(Value::Vector(ints(&[3, 5, 7]))));
     m.row_labels = Some(Box::new(Value::Vector(ints(&[1, 2]))));
-    assert_eq!(show(&Value::Matrix(Arc::new(m))), "  3 5  7\n  - -- ---\n1|1 1  1\n2|8 32 128");
+    assert_eq!(
+        show(&Value::Matrix(Arc::new(m))),
+        "  3 5  7\n  - -- ---\n1|1 1  1\n2|8 32 128"
+    );
     let mut m = matrix(ints(&[1, 2, 3]), 3, 1);
     m.col_labels = Some(Box::new(Value::Vector(syms(&["col1"]))));
     assert_eq!(show(&Value::Matrix(Arc::new(m))), "col1\n----\n1\n2\n3");
     let m = matrix(syms(&["T", "T", "T", "T"]), 2, 2);
-    assert_eq!(show(&Value::Matrix(Arc::new(m))), "#0 #1\n-- --\nT  T\nT  T");
+    assert_eq!(
+        show(&Value::Matrix(Arc::new(m))),
+        "#0 #1\n-- --\nT  T\nT  T"
+    );
 }
 
 #[test]
@@ -277,11 +389,26 @@ fn sets() {
 
 #[test]
 fn dicts() {
-    let d = dict(dbls(&[2.3, 4.6, 5.3, 6.4]), DictVals::Col(ints(&[1, 2, 3, 1])), true);
+    let d = dict(
+        dbls(&[2.3, 4.6, 5.3, 6.4]),
+        DictVals::Col(ints(&[1, 2, 3, 1])),
+        true,
+    );
     assert_eq!(show(&d), "2.3->1\n4.6->2\n5.3->3\n6.4->1");
-    let d = dict(ints(&[1, 2, 3]), DictVals::Col(dbls(&[6.4, 4.6, 5.3])), false);
+    let d = dict(
+        ints(&[1, 2, 3]),
+        DictVals::Col(dbls(&[6.4, 4.6, 5.3])),
+        false,
+    );
     assert_eq!(show(&d), "3->5.3\n2->4.6\n1->6.4");
-    let d = dict(ints(&[N, 12]), DictVals::Any(vec![Value::Vector(ints(&[0, 1])), Value::Vector(ints(&[2]))]), true);
+    let d = dict(
+        ints(&[N, 12]),
+        DictVals::Any(vec![
+            Value::Vector(ints(&[0, 1])),
+            Value::Vector(ints(&[2])),
+        ]),
+        true,
+    );
     assert_eq!(show(&d), "->[0,1]\n12->[2]");
     let d = dict(ints(&[]), DictVals::Col(dbls(&[])), false);
     assert_eq!(show(&d), "");
@@ -291,7 +418,10 @@ fn dicts() {
         DictVals::Any(vec![
             Value::string(""),
             Value::int(-1),
-            table(vec![("name", strs(&["x", "y"])), ("typeInt", ints(&[4, 4]))]),
+            table(vec![
+                ("name", strs(&["x", "y"])),
+                ("typeInt", ints(&[4, 4])),
+            ]),
         ]),
         true,
     );
@@ -301,20 +431,43 @@ fn dicts() {
     );
     let d = dict(
         strs(&["Coefficient", "Residual"]),
-        DictVals::Any(vec![table(vec![("beta", dbls(&[1.5]))]), Value::Vector(dbls(&[6.525447, 4.223774]))]),
+        DictVals::Any(vec![
+            table(vec![("beta", dbls(&[1.5]))]),
+            Value::Vector(dbls(&[6.525447, 4.223774])),
+        ]),
         true,
     );
-    assert_eq!(show(&d), "Coefficient->\nbeta\n----\n1.5\n\nResidual->[6.525447,4.223774]");
+    assert_eq!(
+        show(&d),
+        "Coefficient->\nbeta\n----\n1.5\n\nResidual->[6.525447,4.223774]"
+    );
     let inner = dict(strs(&["b"]), DictVals::Col(ints(&[1])), true);
-    let d = dict(strs(&["a", "c"]), DictVals::Any(vec![inner, Value::string("x")]), true);
+    let d = dict(
+        strs(&["a", "c"]),
+        DictVals::Any(vec![inner, Value::string("x")]),
+        true,
+    );
     assert_eq!(show(&d), "a->\n    b->1\nc->x");
 }
 
 #[test]
 fn functions() {
-    let named = |id: u32| if id == 7 { "add".to_string() } else { format!("f{id}") };
-    assert_eq!(to_console(&Value::Function(Func::Builtin(7)), &named), "add");
-    let p = Func::Partial(Arc::new(Func::Builtin(7)), Arc::new(vec![Some(Value::int(1)), None]), Arc::new(vec![]));
+    let named = |id: u32| {
+        if id == 7 {
+            "add".to_string()
+        } else {
+            format!("f{id}")
+        }
+    };
+    assert_eq!(
+        to_console(&Value::Function(Func::Builtin(7)), &named),
+        "add"
+    );
+    let p = Func::Partial(
+        Arc::new(Func::Builtin(7)),
+        Arc::new(vec![Some(Value::int(1)), None]),
+        Arc::new(vec![]),
+    );
     assert_eq!(to_console(&Value::Function(p), &named), "add{1, }");
     let t = Func::Template(Arc::new(Func::Builtin(7)), Arc::from("E"));
     assert_eq!(to_console(&Value::Function(t), &named), "add:E");
@@ -327,30 +480,51 @@ fn closures_and_code() {
     let sp = Span::default();
     let id = |n: &str| Expr::new(ExprKind::Ident(n.into()), sp);
     let body = Expr::new(
-        ExprKind::Call(Box::new(id("pow")), vec![Arg::Pos(Some(id("x"))), Arg::Pos(Some(id("k")))]),
+        ExprKind::Call(
+            Box::new(id("pow")),
+            vec![Arg::Pos(Some(id("x"))), Arg::Pos(Some(id("k")))],
+        ),
         sp,
     );
     let def = FuncDef {
         name: None,
-        params: vec![Param { name: "k".into(), mutable: false, default: None, span: sp }],
+        params: vec![Param {
+            name: "k".into(),
+            mutable: false,
+            default: None,
+            span: sp,
+        }],
         body: FuncBody::Expr(Box::new(body.clone())),
         aggregate: false,
         span: sp,
         text: "def(k): pow(x,k)".into(),
     };
-    let u = UserFunc { def: Arc::new(def), captured: vec![("x".into(), Value::int(1))], module: None };
-    assert_eq!(show(&Value::Function(Func::User(Arc::new(u)))), "{def (x, k)->power(x, k)}{1}");
+    let u = UserFunc {
+        def: Arc::new(def),
+        captured: vec![("x".into(), Value::int(1))],
+        module: None,
+    };
+    assert_eq!(
+        show(&Value::Function(Func::User(Arc::new(u)))),
+        "{def (x, k)->power(x, k)}{1}"
+    );
     // metacode
     let sum = Expr::new(
         ExprKind::Binary(
             BinOp::Mul,
-            Box::new(Expr::new(ExprKind::Binary(BinOp::Add, Box::new(id("a")), Box::new(id("b"))), sp)),
+            Box::new(Expr::new(
+                ExprKind::Binary(BinOp::Add, Box::new(id("a")), Box::new(id("b"))),
+                sp,
+            )),
             Box::new(Expr::new(ExprKind::Lit(Literal::Int(Some(2))), sp)),
         ),
         sp,
     );
     assert_eq!(show(&Value::Code(Arc::new(sum))), "< (a + b) * 2 >");
-    let call = Expr::new(ExprKind::Call(Box::new(id("avg")), vec![Arg::Pos(Some(id("bid")))]), sp);
+    let call = Expr::new(
+        ExprKind::Call(Box::new(id("avg")), vec![Arg::Pos(Some(id("bid")))]),
+        sp,
+    );
     assert_eq!(show(&Value::Code(Arc::new(call))), "< avg(bid) >");
     // a named user function prints its source text
     let def = FuncDef {
@@ -361,8 +535,15 @@ fn closures_and_code() {
         span: sp,
         text: "def f(): 1".into(),
     };
-    let u = UserFunc { def: Arc::new(def), captured: vec![], module: None };
-    assert_eq!(show(&Value::Function(Func::User(Arc::new(u)))), "def f(): 1");
+    let u = UserFunc {
+        def: Arc::new(def),
+        captured: vec![],
+        module: None,
+    };
+    assert_eq!(
+        show(&Value::Function(Func::User(Arc::new(u)))),
+        "def f(): 1"
+    );
 }
 
 #[test]
@@ -371,5 +552,8 @@ fn elements_for_string_casts() {
     assert_eq!(format_elem(&c, 0), "a");
     assert_eq!(format_elem(&dbls(&[108.5]), 0), "108.5");
     assert_eq!(format_elem(&ints(&[N]), 0), "");
-    assert_eq!(format_elem(&Column::from_vec(DataType::Bool, vec![1i8]), 0), "true");
+    assert_eq!(
+        format_elem(&Column::from_vec(DataType::Bool, vec![1i8]), 0),
+        "true"
+    );
 }

@@ -5,7 +5,7 @@ use super::context::segments;
 use super::frame::{apply_where, eval_in, mask_rows, to_column, to_mask, ColBuilder, Frame};
 use super::group::GroupEval;
 use super::plan::{names_in, rewrite_count_star};
-use super::source::{as_table, eval_from, qualify, Source};
+use super::source::{as_table, eval_from, qualify, Need, Source};
 use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
@@ -19,12 +19,14 @@ use std::sync::Arc;
 
 /// The variable name and current table of an update/delete/insert target.
 fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(String, Arc<Table>)> {
+    // update/delete rewrite whole tables: every column is loaded
+    let need = Need { names: needed.clone(), all: true };
     let name = match &e.kind {
         ExprKind::Ident(n) => n.clone(),
         _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
     };
     let v = i.resolve(&name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
-    Ok((name, as_table(i, v, needed)?))
+    Ok((name, as_table(i, v, &need)?))
 }
 
 fn store(i: &mut Interpreter, name: &str, old: &Table, names: Vec<String>, cols: Vec<Column>) -> Result<()> {
@@ -59,7 +61,7 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
     let (name, table) = target(i, &u.table, &needed)?;
     let mut src = Source { table: table.clone(), quals: vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect())] };
     if let Some(from) = &u.from {
-        let joined = eval_from(i, from, &needed)?;
+        let joined = eval_from(i, from, &Need { names: needed.clone(), all: false })?;
         if joined.table.rows() != table.rows() {
             return Err(Error::runtime(
                 "update … from needs a join result with one row per row of the updated table (e.g. lj with unique right keys)",

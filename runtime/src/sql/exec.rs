@@ -6,7 +6,7 @@ use super::group::{eval_keys, GroupEval, KeyCol};
 use super::keys::group_ids;
 use super::order::{sort_rows, SortKey};
 use super::plan::{auto_name, dedup_names, names_in, rewrite_count_star, text};
-use super::source::{eval_from, qualify, Source};
+use super::source::{eval_from, qualify, Need, Source};
 use crate::column::Column;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interpreter;
@@ -186,10 +186,12 @@ fn empty_source() -> Source {
 
 pub(crate) fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let (needed, star) = needed_names(q);
+    let need = Need { names: needed, all: star };
     let src = match &q.from {
-        Some(f) => eval_from(i, f, &needed)?,
+        Some(f) => eval_from(i, f, &need)?,
         None => empty_source(),
     };
+    let needed = need.names;
     let p = prepare(q, &src)?;
     if p.top.is_some() && matches!(p.group, Some((GroupKind::PivotBy, _))) {
         return Err(Error::new(ErrorKind::Syntax, "top can't be used together with pivot by"));

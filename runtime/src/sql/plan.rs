@@ -115,6 +115,13 @@ pub fn names_in(e: &Expr, out: &mut AHashSet<String>) {
             out.insert(a.clone());
             out.insert(b.clone());
         }
+        // `t2.x` may name column x (or t2_x) of a join
+        ExprKind::Member(q, c) => {
+            out.insert(c.clone());
+            if let ExprKind::Ident(qn) = &q.kind {
+                out.insert(format!("{qn}_{c}"));
+            }
+        }
         ExprKind::Lambda(def) => {
             for w in def.text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
                 if !w.is_empty() {

@@ -18,6 +18,18 @@ use std::sync::Arc;
 /// Qualifier (table name or alias) → source column → result column.
 pub(crate) type Quals = Vec<(String, AHashMap<String, String>)>;
 
+/// The columns a query references (all of them with `*`).
+pub(crate) struct Need {
+    pub names: AHashSet<String>,
+    pub all: bool,
+}
+
+impl Need {
+    fn keeps(&self, c: &str) -> bool {
+        self.all || self.names.contains(c) || self.names.iter().any(|n| n.eq_ignore_ascii_case(c))
+    }
+}
+
 pub(crate) struct Source {
     pub table: Arc<Table>,
     pub quals: Quals,
@@ -31,16 +43,21 @@ fn identity(t: &Table) -> AHashMap<String, String> {
 }
 
 /// Evaluate a value used as a table: tables as is, handles through the storage hook.
-pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &AHashSet<String>) -> Result<Arc<Table>> {
+pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<Arc<Table>> {
     match v {
         Value::Table(t) => Ok(t),
         Value::Handle(_) => {
             let f = i
                 .resolve_function(HANDLE_LOAD)
                 .map_err(|_| Error::runtime("This handle can't be used as a table in a query"))?;
-            let mut cols: Vec<&str> = needed.iter().map(|s| s.as_str()).collect();
-            cols.sort_unstable();
-            match i.call_value(&f, vec![v, Value::string_vec(cols)])? {
+            let cols = if needed.all {
+                Value::Void
+            } else {
+                let mut cols: Vec<&str> = needed.names.iter().map(|s| s.as_str()).collect();
+                cols.sort_unstable();
+                Value::string_vec(cols)
+            };
+            match i.call_value(&f, vec![v, cols])? {
                 Value::Table(t) => Ok(t),
                 _ => Err(Error::runtime("The handle loader didn't return a table")),
             }
@@ -61,7 +78,7 @@ fn named(t: Arc<Table>, name: &str) -> Arc<Table> {
     Arc::new(t2)
 }
 
-pub(crate) fn eval_from(i: &mut Interpreter, from: &FromItem, needed: &AHashSet<String>) -> Result<Source> {
+pub(crate) fn eval_from(i: &mut Interpreter, from: &FromItem, needed: &Need) -> Result<Source> {
     match from {
         FromItem::Table(e, alias) => {
             let mut src = eval_table_expr(i, e, needed)?;
@@ -82,7 +99,7 @@ fn named_alias(t: &Arc<Table>, alias: &str) -> Arc<Table> {
     Arc::new(t2)
 }
 
-fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<Source> {
+fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &Need) -> Result<Source> {
     match &e.kind {
         ExprKind::Ident(name) => {
             let v = i.resolve(name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
@@ -108,7 +125,7 @@ fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> 
 
 /// `from lj(t1, t2, …)`: name the table arguments after their variables (for `t2_x`
 /// prefixes) and record how `t1.c` / `t2.c` map to the result.
-fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: &AHashSet<String>) -> Result<Source> {
+fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: &Need) -> Result<Source> {
     let func = match i.resolve_function(f)? {
         Value::Function(func) => func,
         _ => return Err(Error::name(format!("Cannot recognize the token {f}"))),
@@ -136,6 +153,9 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
             Arg::Named(n, x) => named_args.push((n.clone(), i.eval(x)?)),
         }
     }
+    if PROJECTABLE.contains(&f) && !needed.all {
+        project_join_args(&mut pos, &side_names, needed);
+    }
     let v = i.call_func(&func, pos, named_args).map_err(|err| err.or_span(e.span))?;
     let table = as_table(i, v, needed)?;
     let mut quals: Quals = Vec::new();
@@ -160,6 +180,58 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
         }
     }
     Ok(Source { table, quals })
+}
+
+/// Join builtins whose arguments 2 and 3 are the key names (inputs may be projected).
+const PROJECTABLE: &[&str] = &["ej", "sej", "lj", "lsj", "fj", "aj", "cj"];
+
+/// Strings of a key-name argument.
+fn key_list(v: Option<&Option<Value>>) -> Vec<String> {
+    match v.and_then(|x| x.as_ref()).and_then(|x| x.column()) {
+        Some(c) if c.ty.is_literal() => (0..c.len()).filter_map(|k| c.str_at(k).map(str::to_string)).collect(),
+        _ => vec![],
+    }
+}
+
+/// Keep only the columns of a join input the query can see: referenced names, the join
+/// keys, and columns whose prefixed right-side name (`t2_x`) is referenced.
+fn project(t: &Arc<Table>, keys: &[String], needed: &Need, rname: Option<&str>) -> Arc<Table> {
+    if needed.all {
+        return t.clone();
+    }
+    let keep: Vec<usize> = (0..t.ncols())
+        .filter(|&c| {
+            let n = &t.names[c];
+            needed.keeps(n) || keys.iter().any(|x| x.eq_ignore_ascii_case(n)) || rname.is_some_and(|r| needed.keeps(&format!("{r}_{n}")))
+        })
+        .collect();
+    if keep.len() == t.ncols() {
+        return t.clone();
+    }
+    Arc::new(Table {
+        names: keep.iter().map(|&c| t.names[c].clone()).collect(),
+        cols: keep.iter().map(|&c| t.cols[c].clone()).collect(),
+        keys: vec![],
+        name: t.name.clone(),
+    })
+}
+
+fn project_join_args(pos: &mut [Option<Value>], side_names: &[Option<String>], needed: &Need) {
+    let lkeys = key_list(pos.get(2));
+    let rkeys = {
+        let r = key_list(pos.get(3));
+        if r.is_empty() { lkeys.clone() } else { r }
+    };
+    let rname = side_names.get(1).cloned().flatten().or_else(|| match pos.get(1) {
+        Some(Some(Value::Table(t))) => t.name.clone(),
+        _ => None,
+    });
+    for (k, keys) in [(0usize, &lkeys), (1usize, &rkeys)] {
+        if let Some(Some(Value::Table(t))) = pos.get(k) {
+            let p = project(t, keys, needed, rname.as_deref());
+            pos[k] = Some(Value::Table(p));
+        }
+    }
 }
 
 /// Name of a from item for prefixes: its alias, or the variable name.
@@ -281,7 +353,7 @@ fn eval_join(
     kind: JoinKind,
     b: &FromItem,
     on: Option<&Expr>,
-    needed: &AHashSet<String>,
+    needed: &Need,
 ) -> Result<Source> {
     let l = eval_from(i, a, needed)?;
     let r = eval_from(i, b, needed)?;
@@ -311,6 +383,11 @@ fn eval_join(
             }
         }
     }
+    // only the referenced columns (and keys) take part in the join
+    let (l, r) = (
+        Source { table: project(&l.table, &lkeys, needed, Some(&rname)), quals: l.quals },
+        Source { table: project(&r.table, &rkeys, needed, Some(&rname)), quals: r.quals },
+    );
     let (table, rnames) = match kind {
         JoinKind::Cross => {
             let (mut l2, mut r2) = (l.table.clone(), r.table.clone());

@@ -1,0 +1,184 @@
+//! Property tests of the SQL kernels against naive references on pseudo-random data.
+
+use super::asof::{asof_rows, window_rows};
+use super::join::{equi_pairs, shared_key_ids, EquiKind};
+use super::keys::group_ids;
+use super::order::{sort_perm, SortKey};
+use crate::column::{ColData, Column, StrCol};
+use crate::null::Native;
+use crate::types::DataType;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+}
+
+fn ints(r: &mut Rng, n: usize, range: u64, null_every: u64) -> Vec<i32> {
+    (0..n).map(|_| if r.below(null_every) == 0 { i32::NULL } else { r.below(range) as i32 }).collect()
+}
+
+const CASES: usize = 60;
+
+#[test]
+fn group_ids_match_naive() {
+    let mut r = Rng(0x9e3779b97f4a7c15);
+    for case in 0..CASES {
+        let n = r.below(200) as usize;
+        let range = if case % 3 == 0 { 1 << 40 } else { 1 + r.below(20) as u64 };
+        let a: Vec<i64> = (0..n).map(|_| if r.below(9) == 0 { i64::NULL } else { r.below(range) }).collect();
+        let b: Vec<String> = (0..n).map(|_| format!("s{}", r.below(4))).collect();
+        let ca = Column::from_vec(DataType::Long, a.clone());
+        let cb = Column::new(DataType::String, ColData::Str(StrCol::from_iter(b.iter().map(|s| s.as_str()))));
+        let g = group_ids(&[&ca, &cb]);
+        // naive: id = index of the first row with the same pair
+        let mut firsts: Vec<usize> = Vec::new();
+        for k in 0..n {
+            let f = (0..=k).find(|&j| a[j] == a[k] && b[j] == b[k]).unwrap_or(k);
+            if f == k {
+                firsts.push(k);
+            }
+            let id = firsts.iter().position(|&x| x == f).unwrap_or(usize::MAX);
+            assert_eq!(g.gid[k] as usize, id, "case {case} row {k}");
+        }
+        assert_eq!(g.first, firsts);
+    }
+}
+
+#[test]
+fn equi_join_matches_nested_loops() {
+    let mut r = Rng(12345);
+    for case in 0..CASES {
+        let (nl, nr) = (r.below(40) as usize, r.below(40) as usize);
+        let range = 1 + r.below(10) as u64;
+        let l = ints(&mut r, nl, range, 7);
+        let rt = ints(&mut r, nr, range, 7);
+        let (cl, cr) = (Column::from_vec(DataType::Int, l.clone()), Column::from_vec(DataType::Int, rt.clone()));
+        let (li, ri, n) = shared_key_ids(&[&cl], &[&cr]).unwrap();
+        for kind in [EquiKind::Inner, EquiKind::Left, EquiKind::LeftSemi, EquiKind::Full] {
+            let got = equi_pairs(&li, &ri, n, kind, None, None);
+            let (mut el, mut er) = (Vec::new(), Vec::new());
+            let mut matched = vec![false; nr];
+            for (a, &x) in l.iter().enumerate() {
+                let m: Vec<usize> = (0..nr).filter(|&b| !x.is_null() && rt[b] == x).collect();
+                match kind {
+                    EquiKind::Inner => m.iter().for_each(|&b| {
+                        el.push(a as i64);
+                        er.push(b as i64)
+                    }),
+                    EquiKind::LeftSemi => {
+                        el.push(a as i64);
+                        er.push(m.first().map(|&b| b as i64).unwrap_or(-1));
+                    }
+                    _ => {
+                        if m.is_empty() {
+                            el.push(a as i64);
+                            er.push(-1);
+                        }
+                        for &b in &m {
+                            el.push(a as i64);
+                            er.push(b as i64);
+                            matched[b] = true;
+                        }
+                    }
+                }
+            }
+            if kind == EquiKind::Full {
+                for (b, &m) in matched.iter().enumerate() {
+                    if !m {
+                        el.push(-1);
+                        er.push(b as i64);
+                    }
+                }
+            }
+            assert_eq!(got, (el, er), "case {case} {kind:?}");
+        }
+    }
+}
+
+#[test]
+fn asof_and_windows_match_naive() {
+    let mut r = Rng(777);
+    for case in 0..CASES {
+        let (nl, nr) = (1 + r.below(30) as usize, r.below(30) as usize);
+        let lk: Vec<i32> = (0..nl).map(|_| r.below(3) as i32).collect();
+        let rk: Vec<i32> = (0..nr).map(|_| r.below(3) as i32).collect();
+        let lt: Vec<i64> = (0..nl).map(|_| if r.below(10) == 0 { i64::NULL } else { r.below(50) }).collect();
+        let mut rt: Vec<i64> = (0..nr).map(|_| r.below(50)).collect();
+        rt.sort();
+        let (ckl, ckr) = (Column::from_vec(DataType::Int, lk.clone()), Column::from_vec(DataType::Int, rk.clone()));
+        let (li, ri, n) = shared_key_ids(&[&ckl], &[&ckr]).unwrap();
+        let (ctl, ctr) = (Column::from_vec(DataType::Long, lt.clone()), Column::from_vec(DataType::Long, rt.clone()));
+        let got = asof_rows(&li, &ctl, &ri, &ctr, n).unwrap();
+        for a in 0..nl {
+            let want = if lt[a].is_null() {
+                -1
+            } else {
+                (0..nr).filter(|&b| rk[b] == lk[a] && rt[b] <= lt[a]).last().map(|b| b as i64).unwrap_or(-1)
+            };
+            assert_eq!(got[a], want, "aj case {case} row {a}");
+        }
+        let (w1, w2) = (-(r.below(10)), r.below(5));
+        for prevailing in [false, true] {
+            let w = window_rows(&li, &lt, &ri, &rt, n, w1, w2, prevailing);
+            for a in 0..nl {
+                let (s, e) = w.ranges[a];
+                let mut got: Vec<usize> = w.rows[s..e].to_vec();
+                got.sort();
+                let want: Vec<usize> = if lt[a].is_null() {
+                    vec![]
+                } else {
+                    let (lo, hi) = (lt[a] + w1, lt[a] + w2);
+                    let same: Vec<usize> = (0..nr).filter(|&b| rk[b] == lk[a]).collect();
+                    let mut inside: Vec<usize> = same.iter().copied().filter(|&b| rt[b] >= lo && rt[b] <= hi).collect();
+                    if prevailing {
+                        // the window starts at the last row at or before t+w1 (only that one)
+                        if let Some(&p) = same.iter().filter(|&&b| rt[b] <= lo).last() {
+                            inside.retain(|&b| rt[b] > lo);
+                            if rt[p] <= hi {
+                                inside.insert(0, p);
+                            }
+                        }
+                    }
+                    inside.sort();
+                    inside
+                };
+                assert_eq!(got, want, "window case {case} row {a} prevailing {prevailing}");
+            }
+        }
+    }
+}
+
+#[test]
+fn sort_is_stable_and_ordered() {
+    let mut r = Rng(4242);
+    for case in 0..CASES {
+        let n = r.below(100) as usize;
+        let a = ints(&mut r, n, 5, 6);
+        let b: Vec<f64> = (0..n).map(|_| if r.below(8) == 0 { f64::NULL } else { r.below(7) as f64 / 2.0 }).collect();
+        let (ca, cb) = (Column::from_vec(DataType::Int, a.clone()), Column::from_vec(DataType::Double, b.clone()));
+        let asc = case % 2 == 0;
+        let perm = sort_perm(&[SortKey { col: &ca, asc, nulls_first: None }, SortKey { col: &cb, asc: !asc, nulls_first: Some(false) }], n);
+        let mut want: Vec<usize> = (0..n).collect();
+        want.sort_by(|&x, &y| {
+            let o1 = a[x].cmp(&a[y]);
+            let o1 = if asc { o1 } else { o1.reverse() };
+            let key = |v: f64| if v.is_null() { (1, 0.0) } else { (0, v) };
+            let (p, q) = (key(b[x]), key(b[y]));
+            let o2 = p.0.cmp(&q.0).then_with(|| {
+                let o = p.1.partial_cmp(&q.1).unwrap_or(std::cmp::Ordering::Equal);
+                if asc { o.reverse() } else { o }
+            });
+            o1.then(o2)
+        });
+        assert_eq!(perm, want, "case {case}");
+    }
+}
