@@ -53,6 +53,10 @@ fn to_double(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Double, &a)
 }
 fn to_string(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    // metacode converts to its console form `< expr >`
+    if let Some(Value::Code(e)) = a.first() {
+        return Ok(Value::string(&format!("< {} >", beluga_runtime::fmt::expr_text(e))));
+    }
     conv(DataType::String, &a)
 }
 fn to_symbol(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
@@ -464,7 +468,7 @@ fn point(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 pub const DEFS: &[Builtin] = &[
-    f("blob", Kind::Elementwise, 1, 1, to_blob),
+    f("blob", Kind::Elementwise, 0, 1, to_blob),
     f("bool", Kind::Elementwise, 0, 1, to_bool),
     fp("cast", Kind::Elementwise, 2, 2, cast, &["X", "type"]),
     f("char", Kind::Elementwise, 0, 1, to_char),
@@ -523,6 +527,7 @@ mod tests {
         assert_eq!(run("char(99)"), "'c'");
         assert_eq!(run("bool(`true`false)"), "[true,false]");
         assert_eq!(run("string(10)"), "10");
+        assert_eq!(run("string(<x + 1>)"), "< x + 1 >");
         assert_eq!(run("date(2012.12.03 01:22:01)"), "2012.12.03");
         assert_eq!(run("date(2016.03M)"), "2016.03.01");
         assert_eq!(run("month(`2012.12)"), "2012.12M");
@@ -546,7 +551,7 @@ mod tests {
         );
         assert_eq!(run("parseInteger([\"012\", \" 12\",\"12a\", \"1a2\",\"1A2\", \"-1A2\"], INT, 11)"), "[13,13,153,233,233,-233]");
         assert_eq!(run("parseInteger([\"0x16\", \"0X16\"], INT)"), "[0,0]");
-        assert_eq!(run("parseInteger(\"a12\", INT)"), "Error: Invalid string to parse.");
+        assert!(run("parseInteger(\"a12\", INT)").contains("Invalid string to parse."));
         assert_eq!(run("symbolCode(symbol(`a`b`a))"), "[1,2,1]");
         assert_eq!(run("temporalParse(\"14-02-2018\", \"dd-MM-yyyy\")"), "2018.02.14");
         assert_eq!(run("temporalFormat(2018.02.14, \"dd-MMM-yy\")"), "14-FEB-18");

@@ -437,21 +437,33 @@ fn set_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
+/// Positions in console order: insertion order for ordered dicts, reversed otherwise.
+fn dict_order(d: &Dict) -> Vec<i64> {
+    let n = d.keys.len() as i64;
+    if d.ordered { (0..n).collect() } else { (0..n).rev().collect() }
+}
+
 fn keys(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
-        Value::Dict(d) => Ok(Value::Vector(d.keys.clone())),
+        Value::Dict(d) => Ok(Value::Vector(d.keys.take(&dict_order(d)))),
         Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
-        Value::Set(s) => Ok(Value::Vector(s.items.clone())),
+        Value::Set(s) => {
+            let n = s.items.len() as i64;
+            Ok(Value::Vector(s.items.take(&(0..n).rev().collect::<Vec<i64>>())))
+        }
         other => Err(Error::unsupported("keys", describe(other))),
     }
 }
 
 fn values(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
-        Value::Dict(d) => Ok(match &d.vals {
-            DictVals::Col(c) => Value::Vector(c.clone()),
-            DictVals::Any(v) => Value::tuple(v.clone()),
-        }),
+        Value::Dict(d) => {
+            let order = dict_order(d);
+            Ok(match &d.vals {
+                DictVals::Col(c) => Value::Vector(c.take(&order)),
+                DictVals::Any(v) => Value::tuple(order.iter().map(|&k| v[k as usize].clone()).collect()),
+            })
+        }
         Value::Table(t) => Ok(Value::tuple(t.cols.iter().map(|c| Value::Vector(c.clone())).collect())),
         other => Err(Error::unsupported("values", describe(other))),
     }

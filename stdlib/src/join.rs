@@ -499,6 +499,49 @@ fn distinct(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
+/// `unpivot(obj, keyColNames, valueColNames, [func])`: the value columns stacked into one
+/// `value` column, with `valueType` naming the source column (or `func` of its name).
+fn unpivot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let t = table_arg("unpivot", &a[0])?;
+    let keys = match opt(&a, 1) {
+        Some(v) => names_arg("unpivot", v)?,
+        None => vec![],
+    };
+    let vals = names_arg("unpivot", &a[2])?;
+    if vals.is_empty() {
+        return Err(Error::arg("unpivot needs at least one value column"));
+    }
+    let kidx = key_indices(&t, &keys, "")?;
+    let vidx = key_indices(&t, &vals, "")?;
+    let (m, k) = (t.rows(), vidx.len());
+    let rep: Vec<usize> = (0..m * k).map(|r| r % m).collect();
+    let mut names: Vec<String> = kidx.iter().map(|&c| t.names[c].clone()).collect();
+    let mut cols: Vec<Column> = kidx.iter().map(|&c| t.cols[c].take_usize(&rep)).collect();
+    let labels: Vec<Value> = match opt(&a, 3) {
+        Some(f) => {
+            let f = f.clone();
+            vals.iter().map(|n| i.call_value(&f, vec![Value::string(n)])).collect::<Result<_>>()?
+        }
+        None => vals.iter().map(|n| Value::string(n)).collect(),
+    };
+    let mut tb = beluga_runtime::sql::ColBuilder::new();
+    for l in &labels {
+        tb.push(l, m, "the valueType of unpivot")?;
+    }
+    names.push("valueType".into());
+    cols.push(tb.finish()?);
+    let mut ty = DataType::Void;
+    for &c in &vidx {
+        ty = common_type(ty, t.cols[c].ty)
+            .ok_or_else(|| Error::type_err("The value columns of [unpivot] must have the same data type"))?;
+    }
+    let parts: Vec<Column> = vidx.iter().map(|&c| if t.cols[c].ty == ty { Ok(t.cols[c].clone()) } else { cast_column(&t.cols[c], ty) }).collect::<Result<_>>()?;
+    let refs: Vec<&Column> = parts.iter().collect();
+    names.push("value".into());
+    cols.push(Column::concat(ty, &refs));
+    Ok(Value::table(Table::new(names, cols)?))
+}
+
 /// `interval` only has a meaning inside `group by` (the SQL executor handles it there).
 fn interval(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
     Err(Error::runtime("The function [interval] must be used in a group by clause"))
@@ -526,6 +569,7 @@ pub const DEFS: &[Builtin] = &[
     fp("nullIf", Kind::Elementwise, 2, 2, null_if, &["X", "Y"]),
     fp("pwj", Kind::System, 5, 6, pwj, &["leftTable", "rightTable", "window", "aggs", "matchingCols", "rightMatchingCols"]),
     fp("sej", Kind::System, 3, 6, sej, &["leftTable", "rightTable", "matchingCols", "rightMatchingCols", "leftFilter", "rightFilter"]),
+    fp("unpivot", Kind::System, 3, 4, unpivot, &["obj", "keyColNames", "valueColNames", "func"]),
     fp("wj", Kind::System, 5, 6, wj, &["leftTable", "rightTable", "window", "aggs", "matchingCols", "rightMatchingCols"]),
 ];
 
@@ -681,5 +725,9 @@ mod tests {
         assert_eq!(last("between(1 5 9, 2:8)"), "[false,true,false]");
         assert_eq!(last("notIn(1 2 3, 2 3)"), "[true,false,false]");
         assert_eq!(last("distinct(3 1 3 2 1)"), "[3,1,2]");
+        assert_eq!(
+            last("t = table(1 2 as id, 4 5 as c1, 7 8 as c2)\nunpivot(t, `id, `c1`c2)"),
+            "id valueType value\n-- --------- -----\n1  c1        4\n2  c1        5\n1  c2        7\n2  c2        8"
+        );
     }
 }

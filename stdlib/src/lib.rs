@@ -77,6 +77,10 @@ pub mod window_misc;
 pub mod window_order;
 #[cfg(test)]
 pub mod window_proptests;
+#[cfg(test)]
+mod window_tests;
+#[cfg(test)]
+mod row_tests;
 pub mod window_stats;
 
 use beluga_runtime::Registry;

@@ -9,7 +9,6 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::types::common_type;
 use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
 
 fn num_col(name: &str, c: &Column) -> Result<()> {
@@ -147,15 +146,20 @@ fn round(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-/// Clip kernel: bound X from below (`lower`) or above by B; a null bound leaves X unchanged.
+/// Clip kernel: bound X from below (`lower`) or above by B, keeping X's type. A null scalar
+/// bound leaves X unchanged; a null element of a vector bound makes the result null.
 fn clip_kernel(a: &Column, sa: bool, b: &Column, sb: bool, lower: bool) -> Result<Column> {
-    num_col("clip", a)?;
-    num_col("clip", b)?;
+    let ok = |t: DataType| t.is_numeric() || t.is_temporal() || t == DataType::Void;
+    if !ok(a.ty) || !ok(b.ty) {
+        return Err(Error::unsupported("clip", if ok(a.ty) { b.ty } else { a.ty }));
+    }
+    if (a.ty.is_temporal() || b.ty.is_temporal()) && a.ty != b.ty && b.ty != DataType::Void {
+        return Err(Error::type_err(format!("The bounds of [clip] must have the same type as X ({})", a.ty)));
+    }
     if !sa && !sb && a.len() != b.len() {
         return Err(Error::size("The bounds of [clip] must be scalars or have the same length as X"));
     }
-    let ty = common_type(a.ty, b.ty).unwrap_or(DataType::Double);
-    let ty = if ty == DataType::Void { DataType::Double } else { ty };
+    let ty = if a.ty == DataType::Void { DataType::Double } else { a.ty };
     let ca = if a.ty == ty { a.clone() } else { cast_column(a, ty)? };
     let cb = if b.ty == ty { b.clone() } else { cast_column(b, ty)? };
     fn go<T: Native>(x: &[T], y: &[T], sa: bool, sb: bool, lower: bool) -> Vec<T> {
@@ -164,8 +168,10 @@ fn clip_kernel(a: &Column, sa: bool, b: &Column, sb: bool, lower: bool) -> Resul
             .map(|i| {
                 let v = x[if sa { 0 } else { i }];
                 let bnd = y[if sb { 0 } else { i }];
-                if v.is_null() || bnd.is_null() {
+                if v.is_null() {
                     v
+                } else if bnd.is_null() {
+                    if sb { v } else { T::NULL }
                 } else if (lower && v < bnd) || (!lower && v > bnd) {
                     bnd
                 } else {

@@ -324,6 +324,23 @@ fn pow(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 fn dot(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     match (&a[0], &a[1]) {
         (x, y) if x.is_scalar() || y.is_scalar() => ops::arith_values(ArithOp::Mul, x, y),
+        // inner product of two vectors: pairs with a null are skipped
+        (Value::Vector(p), Value::Vector(q)) => {
+            if p.len() != q.len() {
+                return Err(Error::size("The two vectors of [dot] must have the same length"));
+            }
+            if !(p.ty.is_numeric() && q.ty.is_numeric()) {
+                return Err(Error::unsupported("dot", if p.ty.is_numeric() { q.ty } else { p.ty }));
+            }
+            if p.ty.is_integral() && q.ty.is_integral() {
+                let (u, v) = (as_native::<i64>(p), as_native::<i64>(q));
+                let s = u.iter().zip(v.iter()).filter(|(a, b)| !a.is_null() && !b.is_null()).fold(0i64, |s, (a, b)| s.wrapping_add(a.wrapping_mul(*b)));
+                let long = p.ty == DataType::Long || q.ty == DataType::Long;
+                return Ok(if long { Value::long(s) } else { Value::int(s as i32) });
+            }
+            let (u, v) = (as_native::<f64>(p), as_native::<f64>(q));
+            Ok(Value::double(u.iter().zip(v.iter()).filter(|(a, b)| !a.is_null() && !b.is_null()).map(|(a, b)| a * b).sum()))
+        }
         (x, y) => ops::dot(x, y),
     }
 }

@@ -229,6 +229,10 @@ fn eval_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Code(e) => {
             let e = e.clone();
+            if let Some(stmt) = wrapped_stmt(&e) {
+                i.exec_stmt(stmt)?;
+                return Ok(Value::Void);
+            }
             i.eval(&e)
         }
         Value::Tuple(items) => {
@@ -489,7 +493,25 @@ fn sql(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(code(ex(ExprKind::Select(Box::new(q)))))
 }
 
-/// Metacode running one statement when evaluated: a call of a zero-argument lambda.
+/// Marks the lambda that wraps a statement (`sqlUpdate`, `sqlDelete`).
+const STMT_MARK: &str = "__sqlStmt";
+
+/// The statement wrapped by [`stmt_code`], if `e` is one.
+fn wrapped_stmt(e: &Expr) -> Option<&Stmt> {
+    if let ExprKind::Call(f, args) = &e.kind {
+        if let (ExprKind::Lambda(def), true) = (&f.kind, args.is_empty()) {
+            if def.text == STMT_MARK {
+                if let FuncBody::Block(stmts) = &def.body {
+                    return stmts.first();
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Metacode running one statement when evaluated: a call of a zero-argument lambda (so that
+/// it is an expression); `eval` runs the statement in the caller's scope.
 fn stmt_code(s: StmtKind) -> Value {
     let def = FuncDef {
         name: None,
@@ -497,7 +519,7 @@ fn stmt_code(s: StmtKind) -> Value {
         body: FuncBody::Block(vec![Stmt { kind: s, span: Span::default() }]),
         aggregate: false,
         span: Span::default(),
-        text: String::new(),
+        text: STMT_MARK.to_string(),
     };
     code(ex(ExprKind::Call(Box::new(ex(ExprKind::Lambda(Arc::new(def)))), vec![])))
 }

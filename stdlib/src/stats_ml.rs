@@ -230,6 +230,18 @@ pub fn table_xy(name: &str, ds: &Value, ycol: &Value, xcols: &Value) -> Result<(
     Ok((y, x, names))
 }
 
+/// Options that are accepted by DolphinDB but not implemented here: error unless absent/false.
+fn unsupported_options(name: &str, a: &[Value], opts: &[(usize, &str)]) -> Result<()> {
+    for &(i, what) in opts {
+        if let Some(v) = opt(a, i) {
+            if v.as_str().is_some() || v.as_bool().unwrap_or(true) {
+                return Err(Error::arg(format!("The {what} option of [{name}] is not supported")));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn center(y: &[f64], x: &[Vec<f64>], intercept: bool) -> (f64, Vec<f64>, Vec<Vec<f64>>, Vec<f64>) {
     let n = y.len() as f64;
     if !intercept {
@@ -250,6 +262,7 @@ fn ridge(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         None => 1.0,
     };
     let intercept = bool_opt(&a, 4, true);
+    unsupported_options("ridge", &a, &[(5, "normalize"), (9, "swColName")])?;
     let (ym, yc, xc, xm) = center(&y, &x, intercept);
     let (n, k) = (y.len(), x.len());
     let mut xtx = vec![0.0; k * k];
@@ -287,6 +300,7 @@ fn lasso(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         Some(v) => f64_arg("lasso", v, "tolerance")?,
         None => 1e-4,
     };
+    unsupported_options("lasso", &a, &[(5, "normalize"), (8, "positive"), (9, "swColName")])?;
     let (ym, yc, xc, xm) = center(&y, &x, intercept);
     let (n, k) = (y.len(), x.len());
     let nf = n as f64;
@@ -378,7 +392,7 @@ fn polynomial(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 pub const DEFS: &[Builtin] = &[
-    fp("lasso", Kind::System, 3, 9, lasso, &["ds", "yColName", "xColNames", "alpha", "intercept", "normalize", "maxIter", "tolerance", "positive"]),
+    fp("lasso", Kind::System, 3, 11, lasso, &["ds", "yColName", "xColNames", "alpha", "intercept", "normalize", "maxIter", "tolerance", "positive", "swColName", "checkInput"]),
     fp("ols", Kind::Aggregate, 2, 6, ols, &["Y", "X", "intercept", "mode", "method", "usePinv"]),
     fp("poly1d", Kind::Elementwise, 2, 2, poly_predict, &["model", "X"]),
     fp("polyFit", Kind::System, 3, 4, poly_fit, &["X", "Y", "n", "mode"]),

@@ -468,7 +468,8 @@ fn nearest(centers: &[Vec<f64>], p: &[f64]) -> usize {
     best.0
 }
 
-/// `kmeans(X, k, [maxIter=300], [randomSeed], [init='k-means++'])`.
+/// `kmeans(X, k, [maxIter=300], [randomSeed], [init='random'])`: X is a table (or matrix)
+/// with one row per observation.
 fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let name = "kmeans";
     let (pts, dim) = points(name, &a[0], None)?;
@@ -489,19 +490,26 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         i.rng = (int_arg(name, s, "randomSeed")? as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     }
     let init = match opt(&a, 4) {
+        Some(Value::Matrix(_)) => "matrix".to_string(),
         Some(v) => str_arg(name, v, "init")?.to_string(),
-        None => "k-means++".into(),
+        None => "random".into(),
     };
     let n = pts.len();
     let mut centers: Vec<Vec<f64>> = Vec::with_capacity(k);
-    if init == "random" {
+    if init == "matrix" {
+        let (cm, r, c) = mat_arg(name, &a[4])?;
+        if r != k || c != dim {
+            return Err(Error::size(format!("The init matrix of [{name}] must have k rows and one column per feature")));
+        }
+        centers = (0..k).map(|row| (0..dim).map(|q| cm[q * k + row]).collect()).collect();
+    } else if init == "random" {
         let mut idx: Vec<usize> = (0..n).collect();
         for j in 0..k {
             let r = j + crate::random::below(i, (n - j) as u64) as usize;
             idx.swap(j, r);
             centers.push(pts[idx[j]].clone());
         }
-    } else {
+    } else if init == "k-means++" {
         centers.push(pts[crate::random::below(i, n as u64) as usize].clone());
         while centers.len() < k {
             let d2: Vec<f64> = pts.iter().map(|p| centers.iter().map(|c| c.iter().zip(p).map(|(a, b)| (a - b) * (a - b)).sum::<f64>()).fold(f64::INFINITY, f64::min)).collect();
@@ -517,6 +525,9 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             }
             centers.push(pts[pick].clone());
         }
+    } else {
+        i.rng = saved;
+        return Err(Error::arg(format!("The init of [{name}] must be 'random', 'k-means++' or a matrix")));
     }
     if opt(&a, 3).is_some() {
         i.rng = saved;
@@ -557,12 +568,14 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         }
     }
     let f = i.resolve_function("kmeansPredict")?;
+    let _ = iters;
+    // cluster labels are 1-based, as DolphinDB prints them
     str_dict(vec![
-        ("modelName", Value::string("KMeans")),
         ("centers", dmat(cm, k, dim)),
-        ("labels", Value::int_vec(labels.iter().map(|&l| l as i32).collect())),
-        ("iterations", Value::int(iters as i32)),
         ("predict", f),
+        ("modelName", Value::string("KMeans")),
+        ("model", Value::string("KMeans")),
+        ("labels", Value::int_vec(labels.iter().map(|&l| l as i32 + 1).collect())),
     ])
 }
 
@@ -575,7 +588,7 @@ fn kmeans_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if pd != dim {
         return Err(Error::size(format!("The data passed to [{name}] must have {dim} columns")));
     }
-    Ok(Value::int_vec(pts.iter().map(|p| nearest(&centers, p) as i32).collect()))
+    Ok(Value::int_vec(pts.iter().map(|p| nearest(&centers, p) as i32 + 1).collect()))
 }
 
 pub const DEFS: &[Builtin] = &[

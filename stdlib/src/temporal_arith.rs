@@ -98,36 +98,46 @@ fn add_bdays(d: i64, n: i64) -> i64 {
     bday_index(base).checked_add(n).filter(|t| t.unsigned_abs() < 1 << 50).map(bday_date).unwrap_or(i64::NULL)
 }
 
-/// `v` (a value of type `ty`) plus `n` units; None when undefined for the type.
-fn add_one(ty: DataType, v: i64, n: i64, unit: &Unit) -> Result<i64> {
-    let cant = || Error::arg(format!("The unit of [temporalAdd] is not supported for {ty}"));
+/// Whether `unit` applies to values of type `ty` (checked once, before the kernels).
+fn check_unit(name: &str, ty: DataType, unit: Option<&Unit>) -> Result<()> {
+    let ok = match unit {
+        None => true,
+        Some(Unit::Fixed(_)) => unit_ns(ty).is_some(),
+        Some(Unit::Months(_)) => ty == DataType::Month || per_day(ty).is_some(),
+        Some(Unit::Business | Unit::Market(_)) => per_day(ty).is_some(),
+    };
+    if ok { Ok(()) } else { Err(Error::arg(format!("The unit of [{name}] is not supported for {ty}"))) }
+}
+
+/// `v` (a non-null value of type `ty`) plus `n` units (the unit checked by `check_unit`).
+fn add_one(ty: DataType, v: i64, n: i64, unit: &Unit) -> i64 {
     match unit {
         Unit::Fixed(ns) => {
-            let tu = unit_ns(ty).ok_or_else(cant)?;
+            let tu = unit_ns(ty).unwrap_or(1);
             let delta = (n as i128 * *ns as i128 / tu as i128) as i64;
             let r = v.wrapping_add(delta);
-            Ok(match ty.day_modulus() {
+            match ty.day_modulus() {
                 Some(m) => r.rem_euclid(m),
                 None => r,
-            })
+            }
         }
         Unit::Months(k) => {
             if ty == DataType::Month {
-                return Ok(v.saturating_add(n.saturating_mul(*k)));
+                return v.saturating_add(n.saturating_mul(*k));
             }
-            let pd = per_day(ty).ok_or_else(cant)?;
+            let pd = per_day(ty).unwrap_or(1);
             let (d, t) = (v.div_euclid(pd), v.rem_euclid(pd));
             let nd = add_months_days(d, n.saturating_mul(*k));
-            Ok(if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) })
+            if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) }
         }
         Unit::Business | Unit::Market(_) => {
-            let pd = per_day(ty).ok_or_else(cant)?;
+            let pd = per_day(ty).unwrap_or(1);
             let (d, t) = (v.div_euclid(pd), v.rem_euclid(pd));
             let nd = match unit {
                 Unit::Market(c) => c.add(d, n).unwrap_or(i64::NULL),
                 _ => add_bdays(d, n),
             };
-            Ok(if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) })
+            if nd.is_null() { nd } else { nd.saturating_mul(pd).saturating_add(t) }
         }
     }
 }
@@ -152,13 +162,14 @@ fn temporal_add(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         if !c.ty.is_temporal() {
             return Err(Error::unsupported("temporalAdd", c.ty));
         }
+        check_unit("temporalAdd", c.ty, Some(&unit))?;
         let raw = as_native::<i64>(c);
         let nn = as_native::<i64>(&n.col);
         let mut out = Vec::with_capacity(len);
         for k in 0..len {
             let v = raw[if scalar_x { 0 } else { k }];
             let m = nn[n.idx(k)];
-            out.push(if v.is_null() || m.is_null() { i64::NULL } else { add_one(c.ty, v, m, &unit)? });
+            out.push(if v.is_null() || m.is_null() { i64::NULL } else { add_one(c.ty, v, m, &unit) });
         }
         Ok(temporal_col(c.ty, out))
     };
@@ -172,42 +183,34 @@ fn temporal_add(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- differences
 
-/// Difference `x - y` (both of type `ty`) in `unit` (None: the type's own unit).
-fn diff_one(ty: DataType, x: i64, y: i64, unit: Option<&Unit>) -> Result<i64> {
-    let cant = || Error::arg(format!("The unit of [temporalDiff] is not supported for {ty}"));
-    Ok(match unit {
+/// Difference `x - y` (both non-null, of type `ty`) in `unit` (None: the type's own unit;
+/// the unit checked by `check_unit`).
+fn diff_one(ty: DataType, x: i64, y: i64, unit: Option<&Unit>) -> i64 {
+    let pd = per_day(ty).unwrap_or(1);
+    match unit {
         None => x.wrapping_sub(y),
         Some(Unit::Fixed(ns)) => {
-            let tu = unit_ns(ty).ok_or_else(cant)?;
+            let tu = unit_ns(ty).unwrap_or(1);
             ((x as i128 - y as i128) * tu as i128 / *ns as i128) as i64
         }
         Some(Unit::Months(k)) => {
-            let mi = |v: i64| -> Result<i64> {
+            let mi = |v: i64| -> i64 {
                 if ty == DataType::Month {
-                    return Ok(v);
+                    return v;
                 }
-                let pd = per_day(ty).ok_or_else(cant)?;
                 let (yy, m, _) = civil_from_days(v.div_euclid(pd));
-                Ok(yy * 12 + m as i64 - 1)
+                yy * 12 + m as i64 - 1
             };
-            if *k == 12 {
-                mi(x)?.div_euclid(12) - mi(y)?.div_euclid(12)
-            } else {
-                mi(x)? - mi(y)?
-            }
+            if *k == 12 { mi(x).div_euclid(12) - mi(y).div_euclid(12) } else { mi(x) - mi(y) }
         }
         Some(Unit::Business) => {
-            let pd = per_day(ty).ok_or_else(cant)?;
             bday_index(bday_on_or_before(x.div_euclid(pd))) - bday_index(bday_on_or_before(y.div_euclid(pd)))
         }
-        Some(Unit::Market(c)) => {
-            let pd = per_day(ty).ok_or_else(cant)?;
-            match (c.floor_index(x.div_euclid(pd)), c.floor_index(y.div_euclid(pd))) {
-                (Some(p), Some(q)) => p - q,
-                _ => i64::NULL,
-            }
-        }
-    })
+        Some(Unit::Market(c)) => match (c.floor_index(x.div_euclid(pd)), c.floor_index(y.div_euclid(pd))) {
+            (Some(p), Some(q)) => p - q,
+            _ => i64::NULL,
+        },
+    }
 }
 
 /// INT for 4-byte temporal types and coarse units, LONG for 8-byte types in sub-second units.
@@ -247,12 +250,13 @@ fn temporal_diff(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::unsupported("temporalDiff", ty));
     }
     let ycol = if y.col.ty == ty { y.col.clone() } else { beluga_runtime::kernels::cast::cast_column(&y.col, ty)? };
+    check_unit("temporalDiff", ty, unit.as_ref())?;
     let n = common_len("temporalDiff", &[&x, &y])?;
     let (xv, yv) = (as_native::<i64>(&x.col), as_native::<i64>(&ycol));
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let (p, q) = (xv[x.idx(k)], yv[y.idx(k)]);
-        out.push(if p.is_null() || q.is_null() { i64::NULL } else { diff_one(ty, p, q, unit.as_ref())? });
+        out.push(if p.is_null() || q.is_null() { i64::NULL } else { diff_one(ty, p, q, unit.as_ref()) });
     }
     let c = diff_col(diff_type(ty, unit.as_ref()), out);
     Ok(if x.scalar && y.scalar { Value::Scalar(c) } else { Value::Vector(c) })
@@ -264,13 +268,14 @@ fn temporal_deltas(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         if !c.ty.is_temporal() {
             return Err(Error::unsupported("temporalDeltas", c.ty));
         }
+        check_unit("temporalDeltas", c.ty, unit.as_ref())?;
         let v = as_native::<i64>(c);
         let mut out = Vec::with_capacity(v.len());
         for k in 0..v.len() {
             if k == 0 || v[k].is_null() || v[k - 1].is_null() {
                 out.push(i64::NULL);
             } else {
-                out.push(diff_one(c.ty, v[k], v[k - 1], unit.as_ref())?);
+                out.push(diff_one(c.ty, v[k], v[k - 1], unit.as_ref()));
             }
         }
         Ok(diff_col(diff_type(c.ty, unit.as_ref()), out))

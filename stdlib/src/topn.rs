@@ -5,8 +5,9 @@
 //!
 //! One window state ([`TopState`]) serves all of them: the rows of a slice get unique ranks by
 //! (S, arrival order per tiesMethod); a Fenwick tree over ranks finds the top-th present row in
-//! O(log n) and Fenwick trees of power sums give the aggregate of the selected prefix, so each
-//! window is O(log n) (percentile: O(top log n)).
+//! O(log n). Sums and averages read a Fenwick tree of prefix sums (O(log n) per window); the
+//! higher moments, pair statistics and percentiles gather the selected rows (O(top log n)) and
+//! sum them around their own mean, which avoids the cancellation of running power sums.
 
 use crate::window::{call_prep, check_num, num_arg, opt_bool, opt_str, rolling, time_bounds, win_len, Bounds, Gate, Prep, PrepFn, Slice};
 use crate::window_order::{cmp_native, interp_arg, percentile_of, Fenwick, FenwickF, Interp};
@@ -58,13 +59,15 @@ pub struct TopState {
     order: Vec<u32>,
     grp_end: Vec<u32>,
     bit: Fenwick,
-    sums: FenwickF<6>,
+    /// (valid rows, Σ value) by rank, for the aggregates read from prefix sums (sum, avg, wsum)
+    sums: Option<FenwickF<2>>,
     present: i64,
     top: Top,
     all: bool,
     agg: TopAgg,
-    kx: f64,
-    ky: f64,
+    /// scratch buffers of the selected values (reused across windows)
+    buf: Vec<f64>,
+    buf2: Vec<(f64, f64)>,
 }
 
 impl TopState {
@@ -81,29 +84,33 @@ impl TopState {
             r -= 1;
             grp_end[r] = if r + 1 < s_order.len() && same(s_order[r], s_order[r + 1]) { grp_end[r + 1] } else { r as u32 };
         }
-        let raw = matches!(agg, TopAgg::Pair(PairStat::Wsum));
-        let pick = |v: &[f64]| if raw { 0.0 } else { v.iter().copied().find(|f| !f.is_nan()).unwrap_or(0.0) };
-        let (kx, ky) = (pick(&x), y.as_deref().map(pick).unwrap_or(0.0));
         let m = s_order.len();
-        TopState { x, y, rank, order: s_order, grp_end, bit: Fenwick::new(m), sums: FenwickF::new(m), present: 0, top, all: ties == TopTies::All, agg, kx, ky }
+        let prefix = matches!(agg, TopAgg::Mom(Mom::Sum) | TopAgg::Mom(Mom::Avg) | TopAgg::Pair(PairStat::Wsum));
+        TopState {
+            x,
+            y,
+            rank,
+            order: s_order,
+            grp_end,
+            bit: Fenwick::new(m),
+            sums: prefix.then(|| FenwickF::new(m)),
+            present: 0,
+            top,
+            all: ties == TopTies::All,
+            agg,
+            buf: Vec::new(),
+            buf2: Vec::new(),
+        }
     }
 
-    fn contribution(&self, i: usize) -> Option<[f64; 6]> {
+    /// Value a row adds to the prefix sums (None when X or Y is null).
+    #[inline]
+    fn value(&self, i: usize) -> Option<f64> {
         let x = self.x[i];
-        if x.is_nan() {
-            return None;
-        }
-        let dx = x - self.kx;
         match &self.y {
-            None => Some([1.0, dx, dx * dx, dx * dx * dx, dx * dx * dx * dx, 0.0]),
-            Some(y) => {
-                let yv = y[i];
-                if yv.is_nan() {
-                    return None;
-                }
-                let dy = yv - self.ky;
-                Some([1.0, dx, dy, dx * dx, dy * dy, dx * dy])
-            }
+            _ if x.is_nan() => None,
+            None => Some(x),
+            Some(y) => (!y[i].is_nan()).then(|| x * y[i]),
         }
     }
 
@@ -114,8 +121,31 @@ impl TopState {
         }
         self.bit.add(r as usize, sign);
         self.present += sign;
-        if let Some(c) = self.contribution(i) {
-            self.sums.add(r as usize, &c, sign as f64);
+        if self.sums.is_some() {
+            if let Some(v) = self.value(i) {
+                if let Some(s) = &mut self.sums {
+                    s.add(r as usize, &[1.0, v], sign as f64);
+                }
+            }
+        }
+    }
+
+    /// Fill `buf` (one data argument) or `buf2` (two) with the non-null values of the first
+    /// `c` selected rows.
+    fn collect(&mut self, c: i64) {
+        self.buf.clear();
+        self.buf2.clear();
+        for j in 0..c {
+            let i = self.order[self.bit.kth(j)] as usize;
+            let x = self.x[i];
+            if x.is_nan() {
+                continue;
+            }
+            match &self.y {
+                None => self.buf.push(x),
+                Some(y) if !y[i].is_nan() => self.buf2.push((x, y[i])),
+                Some(_) => {}
+            }
         }
     }
 }
@@ -141,58 +171,51 @@ impl Window for TopState {
         if self.all {
             r = self.grp_end[r] as usize;
         }
-        if let TopAgg::Pct(p, how) = self.agg {
-            let c = self.bit.prefix(r + 1);
-            let mut vals: Vec<f64> = (0..c).map(|j| self.x[self.order[self.bit.kth(j)] as usize]).filter(|v| !v.is_nan()).collect();
-            if vals.is_empty() {
+        if let Some(sums) = &self.sums {
+            let [n, v] = sums.prefix(r + 1);
+            let n = n.round() as usize;
+            if n == 0 {
                 return None;
             }
-            vals.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
-            return Some(percentile_of(vals.len(), p, how, |j| vals[j]));
-        }
-        let exact = matches!(self.agg, TopAgg::Mom(Mom::Sum) | TopAgg::Mom(Mom::Avg) | TopAgg::Pair(PairStat::Wsum));
-        if !exact {
-            // higher moments: sum the selected rows around their own mean (no cancellation)
-            let c = self.bit.prefix(r + 1);
-            let rows: Vec<usize> = (0..c).map(|j| self.order[self.bit.kth(j)] as usize).collect();
             return match self.agg {
-                TopAgg::Mom(kind) => {
-                    let vals: Vec<f64> = rows.iter().map(|&i| self.x[i]).filter(|v| !v.is_nan()).collect();
-                    let (n, k, s) = centered_sums(&vals);
-                    moment_stat(kind, n, k, &s)
-                }
-                TopAgg::Pair(kind) => {
-                    let y = self.y.as_deref().unwrap_or(&[]);
-                    let pairs: Vec<(f64, f64)> =
-                        rows.iter().map(|&i| (self.x[i], y.get(i).copied().unwrap_or(f64::NAN))).filter(|p| !p.0.is_nan() && !p.1.is_nan()).collect();
-                    let n = pairs.len();
-                    if n == 0 {
-                        return None;
-                    }
-                    let kx = pairs.iter().map(|p| p.0).sum::<f64>() / n as f64;
-                    let ky = pairs.iter().map(|p| p.1).sum::<f64>() / n as f64;
-                    let mut s = [0.0; 5];
-                    for (a, b) in pairs {
-                        let (a, b) = (a - kx, b - ky);
-                        s[0] += a;
-                        s[1] += b;
-                        s[2] += a * a;
-                        s[3] += b * b;
-                        s[4] += a * b;
-                    }
-                    pair_stat(kind, n, kx, ky, &s)
-                }
-                TopAgg::Pct(..) => None,
+                TopAgg::Mom(Mom::Avg) => Some(v / n as f64),
+                _ => Some(v),
             };
         }
-        let t = self.sums.prefix(r + 1);
-        let n = t[0].round() as usize;
+        // the other aggregates: the selected values, summed around their own mean
+        let c = self.bit.prefix(r + 1);
+        self.collect(c);
         match self.agg {
-            TopAgg::Mom(kind) => {
-                moment_stat(kind, n, self.kx, &[t[1], t[2], t[3], t[4]])
+            TopAgg::Pct(p, how) => {
+                if self.buf.is_empty() {
+                    return None;
+                }
+                self.buf.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+                let b = &self.buf;
+                Some(percentile_of(b.len(), p, how, |j| b[j]))
             }
-            TopAgg::Pair(kind) => pair_stat(kind, n, self.kx, self.ky, &[t[1], t[2], t[3], t[4], t[5]]),
-            TopAgg::Pct(..) => None,
+            TopAgg::Mom(kind) => {
+                let (n, k, s) = centered_sums(&self.buf);
+                moment_stat(kind, n, k, &s)
+            }
+            TopAgg::Pair(kind) => {
+                let n = self.buf2.len();
+                if n == 0 {
+                    return None;
+                }
+                let kx = self.buf2.iter().map(|p| p.0).sum::<f64>() / n as f64;
+                let ky = self.buf2.iter().map(|p| p.1).sum::<f64>() / n as f64;
+                let mut s = [0.0; 5];
+                for &(a, b) in &self.buf2 {
+                    let (a, b) = (a - kx, b - ky);
+                    s[0] += a;
+                    s[1] += b;
+                    s[2] += a * a;
+                    s[3] += b * b;
+                    s[4] += a * b;
+                }
+                pair_stat(kind, n, kx, ky, &s)
+            }
         }
     }
     fn count(&self) -> usize {

@@ -186,47 +186,92 @@ fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>
 
 const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+/// Most decimals a DECIMAL block keeps; values needing more are stored as exceptions.
+const MAX_SCALE: usize = 15;
 
-/// Smallest k such that every non-null value is exactly `n / 10^k` for an integer n.
-fn decimal_scale(v: &[f64]) -> Option<usize> {
-    let mut k = 0usize;
-    for &x in v {
-        if x.is_null() {
-            continue;
-        }
-        loop {
-            let s = (x * POW10[k]).round();
-            if s.abs() < MAX_EXACT && s / POW10[k] == x {
-                break;
-            }
-            k += 1;
-            if k >= POW10.len() {
-                return None;
-            }
-        }
-    }
-    Some(k)
+/// Smallest k with `x == round(x * 10^k) / 10^k` (None: not a short decimal).
+#[inline]
+fn min_scale(x: f64) -> Option<usize> {
+    (0..=MAX_SCALE).find(|&k| {
+        let s = (x * POW10[k]).round();
+        s.abs() < MAX_EXACT && s / POW10[k] == x
+    })
 }
 
+/// DECIMAL blocks: scale k, then exceptions (values that are not k-decimals, e.g.
+/// 26.110000000000003) as positions and raw values, then the scaled integers delta-coded.
 fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
-    if let Some(k) = decimal_scale(v) {
-        let ints: Vec<i64> = v.iter().map(|&x| if x.is_null() { i64::NULL } else { (x * POW10[k]).round() as i64 }).collect();
-        let mut out = vec![k as u8];
-        out.extend_from_slice(&encode_delta(&ints));
-        return (DECIMAL, out);
+    let n = v.len();
+    let mut hist = [0usize; MAX_SCALE + 2];
+    let mins: Vec<u8> = v
+        .iter()
+        .map(|&x| {
+            let m = if x.is_null() { 0 } else { min_scale(x).unwrap_or(MAX_SCALE + 1) };
+            hist[m] += 1;
+            m as u8
+        })
+        .collect();
+    // smallest k leaving at most 1/16 of the values as exceptions
+    let mut above = n;
+    let mut pick = None;
+    for (k, h) in hist.iter().enumerate().take(MAX_SCALE + 1) {
+        above -= h;
+        if above * 16 <= n {
+            pick = Some(k);
+            break;
+        }
     }
-    (RAW, encode_raw(v))
+    let Some(k) = pick else { return (RAW, encode_raw(v)) };
+    let mut ints = Vec::with_capacity(n);
+    let mut exc_idx: Vec<u32> = Vec::new();
+    let mut exc_val: Vec<f64> = Vec::new();
+    let mut prev = 0i64;
+    for (i, &x) in v.iter().enumerate() {
+        if x.is_null() {
+            ints.push(i64::NULL);
+        } else if mins[i] as usize > k {
+            exc_idx.push(i as u32);
+            exc_val.push(x);
+            ints.push(prev);
+        } else {
+            prev = (x * POW10[k]).round() as i64;
+            ints.push(prev);
+        }
+    }
+    let mut out = vec![k as u8];
+    out.extend_from_slice(&(exc_idx.len() as u32).to_le_bytes());
+    exc_idx.iter().for_each(|i| out.extend_from_slice(&i.to_le_bytes()));
+    exc_val.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+    out.extend_from_slice(&encode_delta(&ints));
+    (DECIMAL, out)
 }
 
 fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) -> Result<()> {
     if codec == DECIMAL {
-        let k = *b.first().ok_or_else(|| corrupt(what, "decimal block"))? as usize;
-        if k >= POW10.len() {
+        let bad = || corrupt(what, "decimal block");
+        if b.len() < 5 {
+            return Err(bad());
+        }
+        let k = b[0] as usize;
+        if k > MAX_SCALE {
             return Err(corrupt(what, "decimal scale"));
         }
+        let ne = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
+        let body = 5 + ne * 12;
+        if b.len() < body || ne > rows {
+            return Err(bad());
+        }
         let mut ints = Vec::with_capacity(rows);
-        decode_delta::<i64>(&b[1..], rows, what, &mut ints)?;
+        decode_delta::<i64>(&b[body..], rows, what, &mut ints)?;
+        let base = out.len();
         out.extend(ints.iter().map(|&n| if n.is_null() { f64::NULL } else { n as f64 / POW10[k] }));
+        for e in 0..ne {
+            let p = 5 + e * 4;
+            let idx = u32::from_le_bytes([b[p], b[p + 1], b[p + 2], b[p + 3]]) as usize;
+            let q = 5 + ne * 4 + e * 8;
+            let x = f64::from_le_bytes(b[q..q + 8].try_into().map_err(|_| bad())?);
+            *out.get_mut(base + idx).ok_or_else(bad)? = x;
+        }
         return Ok(());
     }
     decode_fixed(b, rows, what, out)
@@ -476,6 +521,9 @@ mod tests {
         let dec: Vec<f64> = (0..n).map(|i| if i % 11 == 0 { f64::NULL } else { (i % 1000) as f64 / 10.0 + 80.0 }).collect();
         let c = round(&Column::from_vec(DataType::Double, dec.clone()));
         assert!(matches!(&*c.data, ColData::F64(v) if *v == dec));
+        let mixed: Vec<f64> = (0..5000).map(|i| if i % 100 == 7 { 26.110000000000003 } else if i % 3 == 0 { 214748.3647 } else { 44.72 + (i % 50) as f64 / 100.0 }).collect();
+        let c = round(&Column::from_vec(DataType::Double, mixed.clone()));
+        assert!(matches!(&*c.data, ColData::F64(v) if *v == mixed));
         let raw: Vec<f64> = (0..1000).map(|i| (i as f64).sqrt()).collect();
         let c = round(&Column::from_vec(DataType::Double, raw.clone()));
         assert!(matches!(&*c.data, ColData::F64(v) if *v == raw));

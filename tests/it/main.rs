@@ -5,3 +5,4 @@ mod conformance;
 mod dos_files;
 mod fuzz;
 mod repl_tty;
+mod storage;

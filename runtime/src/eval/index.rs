@@ -237,7 +237,7 @@ impl Interpreter {
                 // a row as an ordered dictionary
                 let keys: Vec<Value> = t.names.iter().map(|n| Value::string(n)).collect();
                 let vals: Vec<Value> = t.cols.iter().map(|c| Value::Scalar(c.take(&[k]))).collect();
-                let d = build_dict(&keys, vals, true)?;
+                let d = build_dict(&keys, vals, false)?;
                 Ok(d)
             }
             Sel::Many(v) => Ok(Value::table(t.take(&v))),

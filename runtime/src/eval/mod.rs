@@ -337,7 +337,7 @@ impl Interpreter {
             Ok(s) => s,
             Err(e) => {
                 self.output = saved;
-                return format!("Error: {}\n", e.message);
+                return format!("{}\n", e.message);
             }
         };
         for (offset, seg) in split_segments(&src) {
@@ -379,7 +379,8 @@ impl Interpreter {
                 self.emit(&text);
             }
             Ok(None) => {}
-            Err(e) => self.emit(&format!("Error: {}", e.message)),
+            // DolphinDB's console shows the bare message
+            Err(e) => self.emit(&e.message),
         }
     }
 

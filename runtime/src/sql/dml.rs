@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// The variable name and current table of an update/delete/insert target.
 fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(String, Arc<Table>)> {
     // update/delete rewrite whole tables: every column is loaded
-    let need = Need { names: needed.clone(), all: true };
+    let need = Need { names: needed.clone(), all: true, push: vec![] };
     let name = match &e.kind {
         ExprKind::Ident(n) => n.clone(),
         _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
@@ -59,9 +59,9 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
     u.csort.iter().for_each(|o| names_in(&o.expr, &mut needed));
     u.having.iter().for_each(|e| names_in(e, &mut needed));
     let (name, table) = target(i, &u.table, &needed)?;
-    let mut src = Source { table: table.clone(), quals: vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect())] };
+    let mut src = Source { table: table.clone(), quals: vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect())], consumed: 0 };
     if let Some(from) = &u.from {
-        let joined = eval_from(i, from, &Need { names: needed.clone(), all: false })?;
+        let joined = eval_from(i, from, &Need { names: needed.clone(), all: false, push: vec![] })?;
         if joined.table.rows() != table.rows() {
             return Err(Error::runtime(
                 "update … from needs a join result with one row per row of the updated table (e.g. lj with unique right keys)",
@@ -193,9 +193,10 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         }
     };
     let m = new.first().map(|c| c.len()).unwrap_or(0);
-    let mut cols = table.cols.clone();
-    for (k, col) in cols.iter_mut().enumerate() {
-        let add = match targets.iter().position(|&t| t == k) {
+    // the new rows in the table's column order and types
+    let mut rows_in: Vec<Column> = Vec::with_capacity(table.ncols());
+    for (k, col) in table.cols.iter().enumerate() {
+        rows_in.push(match targets.iter().position(|&t| t == k) {
             Some(p) => {
                 let v = &new[p];
                 if v.len() != m {
@@ -212,9 +213,55 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
                 }
             }
             None => Column::nulls(col.ty, m),
-        };
-        col.append(&add);
+        });
     }
+    let cols = if table.keys.is_empty() { append_rows(&table.cols, &rows_in) } else { upsert_rows(&table, &rows_in)? };
     let names = table.names.clone();
     store(i, &name, &table, names, cols)
+}
+
+fn append_rows(old: &[Column], new: &[Column]) -> Vec<Column> {
+    old.iter()
+        .zip(new)
+        .map(|(c, n)| {
+            let mut c = c.clone();
+            c.append(n);
+            c
+        })
+        .collect()
+}
+
+/// Keyed tables: a new row whose key exists replaces that row, others are appended
+/// (among new rows with equal keys the last one wins).
+fn upsert_rows(t: &Table, new: &[Column]) -> Result<Vec<Column>> {
+    let kidx: Vec<usize> = t
+        .keys
+        .iter()
+        .map(|k| t.col_index(k).ok_or_else(|| Error::name(format!("Unrecognized key column [{k}]"))))
+        .collect::<Result<_>>()?;
+    let (n, m) = (t.rows(), new.first().map(|c| c.len()).unwrap_or(0));
+    let both: Vec<Column> = kidx.iter().map(|&k| Column::concat(t.cols[k].ty, &[&t.cols[k], &new[k]])).collect();
+    let refs: Vec<&Column> = both.iter().collect();
+    let g = super::keys::group_ids(&refs);
+    // the row holding each key: the existing one, or the last new row with it
+    let mut slot: Vec<usize> = vec![usize::MAX; g.n];
+    let mut target: Vec<usize> = Vec::with_capacity(n + m);
+    for r in 0..n {
+        slot[g.gid[r] as usize] = r;
+        target.push(r);
+    }
+    for r in 0..m {
+        let k = g.gid[n + r] as usize;
+        if slot[k] == usize::MAX {
+            slot[k] = target.len();
+            target.push(n + r);
+        } else {
+            target[slot[k]] = n + r;
+        }
+    }
+    Ok(t.cols
+        .iter()
+        .zip(new)
+        .map(|(c, x)| Column::concat(c.ty, &[c, x]).take_usize(&target))
+        .collect())
 }

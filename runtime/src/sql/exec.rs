@@ -4,7 +4,7 @@
 use super::frame::{apply_where, eval_in, to_column, Frame, Scope};
 use super::group::{eval_keys, GroupEval, KeyCol};
 use super::keys::group_ids;
-use super::order::{sort_rows, SortKey};
+use super::order::{sort_rows_top, SortKey};
 use super::plan::{auto_name, dedup_names, names_in, rewrite_count_star, text};
 use super::source::{eval_from, qualify, Need, Source};
 use crate::column::Column;
@@ -181,18 +181,19 @@ fn needed_names(q: &SelectQuery) -> (AHashSet<String>, bool) {
 }
 
 fn empty_source() -> Source {
-    Source { table: Arc::new(Table::default()), quals: vec![] }
+    Source { table: Arc::new(Table::default()), quals: vec![], consumed: 0 }
 }
 
 pub(crate) fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let (needed, star) = needed_names(q);
-    let need = Need { names: needed, all: star };
+    let need = Need { names: needed, all: star, push: q.where_.clone() };
     let src = match &q.from {
         Some(f) => eval_from(i, f, &need)?,
         None => empty_source(),
     };
     let needed = need.names;
-    let p = prepare(q, &src)?;
+    let mut p = prepare(q, &src)?;
+    p.where_.drain(..src.consumed.min(p.where_.len()));
     if p.top.is_some() && matches!(p.group, Some((GroupKind::PivotBy, _))) {
         return Err(Error::new(ErrorKind::Syntax, "top can't be used together with pivot by"));
     }
@@ -420,14 +421,18 @@ pub(crate) fn finish_output(i: &mut Interpreter, p: &Prepared, out: Output) -> R
     if p.distinct {
         sel = distinct_rows(&cols, &sel);
     }
+    let limit = if limited { None } else { limit_values(i, p)? };
     if !order.is_empty() {
         let keys: Vec<SortKey> = order.iter().map(|(c, asc, nf)| SortKey { col: c, asc: *asc, nulls_first: *nf }).collect();
-        sort_rows(&keys, &mut sel);
+        // with a leading limit only that many rows must be ordered
+        let prefix = match limit {
+            Some((off, n)) if off >= 0 && n >= 0 => (off + n) as usize,
+            _ => usize::MAX,
+        };
+        sort_rows_top(&keys, &mut sel, prefix);
     }
-    if !limited {
-        if let Some((off, n)) = limit_values(i, p)? {
-            sel = limit_slice(&sel, off, n);
-        }
+    if let Some((off, n)) = limit {
+        sel = limit_slice(&sel, off, n);
     }
     let identity = sel.len() == rows && sel.iter().enumerate().all(|(k, &r)| k == r);
     let cols: Vec<Column> = if identity { cols } else { cols.iter().map(|c| c.take_usize(&sel)).collect() };

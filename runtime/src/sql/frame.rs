@@ -64,6 +64,25 @@ impl Frame {
         self.index(name).is_some()
     }
 
+    /// Only the columns a set of names refers to (aliases kept).
+    pub fn subset(&self, names: &AHashSet<String>) -> Frame {
+        let keep: Vec<usize> = (0..self.names.len())
+            .filter(|&k| {
+                names.contains(&self.names[k])
+                    || self.aliases.iter().any(|(a, j)| *j == k && names.contains(a))
+                    || names.iter().any(|n| n.eq_ignore_ascii_case(&self.names[k]))
+            })
+            .collect();
+        let pos = |k: usize| keep.iter().position(|&x| x == k);
+        Frame {
+            names: keep.iter().map(|&k| self.names[k].clone()).collect(),
+            cols: keep.iter().map(|&k| self.cols[k].clone()).collect(),
+            rows: self.rows,
+            aliases: self.aliases.iter().filter_map(|(a, k)| pos(*k).map(|p| (a.clone(), p))).collect(),
+            rowid: self.rowid.clone(),
+        }
+    }
+
     /// Bindings of every column (plus the row count for `count(*)`).
     pub fn scope(&self) -> Scope {
         bind(&self.names, &self.aliases, self.cols.iter().cloned(), self.rows)

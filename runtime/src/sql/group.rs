@@ -18,6 +18,7 @@ use crate::eval::Interpreter;
 use crate::registry::Kind;
 use crate::types::DataType;
 use crate::value::Value;
+use ahash::AHashSet;
 use beluga_lang::ast::{Arg, Expr, ExprKind};
 
 /// A segmented vector kernel: `(function name, values, other arguments, segment offsets)` →
@@ -50,7 +51,8 @@ pub(crate) struct GroupEval<'a> {
     pub segments: Option<Vec<usize>>,
     /// Extra group-level bindings (result columns, for having/order by).
     pub extra: Scope,
-    pframe: Option<Frame>,
+    /// Permutation making groups contiguous (computed on first per-group evaluation).
+    perm: Option<Vec<usize>>,
     bindings: Scope,
     counter: usize,
 }
@@ -65,7 +67,7 @@ impl<'a> GroupEval<'a> {
             row_level,
             segments,
             extra: Scope::new(),
-            pframe: None,
+            perm: None,
             bindings: Scope::new(),
             counter: 0,
         }
@@ -334,17 +336,20 @@ impl<'a> GroupEval<'a> {
         Ok(Some(eval_in(i, scope, &lifted)?))
     }
 
-    fn permuted(&mut self) -> (&Frame, Vec<usize>) {
-        if let Some(seg) = &self.segments {
-            return (self.frame, seg.clone());
+    /// The columns named by `names`, with groups contiguous, and the segment offsets.
+    fn permuted(&mut self, names: &AHashSet<String>) -> (Frame, Vec<usize>) {
+        let sub = self.frame.subset(names);
+        if let (Some(seg), None) = (&self.segments, &self.perm) {
+            return (sub, seg.clone());
         }
-        if self.pframe.is_none() {
+        if self.perm.is_none() {
             let (perm, off) = bucket_perm(self.gid, self.n);
-            self.pframe = Some(self.frame.take(&perm));
+            self.perm = Some(perm);
             self.segments = Some(off);
         }
         let seg = self.segments.clone().unwrap_or_default();
-        (self.pframe.as_ref().unwrap_or(self.frame), seg)
+        let perm = self.perm.as_deref().unwrap_or(&[]);
+        (sub.take(perm), seg)
     }
 
     /// Evaluate items; each result has `width` columns (multi-column results are spread).
@@ -381,8 +386,11 @@ impl<'a> GroupEval<'a> {
         let row_level = self.row_level;
         let n = self.n;
         let extra = self.extra.clone();
-        let (frame, seg) = self.permuted();
-        let frame = frame.clone();
+        let mut used = AHashSet::new();
+        for (e, _) in items {
+            super::plan::names_in(e, &mut used);
+        }
+        let (frame, seg) = self.permuted(&used);
         let mut builders: Vec<Vec<ColBuilder>> = items.iter().map(|(_, w)| (0..*w).map(|_| ColBuilder::new()).collect()).collect();
         for g in 0..n {
             i.check_interrupt()?;

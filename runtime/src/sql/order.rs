@@ -154,33 +154,79 @@ impl Prepared {
 
 const PAR_SORT_MIN: usize = 1 << 16;
 
-/// Stable sort of the row indices `rows` by the keys.
-pub fn sort_rows(keys: &[SortKey], rows: &mut [usize]) {
-    if keys.is_empty() || rows.len() < 2 {
-        return;
-    }
-    let prepared: Vec<Prepared> = keys
-        .iter()
+fn prepare(keys: &[SortKey]) -> Vec<Prepared> {
+    keys.iter()
         .map(|k| Prepared {
             codes: codes(k.col),
             asc: k.asc,
             // nulls are the smallest value: first ascending, last descending
             nulls_first: k.nulls_first.unwrap_or(k.asc),
         })
-        .collect();
-    let cmp = |a: &usize, b: &usize| {
+        .collect()
+}
+
+/// One key folded into a single sortable number: null placement, then the direction-adjusted code.
+fn wide_key(p: &Prepared, r: usize) -> u128 {
+    if p.codes.null[r] {
+        if p.nulls_first { 0 } else { 2u128 << 64 }
+    } else {
+        let c = if p.asc { p.codes.code[r] } else { !p.codes.code[r] };
+        (1u128 << 64) | c as u128
+    }
+}
+
+/// Stable sort of the row indices `rows` by the keys. With one key the rows are sorted as
+/// (key, position) pairs without a comparator closure; several keys compare key by key.
+pub fn sort_rows(keys: &[SortKey], rows: &mut [usize]) {
+    sort_rows_top(keys, rows, usize::MAX)
+}
+
+/// Like `sort_rows`, but only the first `k` positions need to be in order (top-N): a
+/// selection step puts the k smallest first, then only those are sorted.
+pub fn sort_rows_top(keys: &[SortKey], rows: &mut [usize], k: usize) {
+    if keys.is_empty() || rows.len() < 2 {
+        return;
+    }
+    let prepared = prepare(keys);
+    let n = rows.len();
+    let top = k < n / 4;
+    if prepared.len() == 1 {
+        let p = &prepared[0];
+        let mut pairs: Vec<(u128, usize)> = rows.iter().enumerate().map(|(pos, &r)| (wide_key(p, r), pos)).collect();
+        if top {
+            pairs.select_nth_unstable(k);
+            pairs.truncate(k);
+        }
+        if pairs.len() >= PAR_SORT_MIN {
+            pairs.par_sort_unstable();
+        } else {
+            pairs.sort_unstable();
+        }
+        let sorted: Vec<usize> = pairs.iter().map(|&(_, pos)| rows[pos]).collect();
+        rows[..sorted.len()].copy_from_slice(&sorted);
+        return;
+    }
+    let cmp = |a: &(usize, usize), b: &(usize, usize)| {
         for p in &prepared {
-            let o = p.cmp(*a, *b);
+            let o = p.cmp(a.0, b.0);
             if o != Ordering::Equal {
                 return o;
             }
         }
-        Ordering::Equal
+        a.1.cmp(&b.1)
     };
-    if rows.len() >= PAR_SORT_MIN {
-        rows.par_sort_by(cmp);
+    let mut pairs: Vec<(usize, usize)> = rows.iter().enumerate().map(|(pos, &r)| (r, pos)).collect();
+    if top {
+        pairs.select_nth_unstable_by(k, cmp);
+        pairs.truncate(k);
+    }
+    if pairs.len() >= PAR_SORT_MIN {
+        pairs.par_sort_unstable_by(cmp);
     } else {
-        rows.sort_by(cmp);
+        pairs.sort_unstable_by(cmp);
+    }
+    for (dst, (r, _)) in rows.iter_mut().zip(pairs) {
+        *dst = r;
     }
 }
 

@@ -22,6 +22,8 @@ pub(crate) type Quals = Vec<(String, AHashMap<String, String>)>;
 pub(crate) struct Need {
     pub names: AHashSet<String>,
     pub all: bool,
+    /// The query's `where` conditions, which a join in `from` may apply to its inputs.
+    pub push: Vec<Expr>,
 }
 
 impl Need {
@@ -33,6 +35,8 @@ impl Need {
 pub(crate) struct Source {
     pub table: Arc<Table>,
     pub quals: Quals,
+    /// Leading `where` conditions already applied to the join inputs.
+    pub consumed: usize,
 }
 
 /// Builtins whose first two arguments are the left and right tables of a join.
@@ -105,7 +109,7 @@ fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &Need) -> Result<Sourc
             let v = i.resolve(name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
             let t = named(as_table(i, v, needed)?, name);
             let quals = vec![(name.clone(), identity(&t))];
-            Ok(Source { table: t, quals })
+            Ok(Source { table: t, quals, consumed: 0 })
         }
         ExprKind::Call(g, args) => {
             if let ExprKind::Ident(f) = &g.kind {
@@ -114,11 +118,11 @@ fn eval_table_expr(i: &mut Interpreter, e: &Expr, needed: &Need) -> Result<Sourc
                 }
             }
             let v = i.eval(e)?;
-            Ok(Source { table: as_table(i, v, needed)?, quals: vec![] })
+            Ok(Source { table: as_table(i, v, needed)?, quals: vec![], consumed: 0 })
         }
         _ => {
             let v = i.eval(e)?;
-            Ok(Source { table: as_table(i, v, needed)?, quals: vec![] })
+            Ok(Source { table: as_table(i, v, needed)?, quals: vec![], consumed: 0 })
         }
     }
 }
@@ -156,6 +160,11 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
     if PROJECTABLE.contains(&f) && !needed.all {
         project_join_args(&mut pos, &side_names, needed);
     }
+    let consumed = match f {
+        "ej" | "sej" => pushdown(i, &mut pos, &side_names, &needed.push, true)?,
+        "lj" | "lsj" | "aj" => pushdown(i, &mut pos, &side_names, &needed.push, false)?,
+        _ => 0,
+    };
     let v = i.call_func(&func, pos, named_args).map_err(|err| err.or_span(e.span))?;
     let table = as_table(i, v, needed)?;
     let mut quals: Quals = Vec::new();
@@ -179,7 +188,80 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
             quals.push((r.clone(), m));
         }
     }
-    Ok(Source { table, quals })
+    Ok(Source { table, quals, consumed })
+}
+
+/// Which input of a join a `where` condition can be applied to before joining: it must be
+/// row-wise and read columns of one side only (0 = left, 1 = right). Qualified names of
+/// that side are rewritten to plain column names.
+fn cond_side(i: &Interpreter, c: &Expr, l: &Table, r: &Table, names: &[Option<String>]) -> Option<(usize, Expr)> {
+    let (lname, rname) = (names.first().cloned().flatten(), names.get(1).cloned().flatten());
+    let (mut left, mut right, mut unknown) = (false, false, false);
+    super::plan::walk(c, &mut |x| match &x.kind {
+        ExprKind::Ident(n) => {
+            if l.col_index(n).is_some() {
+                left = true
+            } else if r.col_index(n).is_some() {
+                right = true
+            }
+        }
+        ExprKind::Member(q, _) => match &q.kind {
+            ExprKind::Ident(qn) if Some(qn) == lname.as_ref() => left = true,
+            ExprKind::Ident(qn) if Some(qn) == rname.as_ref() => right = true,
+            _ => unknown = true,
+        },
+        ExprKind::Select(_) | ExprKind::Exists(_) | ExprKind::Lambda(_) => unknown = true,
+        _ => {}
+    });
+    if unknown || left == right {
+        return None;
+    }
+    let (side, t, q) = if left { (0, l, lname) } else { (1, r, rname) };
+    let e = map_expr(c, &mut |x| match &x.kind {
+        ExprKind::Member(b, col) => match &b.kind {
+            ExprKind::Ident(qn) if Some(qn) == q.as_ref() => Some(Expr::new(ExprKind::Ident(col.clone()), x.span)),
+            _ => None,
+        },
+        _ => None,
+    });
+    if !super::plan::is_rowwise(i, &e, &|n| t.col_index(n).is_some()) {
+        return None;
+    }
+    Some((side, e))
+}
+
+/// Apply the leading single-side row-wise `where` conditions to the join inputs (`both`:
+/// also to the right input, valid for inner joins). Returns how many were applied.
+fn pushdown(i: &mut Interpreter, pos: &mut [Option<Value>], names: &[Option<String>], conds: &[Expr], both: bool) -> Result<usize> {
+    let (Some(Some(Value::Table(l))), Some(Some(Value::Table(r)))) = (pos.first(), pos.get(1)) else { return Ok(0) };
+    let (mut l, mut r) = (l.clone(), r.clone());
+    let mut n = 0;
+    for c in conds {
+        match cond_side(i, c, &l, &r, names) {
+            Some((0, e)) => l = filter_table(i, &l, &e)?,
+            Some((1, e)) if both => r = filter_table(i, &r, &e)?,
+            _ => break,
+        }
+        n += 1;
+    }
+    if n > 0 {
+        pos[0] = Some(Value::Table(l));
+        pos[1] = Some(Value::Table(r));
+    }
+    Ok(n)
+}
+
+fn filter_table(i: &mut Interpreter, t: &Arc<Table>, cond: &Expr) -> Result<Arc<Table>> {
+    let frame = Frame::from_table(t, &AHashSet::new(), true);
+    let v = eval_in(i, frame.scope(), cond)?;
+    Ok(match super::frame::to_mask(&v, frame.rows)? {
+        Some(m) => {
+            let mut f = t.filter(&m);
+            f.name = t.name.clone();
+            Arc::new(f)
+        }
+        None => t.clone(),
+    })
 }
 
 /// Join builtins whose arguments 2 and 3 are the key names (inputs may be projected).
@@ -355,8 +437,9 @@ fn eval_join(
     on: Option<&Expr>,
     needed: &Need,
 ) -> Result<Source> {
-    let l = eval_from(i, a, needed)?;
-    let r = eval_from(i, b, needed)?;
+    let inner = Need { names: needed.names.clone(), all: needed.all, push: vec![] };
+    let l = eval_from(i, a, &inner)?;
+    let r = eval_from(i, b, &inner)?;
     let rname = item_name(b).or_else(|| r.table.name.clone()).unwrap_or_else(|| "rhs".to_string());
     let (mut lkeys, mut rkeys) = (Vec::new(), Vec::new());
     let (mut lmask, mut rmask): (Option<Vec<bool>>, Option<Vec<bool>>) = (None, None);
@@ -385,8 +468,8 @@ fn eval_join(
     }
     // only the referenced columns (and keys) take part in the join
     let (l, r) = (
-        Source { table: project(&l.table, &lkeys, needed, Some(&rname)), quals: l.quals },
-        Source { table: project(&r.table, &rkeys, needed, Some(&rname)), quals: r.quals },
+        Source { table: project(&l.table, &lkeys, needed, Some(&rname)), quals: l.quals, consumed: 0 },
+        Source { table: project(&r.table, &rkeys, needed, Some(&rname)), quals: r.quals, consumed: 0 },
     );
     let (table, rnames) = match kind {
         JoinKind::Cross => {
@@ -428,7 +511,7 @@ fn eval_join(
         let mapped = m.into_iter().filter_map(|(c, old)| rmap.get(&old).map(|new| (c, new.clone()))).collect();
         quals.push((q, mapped));
     }
-    Ok(Source { table: Arc::new(table), quals })
+    Ok(Source { table: Arc::new(table), quals, consumed: 0 })
 }
 
 fn apply_mask(t: &Arc<Table>, m: &Option<Vec<bool>>) -> Arc<Table> {

@@ -182,3 +182,24 @@ fn sort_is_stable_and_ordered() {
         assert_eq!(perm, want, "case {case}");
     }
 }
+
+#[test]
+fn top_n_equals_full_sort_prefix() {
+    use super::order::sort_rows_top;
+    let mut r = Rng(99);
+    for case in 0..CASES {
+        let n = 2 + r.below(300) as usize;
+        let a = ints(&mut r, n, 6, 5);
+        let b = ints(&mut r, n, 50, 9);
+        let (ca, cb) = (Column::from_vec(DataType::Int, a), Column::from_vec(DataType::Int, b));
+        let keys1 = [SortKey { col: &cb, asc: case % 2 == 0, nulls_first: None }];
+        let keys2 = [SortKey { col: &ca, asc: true, nulls_first: Some(false) }, SortKey { col: &cb, asc: false, nulls_first: None }];
+        for keys in [&keys1[..], &keys2[..]] {
+            let full = sort_perm(keys, n);
+            let k = r.below(n as u64 / 3 + 1) as usize;
+            let mut rows: Vec<usize> = (0..n).collect();
+            sort_rows_top(keys, &mut rows, k);
+            assert_eq!(&rows[..k], &full[..k], "case {case} k {k}");
+        }
+    }
+}

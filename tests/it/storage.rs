@@ -1,0 +1,237 @@
+//! Stored tables: the same queries on a partitioned copy and on the in-memory table, a
+//! `loadTextEx` killed with SIGKILL at random moments (the table keeps exactly the old or
+//! the new rows and accepts later appends), and the writer lock.
+
+use beluga_runtime::fmt::format_elem;
+use beluga_runtime::{Interpreter, Value};
+use beluga_tests::{interpreter, with_stack};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("beluga-storage-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).expect("create scratch dir");
+    p
+}
+
+fn run(i: &mut Interpreter, src: &str) {
+    let out = i.run_repl_text(src);
+    assert!(!out.contains("Error") && !out.contains("error"), "script failed:\n{src}\n---\n{out}");
+}
+
+/// Rows of a table value as sorted text lines (partitioned results come in partition order).
+fn rows_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::Table(t) => {
+            let mut rows: Vec<String> = (0..t.rows())
+                .map(|r| t.cols.iter().map(|c| format_elem(c, r)).collect::<Vec<_>>().join("|"))
+                .collect();
+            rows.sort();
+            let mut out = vec![t.names.join("|")];
+            out.extend(rows);
+            out
+        }
+        other => vec![format!("{other:?}")],
+    }
+}
+
+fn count(i: &mut Interpreter, db: &str) -> i64 {
+    run(i, &format!("__c = exec count(*) from loadTable(\"{db}\", `pt)"));
+    i.get_var("__c").and_then(|v| v.as_i64()).expect("count is a number")
+}
+
+#[test]
+fn partitioned_queries_match_in_memory() {
+    with_stack(|| {
+        let dir = scratch("diff");
+        let db = dir.join("db").display().to_string();
+        let mut i = interpreter();
+        run(
+            &mut i,
+            &format!(
+                r#"n = 60000
+k = 0..(n - 1)
+t = table(2020.01.01 + k % 10 as date, take(`A`B`C`D`E`F`G`NA, n) as sym, double(k * 7919 % 1000) / 10.0 as price, k * 31 % 100 as qty, 09:30:00 + k % 23400 as time)
+db1 = database("", VALUE, 2020.01.01..2020.01.10)
+db2 = database("", RANGE, `A`C`E`ZZ)
+db = database("{db}", COMPO, [db1, db2])
+pt = db.createPartitionedTable(t, `pt, `date`sym)
+pt.append!(t[0:30000])
+pt.append!(t[30000:n])
+pt = loadTable("{db}", `pt)
+"#
+            ),
+        );
+        let queries = [
+            "select count(*) from T",
+            "select count(*) from T where date = 2020.01.03",
+            "select sym, date, price from T where date between 2020.01.02 : 2020.01.04, sym in `A`C`NA",
+            "select sum(qty), avg(price), max(price), min(price) from T group by sym",
+            "select max(price) as m from T where price > 50 group by date",
+            "select sym, price, qty from T where qty < 10, sym = `B",
+            "select count(*) from T where date >= 2020.01.04, price > 90.5",
+            "select date, sym, qty from T where sym = 'NA', date <= 2020.01.02",
+            "select count(*) from T where time between 09:30:00 : 09:40:00, date in [2020.01.01, 2020.01.09]",
+            "select sum(qty) from T where price > qty group by date, sym",
+            "select count(*) from T where date > 2021.01.01",
+        ];
+        for q in queries {
+            run(&mut i, &format!("r1 = {}\nr2 = {}", q.replace(" T", " t"), q.replace(" T", " pt")));
+            let a = rows_of(i.get_var("r1").expect("r1"));
+            let b = rows_of(i.get_var("r2").expect("r2"));
+            assert_eq!(a, b, "results differ for: {q}");
+        }
+        // pruning and filters pushed into the scan give the same rows as the full query
+        let conds = [
+            "date = 2020.01.03",
+            "date between 2020.01.02 : 2020.01.04, sym in `A`C`NA",
+            "price > 50, qty <= 20",
+            "sym = 'NA', date <= 2020.01.02",
+            "time between 09:30:00 : 09:40:00, date in [2020.01.01, 2020.01.09]",
+            "price > qty, sym >= `E",
+            "date > 2021.01.01",
+            "2020.01.05 <= date, sym != `B, qty == 3",
+        ];
+        for c in conds {
+            let metas: Vec<String> = c.split(", ").map(|x| format!("<{x}>")).collect();
+            run(
+                &mut i,
+                &format!("r1 = select * from t where {c}\nr2 = select * from __handleLoad(pt, columnNames(pt), {}) where {c}", metas.join(", ")),
+            );
+            let a = rows_of(i.get_var("r1").expect("r1"));
+            let b = rows_of(i.get_var("r2").expect("r2"));
+            assert_eq!(a, b, "pushed-down load differs for: {c}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+#[test]
+fn import_errors_name_file_and_line() {
+    with_stack(|| {
+        let dir = scratch("errors");
+        let db = dir.join("db").display().to_string();
+        let bad_quote = dir.join("q.csv");
+        std::fs::write(&bad_quote, "id,x\n1,a\n2,b\n3,\"c\n").expect("write");
+        let mut i = interpreter();
+        let out = i.run_repl_text(&format!("loadText(\"{}\")", bad_quote.display()));
+        assert!(out.contains("q.csv") && out.contains("line 4"), "unexpected: {out}");
+        let outside = dir.join("r.csv");
+        std::fs::write(&outside, "id,x\n1,1.5\n5,2.5\n12,3.5\n2,4.5\n").expect("write");
+        run(
+            &mut i,
+            &format!("db = database(\"{db}\", RANGE, 0 10)\npt = db.createPartitionedTable(table(1 as id, 1.0 as x), `pt, `id)"),
+        );
+        let out = i.run_repl_text(&format!("loadTextEx(db, `pt, `id, \"{}\")", outside.display()));
+        assert!(out.contains("r.csv") && out.contains("line 4") && out.contains("id"), "unexpected: {out}");
+        assert_eq!(count(&mut i, &db), 0, "a failed import writes nothing");
+        // values that don't fit the column type are nulls, as in DolphinDB
+        let odd = dir.join("o.csv");
+        std::fs::write(&odd, "id,x\n1,abc\nxyz,2.5\n").expect("write");
+        run(&mut i, &format!("o = loadText(\"{}\", , table(`id`x as name, `INT`DOUBLE as type))", odd.display()));
+        let o = rows_of(i.get_var("o").expect("o"));
+        assert_eq!(o, vec!["id|x", "1|", "|2.5"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+fn beluga_bin() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("beluga");
+    p.is_file().then_some(p)
+}
+
+#[test]
+fn load_text_ex_survives_sigkill() {
+    let Some(bin) = beluga_bin() else {
+        eprintln!("SKIPPED load_text_ex_survives_sigkill: the beluga binary is not built beside the tests");
+        return;
+    };
+    with_stack(move || {
+        let dir = scratch("kill");
+        let db = dir.join("db").display().to_string();
+        // a CSV big enough to take a while to import
+        let csv = dir.join("big.csv");
+        let mut text = String::from("date,sym,price,qty\n");
+        let n_new: i64 = 400_000;
+        for k in 0..n_new {
+            text.push_str(&format!("2020.01.{:02},S{},{}.{},{}\n", 1 + k % 5, k % 97, k % 1000, k % 100, k % 7));
+        }
+        std::fs::write(&csv, text).expect("write csv");
+        let mut i = interpreter();
+        run(
+            &mut i,
+            &format!(
+                r#"t = table(2020.01.01 2020.01.02 as date, `S1`S2 as sym, 1.5 2.5 as price, 1 2 as qty)
+db = database("{db}", VALUE, 2020.01.01..2020.01.05)
+pt = db.createPartitionedTable(t, `pt, `date)
+pt.append!(t)
+"#
+            ),
+        );
+        let mut expected = count(&mut i, &db);
+        assert_eq!(expected, 2);
+        let script = dir.join("load.dos");
+        std::fs::write(&script, format!("db = database(\"{db}\")\nloadTextEx(db, `pt, `date, \"{}\")\n", csv.display()))
+            .expect("write script");
+        let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(7) | 1;
+        let mut outcomes = (0, 0);
+        for round in 0..6 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let delay = Duration::from_millis(20 + seed % 1500);
+            let mut child = Command::new(&bin).arg(&script).spawn().expect("spawn beluga");
+            let start = Instant::now();
+            while start.elapsed() < delay {
+                if child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            let now = count(&mut i, &db);
+            assert!(
+                now == expected || now == expected + n_new,
+                "round {round}: after SIGKILL at {delay:?} the table has {now} rows; expected {expected} or {}",
+                expected + n_new
+            );
+            if now == expected { outcomes.0 += 1 } else { outcomes.1 += 1 }
+            expected = now;
+            // the database still accepts writes
+            run(&mut i, &format!("loadTable(\"{db}\", `pt).append!(table(2020.01.03 as date, `S3 as sym, 3.5 as price, 3 as qty))"));
+            expected += 1;
+            assert_eq!(count(&mut i, &db), expected);
+        }
+        eprintln!("sigkill rounds: {} rolled back, {} completed", outcomes.0, outcomes.1);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+#[test]
+fn second_writer_gets_a_clear_error() {
+    with_stack(|| {
+        let dir = scratch("lock");
+        let db = dir.join("db").display().to_string();
+        let mut i = interpreter();
+        run(
+            &mut i,
+            &format!(
+                "t = table(1 2 as id, 1.0 2.0 as x)\ndb = database(\"{db}\", RANGE, 0 10)\npt = db.createPartitionedTable(t, `pt, `id)"
+            ),
+        );
+        let lock = std::fs::OpenOptions::new().write(true).open(dir.join("db").join("LOCK")).expect("open LOCK");
+        lock.lock().expect("take the lock");
+        // SAFETY: the tests of this binary read this variable only here
+        unsafe { std::env::set_var("BELUGA_LOCK_TIMEOUT_MS", "200") };
+        let out = i.run_repl_text("pt.append!(t)");
+        assert!(out.contains("another process"), "unexpected: {out}");
+        drop(lock);
+        run(&mut i, "pt.append!(t)");
+        assert_eq!(count(&mut i, &db), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
