@@ -47,6 +47,10 @@ fn run(args: Vec<String>) -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "-V" | "--version" => {
+                println!("beluga {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
             "-h" | "--help" => {
                 println!("{}", usage());
                 return ExitCode::SUCCESS;

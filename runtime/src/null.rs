@@ -12,6 +12,11 @@ pub trait Native: Copy + Send + Sync + PartialOrd + 'static + std::fmt::Debug {
     fn from_f64(v: f64) -> Self;
     fn to_i64(self) -> i64;
     fn from_i64(v: i64) -> Self;
+    /// Conversion from f64 that keeps infinities of floating targets (type conversion,
+    /// not arithmetic, where overflow becomes null).
+    fn from_f64_keep_inf(v: f64) -> Self {
+        Self::from_f64(v)
+    }
     /// Zero of the type (used for defaults and sums).
     const ZERO: Self;
 }
@@ -82,6 +87,9 @@ impl Native for i128 {
 }
 
 impl Native for f64 {
+    fn from_f64_keep_inf(v: f64) -> Self {
+        if v.is_nan() { Self::NULL } else { v }
+    }
     const NULL: Self = -f64::MAX;
     const ZERO: Self = 0.0;
     #[inline(always)]
@@ -107,6 +115,9 @@ impl Native for f64 {
 }
 
 impl Native for f32 {
+    fn from_f64_keep_inf(v: f64) -> Self {
+        if v.is_nan() { Self::NULL } else if v.is_infinite() { v as f32 } else { Self::from_f64(v) }
+    }
     const NULL: Self = -f32::MAX;
     const ZERO: Self = 0.0;
     #[inline(always)]

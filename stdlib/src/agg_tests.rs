@@ -15,7 +15,10 @@ pub fn run(src: &str) -> String {
 /// Assert that each `script => expected output` pair prints exactly as given.
 pub fn check(cases: &[(&str, &str)]) {
     for (src, want) in cases {
-        let norm = |t: &str| t.trim_end().lines().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
+        // error lines are compared without the console's "Error: " prefix
+        let norm = |t: &str| {
+            t.trim_end().lines().map(|l| l.trim_end().trim_start_matches("Error: ")).collect::<Vec<_>>().join("\n")
+        };
         assert_eq!(norm(&run(src)), norm(want), "script: {src}");
     }
 }

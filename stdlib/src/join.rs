@@ -36,9 +36,19 @@ fn prefix_of(i: &Interpreter, t: &Arc<Table>) -> String {
     found.unwrap_or_else(|| right_prefix(t))
 }
 
-fn table_arg(name: &str, v: &Value) -> Result<Arc<Table>> {
+/// A table argument; a partitioned-table handle is loaded whole through the storage hook.
+fn table_arg(i: &mut Interpreter, name: &str, v: &Value) -> Result<Arc<Table>> {
     match v {
         Value::Table(t) => Ok(t.clone()),
+        Value::Handle(_) => {
+            let f = i
+                .resolve_function(beluga_runtime::sql::HANDLE_LOAD)
+                .map_err(|_| Error::arg(format!("[{name}] can't read this handle as a table")))?;
+            match i.call_value(&f, vec![v.clone(), Value::Void])? {
+                Value::Table(t) => Ok(t),
+                other => Err(Error::arg(format!("[{name}]: the handle loader returned {}", describe(&other)))),
+            }
+        }
         other => Err(Error::arg(format!("The table arguments of [{name}] must be tables, not {}", describe(other)))),
     }
 }
@@ -80,8 +90,8 @@ fn filter_arg(i: &mut Interpreter, name: &str, v: Option<&Value>, t: &Table) -> 
 }
 
 fn equi(i: &mut Interpreter, name: &str, args: &[Value], kind: EquiKind) -> Result<Table> {
-    let left = table_arg(name, &args[0])?;
-    let right = table_arg(name, &args[1])?;
+    let left = table_arg(i, name, &args[0])?;
+    let right = table_arg(i, name, &args[1])?;
     let (lk, rk) = key_names(name, args, 2)?;
     let lf = filter_arg(i, name, opt(args, 4), &left)?;
     let rf = filter_arg(i, name, opt(args, 5), &right)?;
@@ -117,8 +127,8 @@ fn sej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 fn cj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let left = table_arg("cj", &a[0])?;
-    let right = table_arg("cj", &a[1])?;
+    let left = table_arg(i, "cj", &a[0])?;
+    let right = table_arg(i, "cj", &a[1])?;
     let (t, _) = cross_join(&left, &right, &prefix_of(i, &right))?;
     Ok(Value::table(t))
 }
@@ -153,8 +163,8 @@ fn ordered_keys(name: &str, left: &Table, right: &Table, lk: &[String], rk: &[St
 /// `aj`: for each left row the last right row (same equality keys) whose ordered key is
 /// not after the left one. The right ordered key column is kept (prefixed on collision).
 fn aj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let left = table_arg("aj", &a[0])?;
-    let right = table_arg("aj", &a[1])?;
+    let left = table_arg(i, "aj", &a[0])?;
+    let right = table_arg(i, "aj", &a[1])?;
     let (lk, rk) = key_names("aj", &a, 2)?;
     let o = ordered_keys("aj", &left, &right, &lk, &rk)?;
     let ri = asof_rows(&o.lids, &o.ltime, &o.rids, &o.rtime, o.n)?;
@@ -348,8 +358,8 @@ fn window_agg(i: &mut Interpreter, e: &Expr, names: &[String], cols: &[Column], 
 }
 
 fn window_join(i: &mut Interpreter, name: &str, a: &[Value], prevailing: bool) -> Result<Value> {
-    let left = table_arg(name, &a[0])?;
-    let right = table_arg(name, &a[1])?;
+    let left = table_arg(i, name, &a[0])?;
+    let right = table_arg(i, name, &a[1])?;
     let (lk, rk) = key_names(name, a, 4)?;
     let o = ordered_keys(name, &left, &right, &lk, &rk)?;
     let (w1, w2) = window_bounds(&a[2], o.ltime.ty)?;
@@ -502,7 +512,7 @@ fn distinct(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 /// `unpivot(obj, keyColNames, valueColNames, [func])`: the value columns stacked into one
 /// `value` column, with `valueType` naming the source column (or `func` of its name).
 fn unpivot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let t = table_arg("unpivot", &a[0])?;
+    let t = table_arg(i, "unpivot", &a[0])?;
     let keys = match opt(&a, 1) {
         Some(v) => names_arg("unpivot", v)?,
         None => vec![],

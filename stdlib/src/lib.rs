@@ -18,6 +18,7 @@ mod stats_tests;
 pub mod containers;
 pub mod containers_access;
 pub mod containers_fill;
+pub mod containers_misc;
 pub mod containers_shift;
 mod containers_tests;
 pub mod convert;
@@ -82,6 +83,7 @@ mod window_tests;
 #[cfg(test)]
 mod row_tests;
 pub mod window_stats;
+pub mod window_time;
 
 use beluga_runtime::Registry;
 
@@ -112,6 +114,7 @@ pub fn register(r: &mut Registry) {
         containers::DEFS,
         containers_access::DEFS,
         containers_fill::DEFS,
+        containers_misc::DEFS,
         containers_shift::DEFS,
         order::DEFS,
         order_search::DEFS,
@@ -148,4 +151,6 @@ pub fn register(r: &mut Registry) {
     // one-pass group-by kernels of the aggregates (agg_group.rs) for the SQL executor
     beluga_runtime::sql::set_grouped_kernel(agg::grouped);
     beluga_runtime::sql::set_grouped_kernel2(agg::grouped2);
+    // context by: segmented kernels of the window families (m*, tm*, cum*, TopN, TA-lib...)
+    beluga_runtime::sql::set_segmented_kernel(window::context_kernel);
 }

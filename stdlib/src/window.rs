@@ -20,7 +20,6 @@ use crate::window_fns as wf;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month};
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::sync::Arc;
@@ -269,152 +268,7 @@ pub fn num_arg(name: &str, args: &[Value], i: usize, what: &str) -> Result<f64> 
         .ok_or_else(|| Error::arg(format!("The {what} argument of [{name}] must be a number")))
 }
 
-// ---------------------------------------------------------------------------------------------
-// time windows
-
-/// Units of a temporal type, in nanoseconds (None for calendar types and integers).
-fn unit_ns(t: DataType) -> Option<i64> {
-    use DataType::*;
-    Some(match t {
-        Date => 86_400_000_000_000,
-        Time | Timestamp => 1_000_000,
-        Minute => 60_000_000_000,
-        Second | DateTime => 1_000_000_000,
-        NanoTime | NanoTimestamp => 1,
-        DateHour => 3_600_000_000_000,
-        _ => return None,
-    })
-}
-
-fn dur_ns(unit: &str) -> Option<i64> {
-    Some(match unit {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "H" | "h" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
-        "w" => 7 * 86_400_000_000_000,
-        _ => return None,
-    })
-}
-
-/// Lower bound (exclusive) of the window ending at time `t`: `temporalAdd(t, -window)`.
-enum Lower {
-    /// t - w in the type's own units
-    Fixed(i64),
-    /// calendar months back (M, y) on a date-carrying type
-    Months(i64, DataType),
-    /// business days back
-    BDays(i64, DataType),
-}
-
-fn lower_rule(name: &str, ty: DataType, w: &WinLen) -> Result<Lower> {
-    match w {
-        WinLen::Int(n) => Ok(Lower::Fixed(*n)),
-        WinLen::Dur(n, u) => {
-            if ty == DataType::Month {
-                return match &**u {
-                    "M" => Ok(Lower::Fixed(*n)),
-                    "y" => Ok(Lower::Fixed(n * 12)),
-                    _ => Err(dur_err(name, ty, u)),
-                };
-            }
-            let Some(tu) = unit_ns(ty) else {
-                return Err(dur_err(name, ty, u));
-            };
-            match &**u {
-                "M" | "y" if ty.day_modulus().is_none() => Ok(Lower::Months(if &**u == "y" { n * 12 } else { *n }, ty)),
-                "B" if ty.day_modulus().is_none() => Ok(Lower::BDays(*n, ty)),
-                unit => {
-                    let d = dur_ns(unit).ok_or_else(|| dur_err(name, ty, u))?;
-                    let total = d.checked_mul(*n).ok_or_else(|| dur_err(name, ty, u))?;
-                    if total % tu != 0 {
-                        return Err(dur_err(name, ty, u));
-                    }
-                    Ok(Lower::Fixed(total / tu))
-                }
-            }
-        }
-    }
-}
-
-fn dur_err(name: &str, ty: DataType, u: &str) -> Error {
-    Error::arg(format!("[{name}] the window unit '{u}' is incompatible with a {ty} time column"))
-}
-
-/// Units per day and the day number of a date-carrying value (for calendar arithmetic).
-fn per_day(ty: DataType) -> i64 {
-    match ty {
-        DataType::Date => 1,
-        DataType::DateHour => 24,
-        DataType::DateTime => 86_400,
-        DataType::Timestamp => 86_400_000,
-        DataType::NanoTimestamp => 86_400_000_000_000,
-        _ => 1,
-    }
-}
-
-fn months_back(t: i64, months: i64, ty: DataType) -> i64 {
-    let pd = per_day(ty);
-    let (day, rest) = (t.div_euclid(pd), t.rem_euclid(pd));
-    let (y, m, d) = civil_from_days(day);
-    let total = y * 12 + (m as i64 - 1) - months;
-    let (ny, nm) = (total.div_euclid(12), total.rem_euclid(12) as u32 + 1);
-    let nd = d.min(days_in_month(ny, nm));
-    days_from_civil(ny, nm, nd) * pd + rest
-}
-
-fn bdays_back(t: i64, n: i64, ty: DataType) -> i64 {
-    let pd = per_day(ty);
-    let (mut day, rest) = (t.div_euclid(pd), t.rem_euclid(pd));
-    let mut left = n;
-    // 1970-01-01 was a Thursday: weekday = (day + 3) mod 7 with Monday = 0
-    while left > 0 {
-        day -= 1;
-        if (day + 3).rem_euclid(7) < 5 {
-            left -= 1;
-        }
-    }
-    day * pd + rest
-}
-
-/// Window starts of a time axis: row i covers the rows j <= i with `T[j] > temporalAdd(T[i], -window)`.
-pub fn time_bounds(name: &str, t: &Slice, w: &WinLen) -> Result<Bounds> {
-    time_bounds_ex(name, t, w, false)
-}
-
-/// [`time_bounds`], optionally including rows exactly at the left boundary (`[lo, t]`).
-pub fn time_bounds_ex(name: &str, t: &Slice, w: &WinLen, left_closed: bool) -> Result<Bounds> {
-    let ty = t.ty();
-    if !(ty.is_integral() || ty.is_temporal()) || ty == DataType::Bool {
-        return Err(Error::arg(format!("The time column of [{name}] must be a temporal or integral vector")));
-    }
-    let rule = lower_rule(name, ty, w)?;
-    let tv = t.i64s();
-    let mut starts = Vec::with_capacity(tv.len());
-    let mut j = 0usize;
-    for i in 0..tv.len() {
-        let ti = tv[i];
-        if ti.is_null() {
-            return Err(Error::arg(format!("The time column of [{name}] must not contain null values")));
-        }
-        if i > 0 && ti < tv[i - 1] {
-            return Err(Error::arg(format!("The time column of [{name}] must be non-decreasing")));
-        }
-        let lo = match rule {
-            Lower::Fixed(k) => ti.saturating_sub(k),
-            Lower::Months(m, ty) => months_back(ti, m, ty),
-            Lower::BDays(b, ty) => bdays_back(ti, b, ty),
-        };
-        while j < i && (tv[j] < lo || (!left_closed && tv[j] == lo)) {
-            j += 1;
-        }
-        starts.push(j);
-    }
-    Ok(Bounds::Starts(starts))
-}
+pub use crate::window_time::{time_bounds, time_bounds_ex};
 
 // ---------------------------------------------------------------------------------------------
 // prepared calls and data forms
@@ -662,6 +516,27 @@ pub type PrepFn = for<'a> fn(&'a [Value]) -> Result<Prep<'a>>;
 pub fn segmented(name: &str, args: &[Value], segs: &[(usize, usize)]) -> Option<Result<Value>> {
     let f = prep_of(name)?;
     Some(f(args).and_then(|p| run_segments(p, segs)))
+}
+
+/// Adapter for the SQL executor's `context by` hook (`beluga_runtime::sql::set_segmented_kernel`):
+/// `values` is the first argument with groups contiguous, `rest` the other (constant)
+/// arguments, `offsets` the group boundaries (`offsets[g]..offsets[g + 1]`). None when the
+/// function is not one of the window families' or does not return one column.
+pub fn context_kernel(name: &str, values: &Column, rest: &[Value], offsets: &[usize]) -> Option<Result<Column>> {
+    let f = prep_of(name)?;
+    let mut args = Vec::with_capacity(rest.len() + 1);
+    args.push(Value::Vector(values.clone()));
+    args.extend(rest.iter().cloned());
+    let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+    let p = match f(&args) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    match run_segments(p, &segs) {
+        Ok(Value::Vector(c)) => Some(Ok(c)),
+        Ok(_) => None,
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// The prep function of a builtin of the window families.

@@ -157,3 +157,16 @@ fn errors_and_edges() {
     check("msum((1 2 3, 4 5 6), 2)", "([,3,5],[,9,11])");
     check("mavg(table(1 2 3 as a, `x`y`z as b), 2)", "a   b\n--- -\n    x\n1.5 y\n2.5 z");
 }
+
+#[test]
+fn context_by_segments() {
+    check(
+        "t = table(`a`b`a`b`a`b as sym, 1 10 2 20 3 30 as qty)\nselect sym, qty, msum(qty, 2) as m, cumsum(qty) as c, mrank(qty, false, 2) as r from t context by sym",
+        "sym qty m  c  r\n--- --- -- -- -\na   1      1\na   2   3  3  0\na   3   5  6  0\nb   10     10\nb   20  30 30 0\nb   30  50 60 0",
+    );
+    // the kernel on its own: offsets are group boundaries
+    let c = beluga_runtime::Column::from_vec(beluga_runtime::DataType::Int, vec![1, 2, 3, 10, 20]);
+    let r = crate::window::context_kernel("cumsum", &c, &[], &[0, 3, 5]).expect("known").expect("ok");
+    assert_eq!((0..5).map(|i| r.i64_at(i).unwrap_or(-1)).collect::<Vec<_>>(), vec![1, 3, 6, 10, 30]);
+    assert!(crate::window::context_kernel("noSuchFunction", &c, &[], &[0, 5]).is_none());
+}

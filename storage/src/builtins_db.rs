@@ -165,6 +165,7 @@ pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         }
     }
     catalog::remove_tree(&dir)?;
+    crate::query::clear_cache();
     Ok(Value::Void)
 }
 
@@ -186,6 +187,7 @@ pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let _ = std::fs::remove_file(tdir.join("CURRENT"));
     catalog::sync_dir(&tdir);
     catalog::remove_tree(&tdir)?;
+    crate::query::clear_cache();
     Ok(Value::Void)
 }
 

@@ -16,6 +16,7 @@ use beluga_runtime::kernels::cmp::{compare, CmpOp};
 use beluga_runtime::{DataType, Error, Interpreter, Kind, Result, Table, Value};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A condition evaluated while loading.
 #[derive(Clone, Debug)]
@@ -371,8 +372,7 @@ fn filter_mask(f: &Filter, cols: &[Option<Column>]) -> Option<Vec<bool>> {
 }
 
 /// Blocks of a file that may satisfy a filter, from their min/max.
-fn block_keep(f: &Filter, file: &ColumnFile) -> Option<Vec<bool>> {
-    let ty = file.ty;
+fn block_keep(f: &Filter, ty: DataType, blocks: &[crate::column_file::BlockMeta]) -> Option<Vec<bool>> {
     let as_key = |v: &Column| -> Option<i64> {
         if v.is_null(0) || v.ty != ty {
             return None;
@@ -402,12 +402,110 @@ fn block_keep(f: &Filter, file: &ColumnFile) -> Option<Vec<bool>> {
         Filter::Between(_, lo, hi) => (Some(as_key(lo)?), Some(as_key(hi)?)),
         _ => return None,
     };
-    Some(file.blocks.iter().map(|b| within(b, lo, hi)).collect())
+    Some(blocks.iter().map(|b| within(b, lo, hi)).collect())
 }
 
-fn read_file(p: &Path) -> Result<ColumnFile> {
+/// A decoded column file: the column and its block directory.
+struct Decoded {
+    col: Column,
+    blocks: Vec<crate::column_file::BlockMeta>,
+}
+
+impl Decoded {
+    /// Rows of the kept blocks.
+    fn rows(&self, keep: Option<&[bool]>) -> Column {
+        let Some(keep) = keep else { return self.col.clone() };
+        if keep.iter().all(|&k| k) {
+            return self.col.clone();
+        }
+        let mut idx = Vec::new();
+        let mut start = 0usize;
+        for (b, &k) in self.blocks.iter().zip(keep) {
+            let n = b.rows as usize;
+            if k {
+                idx.extend(start..start + n);
+            }
+            start += n;
+        }
+        self.col.take_usize(&idx)
+    }
+}
+
+type CacheKey = (PathBuf, u64, i128);
+
+/// Decoded column files kept in memory between queries (files are immutable once
+/// written; the key includes size and modification time). Budget: `BELUGA_CACHE_MB`.
+struct Cache {
+    map: ahash::AHashMap<CacheKey, Arc<Decoded>>,
+    order: std::collections::VecDeque<(CacheKey, usize)>,
+    bytes: usize,
+    budget: usize,
+}
+
+static CACHE: std::sync::OnceLock<std::sync::Mutex<Cache>> = std::sync::OnceLock::new();
+
+fn cache() -> &'static std::sync::Mutex<Cache> {
+    CACHE.get_or_init(|| {
+        let mb = std::env::var("BELUGA_CACHE_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(4096);
+        std::sync::Mutex::new(Cache { map: Default::default(), order: Default::default(), bytes: 0, budget: mb << 20 })
+    })
+}
+
+fn col_bytes(c: &Column) -> usize {
+    match &*c.data {
+        ColData::Str(s) => s.bytes.len() + s.offsets.len() * 8,
+        ColData::Sym(s) => s.codes.len() * 4,
+        ColData::I8(v) => v.len(),
+        ColData::I16(v) => v.len() * 2,
+        ColData::I32(_) | ColData::F32(_) => c.len() * 4,
+        ColData::I128(v) => v.len() * 16,
+        _ => c.len() * 8,
+    }
+}
+
+/// Drop every cached column (after writes the keys change anyway; this frees memory).
+pub fn clear_cache() {
+    if let Ok(mut c) = cache().lock() {
+        c.map.clear();
+        c.order.clear();
+        c.bytes = 0;
+    }
+}
+
+fn decoded(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>) -> Result<Arc<Decoded>> {
+    let md = std::fs::metadata(p).map_err(|e| catalog::io_err(p, e))?;
+    let mtime = md.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos() as i128).unwrap_or(0);
+    let key: CacheKey = (p.to_path_buf(), md.len(), mtime);
+    if let Some(d) = cache().lock().ok().and_then(|c| c.map.get(&key).cloned()) {
+        return Ok(d);
+    }
     let bytes = std::fs::read(p).map_err(|e| catalog::io_err(p, e))?;
-    ColumnFile::open(bytes, &p.display().to_string())
+    let file = ColumnFile::open(bytes, &p.display().to_string())?;
+    let col = file.decode(None, Some(sym))?;
+    let d = Arc::new(Decoded { col, blocks: file.blocks });
+    if let Ok(mut c) = cache().lock() {
+        let size = col_bytes(&d.col);
+        if size <= c.budget {
+            while c.bytes + size > c.budget {
+                match c.order.pop_front() {
+                    Some((k, s)) => {
+                        c.map.remove(&k);
+                        c.bytes -= s;
+                    }
+                    None => break,
+                }
+            }
+            if c.map.insert(key.clone(), d.clone()).is_none() {
+                c.order.push_back((key, size));
+                c.bytes += size;
+            }
+        }
+    }
+    Ok(d)
+}
+
+fn block_keep_of(f: &Filter, d: &Decoded) -> Option<Vec<bool>> {
+    block_keep(f, d.col.ty, &d.blocks)
 }
 
 /// Load one segment: filter columns first (skipping blocks by min/max), then the others.
@@ -420,15 +518,15 @@ fn load_segment(
     filters: &[Filter],
 ) -> Result<Option<Vec<Column>>> {
     let path = |c: usize| -> PathBuf { catalog::col_file(tdir, part, seg, c) };
-    let mut files: Vec<Option<ColumnFile>> = (0..meta.names.len()).map(|_| None).collect();
+    let mut files: Vec<Option<Arc<Decoded>>> = (0..meta.names.len()).map(|_| None).collect();
     let mut keep: Option<Vec<bool>> = None;
     for f in filters {
         for c in f.cols() {
             if files[c].is_none() {
-                files[c] = Some(read_file(&path(c))?);
+                files[c] = Some(decoded(&path(c), &meta.symbols)?);
             }
         }
-        if let Some(k) = files[f.cols()[0]].as_ref().and_then(|file| block_keep(f, file)) {
+        if let Some(k) = files[f.cols()[0]].as_ref().and_then(|d| block_keep_of(f, d)) {
             keep = Some(match keep {
                 None => k,
                 Some(old) => old.iter().zip(&k).map(|(a, b)| *a && *b).collect(),
@@ -438,14 +536,13 @@ fn load_segment(
     if keep.as_ref().is_some_and(|k| !k.iter().any(|&b| b)) {
         return Ok(None);
     }
-    let sym = Some(&meta.symbols);
     let mut cols: Vec<Option<Column>> = (0..meta.names.len()).map(|_| None).collect();
     let mut mask: Option<Vec<bool>> = None;
     for f in filters {
         for c in f.cols() {
             if cols[c].is_none() {
-                let file = files[c].as_ref().ok_or_else(|| Error::runtime("internal: filter column not read"))?;
-                cols[c] = Some(file.decode(keep.as_deref(), sym)?);
+                let d = files[c].as_ref().ok_or_else(|| Error::runtime("internal: filter column not read"))?;
+                cols[c] = Some(d.rows(keep.as_deref()));
             }
         }
         if let Some(m) = filter_mask(f, &cols) {
@@ -463,11 +560,11 @@ fn load_segment(
         let col = match cols[c].take() {
             Some(col) => col,
             None => {
-                let file = match files[c].take() {
-                    Some(f) => f,
-                    None => read_file(&path(c))?,
+                let d = match files[c].take() {
+                    Some(d) => d,
+                    None => decoded(&path(c), &meta.symbols)?,
                 };
-                file.decode(keep.as_deref(), sym)?
+                d.rows(keep.as_deref())
             }
         };
         out.push(match &mask {

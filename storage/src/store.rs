@@ -263,24 +263,38 @@ impl Appender {
             }
             keys.push(idx);
         }
-        // group rows by partition
-        let mut groups: AHashMap<Vec<u32>, Vec<usize>> = AHashMap::new();
-        let mut key = vec![0u32; keys.len()];
-        'rows: for r in 0..n {
-            for (l, k) in keys.iter().enumerate() {
+        // group rows by partition: pack the level indices into one u64 per row
+        let mut gid: AHashMap<u64, u32> = AHashMap::new();
+        let mut keys_of: Vec<Vec<u32>> = Vec::new();
+        let mut row_group: Vec<u32> = Vec::with_capacity(n);
+        for r in 0..n {
+            let mut packed: u64 = 0;
+            let mut dropped = false;
+            for k in &keys {
                 if k[r] == NONE {
-                    continue 'rows;
+                    dropped = true;
+                    break;
                 }
-                key[l] = k[r];
+                packed = (packed << 21) | k[r] as u64;
             }
-            match groups.get_mut(&key) {
-                Some(v) => v.push(r),
-                None => {
-                    groups.insert(key.clone(), vec![r]);
-                }
+            if dropped {
+                row_group.push(NONE);
+                continue;
+            }
+            let next = keys_of.len() as u32;
+            let g = *gid.entry(packed).or_insert_with(|| {
+                keys_of.push(keys.iter().map(|k| k[r]).collect());
+                next
+            });
+            row_group.push(g);
+        }
+        let mut idx: Vec<Vec<usize>> = vec![Vec::new(); keys_of.len()];
+        for (r, &g) in row_group.iter().enumerate() {
+            if g != NONE {
+                idx[g as usize].push(r);
             }
         }
-        let mut gs: Vec<(Vec<u32>, Vec<usize>)> = groups.into_iter().collect();
+        let mut gs: Vec<(Vec<u32>, Vec<usize>)> = keys_of.into_iter().zip(idx).collect();
         gs.sort_by(|a, b| a.0.cmp(&b.0));
         let parts: Vec<(Vec<u32>, Table)> = gs.into_par_iter().map(|(k, idx)| (k, tab.take_usize(&idx))).collect();
         for (k, t) in parts {
@@ -363,5 +377,133 @@ impl Appender {
 
     pub fn levels(&self) -> &[crate::partition::Level] {
         &self.db.levels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{read_table, write_db_meta, DbMeta};
+    use crate::handle::{DbHandle, TableHandle};
+    use crate::partition::Level;
+    use beluga_runtime::{Interpreter, Registry};
+
+    fn scratch(name: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("beluga-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    fn sample(n: usize, day0: i32) -> Table {
+        let date: Vec<i32> = (0..n).map(|k| day0 + (k % 3) as i32).collect();
+        let sym = SymCol::from_iter((0..n).map(|k| ["IBM", "MSFT", "NA"][k % 3]));
+        let x: Vec<f64> = (0..n).map(|k| k as f64 / 4.0).collect();
+        Table::new(
+            vec!["date".into(), "sym".into(), "x".into()],
+            vec![
+                Column::from_vec(DataType::Date, date),
+                Column::new(DataType::Symbol, ColData::Sym(sym)),
+                Column::from_vec(DataType::Double, x),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn setup(name: &str) -> (PathBuf, TableHandle) {
+        let dir = scratch(name);
+        let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001]))];
+        let meta = DbMeta { levels, engine: "OLAP".into() };
+        write_db_meta(&dir, &meta).unwrap();
+        let t = sample(0, 18000);
+        Appender::create(&dir, "pt", t.names.clone(), vec![DataType::Date, DataType::Symbol, DataType::Double], vec!["date".into()])
+            .unwrap()
+            .commit()
+            .unwrap();
+        let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+        (dir, TableHandle { db, name: "pt".into() })
+    }
+
+    #[test]
+    fn append_extends_value_partitions_and_reads_back() {
+        let (dir, h) = setup("append");
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&sample(1000, 18000), None).unwrap();
+        ap.push(&sample(500, 18001), None).unwrap();
+        assert_eq!(ap.commit().unwrap(), 1500);
+        let meta = read_table(&dir, "pt").unwrap();
+        assert_eq!(meta.rows(), 1500);
+        assert_eq!(meta.parts.len(), 4, "a new date adds partitions");
+        let mut i = Interpreter::new(Registry::new());
+        let t = crate::query::load(&mut i, &h, None, &[]).unwrap();
+        assert_eq!(t.rows(), 1500);
+        let ColData::Sym(s) = &*t.cols[1].data else { panic!() };
+        let ibm = s.codes.iter().filter(|&&c| s.dict.get(c) == "IBM").count();
+        assert_eq!(ibm, 334 + 167);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unfinished_transactions_leave_nothing() {
+        let (dir, _h) = setup("abort");
+        {
+            let mut ap = Appender::open(&dir, "pt").unwrap();
+            ap.push(&sample(100, 18000), None).unwrap();
+            ap.flush().unwrap();
+            // dropped without commit (an error in the middle of an import)
+        }
+        assert_eq!(read_table(&dir, "pt").unwrap().rows(), 0);
+        // files of a killed writer (never cleaned by drop) are removed by the next commit
+        let stray = dir.join("pt").join("20190408").join("99_0.col");
+        std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+        std::fs::write(&stray, b"junk").unwrap();
+        std::fs::write(dir.join("pt").join("manifest.77"), b"junk").unwrap();
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&sample(10, 18000), None).unwrap();
+        ap.commit().unwrap();
+        assert!(!stray.exists());
+        assert!(!dir.join("pt").join("manifest.77").exists());
+        assert_eq!(read_table(&dir, "pt").unwrap().rows(), 10);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn corrupt_files_are_named_in_errors() {
+        let (dir, h) = setup("corrupt");
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&sample(100, 18000), None).unwrap();
+        ap.commit().unwrap();
+        let meta = read_table(&dir, "pt").unwrap();
+        let p = &meta.parts[0];
+        let f = catalog::col_file(&dir.join("pt"), &p.dir, p.segs[0].id, 2);
+        let mut b = std::fs::read(&f).unwrap();
+        let n = b.len();
+        b.truncate(n - 5);
+        std::fs::write(&f, &b).unwrap();
+        let mut i = Interpreter::new(Registry::new());
+        let e = crate::query::load(&mut i, &h, None, &[]).unwrap_err();
+        assert!(e.message.contains(&f.display().to_string()), "{}", e.message);
+        // a torn manifest is reported, not read
+        let cur = std::fs::read_to_string(dir.join("pt").join("CURRENT")).unwrap();
+        let mf = dir.join("pt").join(cur.split(' ').next().unwrap());
+        let mut m = std::fs::read(&mf).unwrap();
+        m[20] ^= 0xff;
+        std::fs::write(&mf, &m).unwrap();
+        let e = read_table(&dir, "pt").unwrap_err();
+        assert!(e.message.contains("manifest"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn range_rows_outside_the_scheme_are_errors() {
+        let dir = scratch("range");
+        let levels = vec![Level::Range(Column::from_vec(DataType::Int, vec![0, 10, 20]))];
+        write_db_meta(&dir, &DbMeta { levels, engine: "OLAP".into() }).unwrap();
+        Appender::create(&dir, "pt", vec!["id".into()], vec![DataType::Int], vec!["id".into()]).unwrap().commit().unwrap();
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        let t = Table::new(vec!["id".into()], vec![Column::from_vec(DataType::Int, vec![1, 15, 25])]).unwrap();
+        let e = ap.push(&t, None).unwrap_err();
+        assert!(e.message.contains("'25'") && e.message.contains("row 2"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -86,16 +86,17 @@ pt = loadTable("{db}", `pt)
         // pruning and filters pushed into the scan give the same rows as the full query
         let conds = [
             "date = 2020.01.03",
-            "date between 2020.01.02 : 2020.01.04, sym in `A`C`NA",
-            "price > 50, qty <= 20",
-            "sym = 'NA', date <= 2020.01.02",
-            "time between 09:30:00 : 09:40:00, date in [2020.01.01, 2020.01.09]",
-            "price > qty, sym >= `E",
+            "date between 2020.01.02 : 2020.01.04; sym in `A`C`NA",
+            "price > 50; qty <= 20",
+            "sym = 'NA'; date <= 2020.01.02",
+            "time between 09:30:00 : 09:40:00; date in [2020.01.01, 2020.01.09]",
+            "price > qty; sym >= `E",
             "date > 2021.01.01",
-            "2020.01.05 <= date, sym != `B, qty == 3",
+            "2020.01.05 <= date; sym != `B; qty == 3",
         ];
         for c in conds {
-            let metas: Vec<String> = c.split(", ").map(|x| format!("<{x}>")).collect();
+            let metas: Vec<String> = c.split("; ").map(|x| format!("<({x})>")).collect();
+            let c = c.replace("; ", ", ");
             run(
                 &mut i,
                 &format!("r1 = select * from t where {c}\nr2 = select * from __handleLoad(pt, columnNames(pt), {}) where {c}", metas.join(", ")),

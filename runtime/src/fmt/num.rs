@@ -21,7 +21,7 @@ pub fn format_double(x: f64) -> String {
         return String::new();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
     }
     if x == 0.0 {
         return "0".into();

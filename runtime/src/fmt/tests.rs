@@ -106,7 +106,7 @@ fn doubles() {
         (5.358979e-8, "5.358979E-8"),
         (0.000001234, "0.000001"),
         (-1e-7, "-1E-7"),
-        (f64::INFINITY, "inf"),
+        (f64::INFINITY, "Infinity"),
     ];
     for (x, want) in cases {
         assert_eq!(format_double(*x), *want, "format_double({x:e})");

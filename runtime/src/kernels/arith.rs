@@ -169,7 +169,7 @@ pub fn binary_map<A: Native, B: Native, O: Native>(
 pub fn as_native<D: Native>(col: &Column) -> Cow<'_, [D]> {
     fn conv<S: Native, D: Native>(v: &[S], float_src: bool) -> Vec<D> {
         if float_src {
-            v.iter().map(|&x| if x.is_null() { D::NULL } else { D::from_f64(x.to_f64()) }).collect()
+            v.iter().map(|&x| if x.is_null() { D::NULL } else { D::from_f64_keep_inf(x.to_f64()) }).collect()
         } else {
             v.iter().map(|&x| if x.is_null() { D::NULL } else { D::from_i64(x.to_i64()) }).collect()
         }

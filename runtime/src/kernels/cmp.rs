@@ -45,8 +45,9 @@ fn cmp_map<T: Copy>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, ord: impl F
 pub fn ord_f64(x: f64, y: f64) -> Ordering {
     match (x.is_null(), y.is_null()) {
         (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Less,
-        (false, true) => Ordering::Greater,
+        // -inf (imported from outside) sorts below null
+        (true, false) => if y == f64::NEG_INFINITY { Ordering::Greater } else { Ordering::Less },
+        (false, true) => if x == f64::NEG_INFINITY { Ordering::Less } else { Ordering::Greater },
         _ => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
     }
 }

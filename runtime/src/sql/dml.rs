@@ -26,6 +26,11 @@ fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(S
         _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
     };
     let v = i.resolve(&name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
+    if let Value::Handle(_) = v {
+        return Err(Error::runtime(format!(
+            "{name} is a partitioned table handle: use its storage functions (append!, tableInsert…) to change it"
+        )));
+    }
     Ok((name, as_table(i, v, &need)?))
 }
 
@@ -70,7 +75,8 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
         src = joined;
     }
     let q = |e: &Expr| rewrite_count_star(&qualify(e, &src.table, &src.quals));
-    let frame = Frame::from_table(&src.table, &needed, false);
+    let mut frame = Frame::from_table(&src.table, &needed, false);
+    frame.track = true;
     let conds: Vec<Expr> = u.where_.iter().map(q).collect();
     let frame = apply_where(i, frame, &conds)?;
     let sets: Vec<(String, Expr)> = u.sets.iter().map(|(c, e)| (c.clone(), q(e))).collect();
@@ -129,7 +135,8 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
     let (name, table) = target(i, &d.table, &needed)?;
     let quals = vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect::<AHashMap<_, _>>())];
     let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &table, &quals))).collect();
-    let frame = Frame::from_table(&table, &needed, false);
+    let mut frame = Frame::from_table(&table, &needed, false);
+    frame.track = true;
     let frame = apply_where(i, frame, &conds)?;
     let mut gone = vec![false; table.rows()];
     for r in frame.source_rows() {

@@ -27,8 +27,10 @@ pub(crate) struct Frame {
     pub rows: usize,
     /// Other spellings used by the query (names are case-insensitive) → column index.
     pub aliases: Vec<(String, usize)>,
-    /// Row numbers in the source table (None = all rows, in order).
+    /// Row numbers in the source table (None = all rows, in order); kept up to date only
+    /// when `track` is set (update/delete need them, select does not).
     pub rowid: Option<Vec<usize>>,
+    pub track: bool,
 }
 
 impl Frame {
@@ -80,6 +82,7 @@ impl Frame {
             rows: self.rows,
             aliases: self.aliases.iter().filter_map(|(a, k)| pos(*k).map(|p| (a.clone(), p))).collect(),
             rowid: self.rowid.clone(),
+            track: self.track,
         }
     }
 
@@ -100,14 +103,18 @@ impl Frame {
         } else {
             self.cols.iter().map(|c| c.take_usize(idx)).collect()
         };
-        let rowid = Some(match &self.rowid {
-            Some(r) => idx.iter().map(|&k| r[k]).collect(),
-            None => idx.to_vec(),
-        });
-        Frame { names: self.names.clone(), cols, rows: idx.len(), aliases: self.aliases.clone(), rowid }
+        let rowid = if self.track {
+            Some(match &self.rowid {
+                Some(r) => idx.iter().map(|&k| r[k]).collect(),
+                None => idx.to_vec(),
+            })
+        } else {
+            None
+        };
+        Frame { names: self.names.clone(), cols, rows: idx.len(), aliases: self.aliases.clone(), rowid, track: self.track }
     }
 
-    /// Source row numbers of the current rows.
+    /// Source row numbers of the current rows (the frame must have been built with `track`).
     pub fn source_rows(&self) -> Vec<usize> {
         match &self.rowid {
             Some(r) => r.clone(),

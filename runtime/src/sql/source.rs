@@ -141,6 +141,19 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
         match a {
             Arg::Pos(Some(x)) => {
                 let mut v = i.eval(x)?;
+                if k < 2 && matches!(v, Value::Handle(_)) {
+                    // a partitioned table joins through its loaded columns
+                    let mut names = needed.names.clone();
+                    for a in args.iter().skip(2).take(2) {
+                        if let Arg::Pos(Some(e)) = a {
+                            if let Ok(kv) = i.eval(e) {
+                                names.extend(key_list(Some(&Some(kv))));
+                            }
+                        }
+                    }
+                    let side_need = Need { names, all: needed.all || !PROJECTABLE.contains(&f), push: vec![] };
+                    v = Value::Table(as_table(i, v, &side_need)?);
+                }
                 if k < 2 {
                     let name = match &x.kind {
                         ExprKind::Ident(n) => Some(n.clone()),
