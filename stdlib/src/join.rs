@@ -415,8 +415,40 @@ fn pwj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ predicates
 
+/// `in(X, Y)`; for a keyed table Y, X gives the key values (a tuple of vectors for
+/// several key columns) and the result says which key combinations exist in Y.
 fn in_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    if let Value::Table(t) = &a[1] {
+        if !t.keys.is_empty() {
+            return in_keyed(&a[0], t);
+        }
+    }
     ops::binary(BinOp::In, &a[0], &a[1])
+}
+
+fn in_keyed(x: &Value, t: &Table) -> Result<Value> {
+    let parts: Vec<Column> = match x {
+        Value::Tuple(items) => items.iter().map(|v| col("in", v)).collect::<Result<_>>()?,
+        other => vec![col("in", other)?],
+    };
+    if parts.len() != t.keys.len() {
+        return Err(Error::arg(format!("[in] needs {} key values for this keyed table", t.keys.len())));
+    }
+    let n = parts.iter().map(|c| c.len()).max().unwrap_or(0);
+    let parts: Vec<Column> = parts.into_iter().map(|c| if c.len() == 1 && n > 1 { c.take_usize(&vec![0; n]) } else { c }).collect();
+    let kidx = key_indices(t, &t.keys, "keyed")?;
+    let l: Vec<&Column> = parts.iter().collect();
+    let r: Vec<&Column> = kidx.iter().map(|&k| &t.cols[k]).collect();
+    let (li, ri, ng) = shared_key_ids(&l, &r)?;
+    let mut present = vec![false; ng];
+    for &g in &ri {
+        if (g as usize) < ng {
+            present[g as usize] = true;
+        }
+    }
+    let out: Vec<i8> = li.iter().map(|&g| ((g as usize) < ng && present[g as usize]) as i8).collect();
+    let c = Column::from_vec(DataType::Bool, out);
+    Ok(if x.is_scalar() { Value::Scalar(c) } else { Value::Vector(c) })
 }
 fn not_in(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::NotIn, &a[0], &a[1])
@@ -734,6 +766,10 @@ mod tests {
         assert_eq!(last("nullIf(1 2 3, 2)"), "[1,,3]");
         assert_eq!(last("between(1 5 9, 2:8)"), "[false,true,false]");
         assert_eq!(last("notIn(1 2 3, 2 3)"), "[true,false,false]");
+        assert_eq!(
+            last("kt = keyedTable(`name`id, table(`Tom`Sam as name, 1 2 as id))\nin((`Tom`Sam`Tom, 1 1 2), kt)"),
+            "[true,false,false]"
+        );
         assert_eq!(last("distinct(3 1 3 2 1)"), "[3,1,2]");
         assert_eq!(
             last("t = table(1 2 as id, 4 5 as c1, 7 8 as c2)\nunpivot(t, `id, `c1`c2)"),

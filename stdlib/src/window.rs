@@ -515,7 +515,23 @@ pub type PrepFn = for<'a> fn(&'a [Value]) -> Result<Prep<'a>>;
 /// then falls back to slicing per group).
 pub fn segmented(name: &str, args: &[Value], segs: &[(usize, usize)]) -> Option<Result<Value>> {
     let f = prep_of(name)?;
-    Some(f(args).and_then(|p| run_segments(p, segs)))
+    Some(check_arity(name, args.len()).and_then(|_| f(args)).and_then(|p| run_segments(p, segs)))
+}
+
+/// The argument count check the interpreter does before calling a builtin (the `context by`
+/// hook calls the prep functions directly).
+fn check_arity(name: &str, n: usize) -> Result<()> {
+    let tables = [DEFS, crate::tm::DEFS, crate::cum::DEFS, crate::topn::DEFS, crate::ta::DEFS, crate::finance::DEFS];
+    let Some(b) = tables.iter().flat_map(|t| t.iter()).find(|b| b.name == name) else {
+        return Ok(());
+    };
+    if n < b.min as usize || (b.max != u8::MAX && n > b.max as usize) {
+        return Err(Error::new(
+            beluga_runtime::ErrorKind::Arity,
+            format!("The function [{name}] expects {}~{} argument(s), but the actual number of arguments is: {n}", b.min, b.max),
+        ));
+    }
+    Ok(())
 }
 
 /// Adapter for the SQL executor's `context by` hook (`beluga_runtime::sql::set_segmented_kernel`):
@@ -528,6 +544,9 @@ pub fn context_kernel(name: &str, values: &Column, rest: &[Value], offsets: &[us
     args.push(Value::Vector(values.clone()));
     args.extend(rest.iter().cloned());
     let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+    if let Err(e) = check_arity(name, args.len()) {
+        return Some(Err(e));
+    }
     let p = match f(&args) {
         Ok(p) => p,
         Err(e) => return Some(Err(e)),

@@ -105,7 +105,9 @@ fn months_back(t: i64, months: i64, ty: DataType) -> i64 {
 fn bdays_back(t: i64, n: i64, ty: DataType) -> i64 {
     let pd = per_day(ty);
     let (mut day, rest) = (t.div_euclid(pd), t.rem_euclid(pd));
-    let mut left = n;
+    // whole weeks first (5 business days each), then at most 4 more business days
+    day -= (n / 5) * 7;
+    let mut left = n % 5;
     // 1970-01-01 was a Thursday: weekday = (day + 3) mod 7 with Monday = 0
     while left > 0 {
         day -= 1;

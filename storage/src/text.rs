@@ -366,7 +366,18 @@ pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let path = str_of(f, &args[3], "filename")?.to_string();
     let (delim, schema, skip) = common_args(&args, f, 4)?;
     let transform = opt(&args, 7).cloned();
-    let p = plan(&path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 11)))?;
+    let mut p = plan(&path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 11)))?;
+    // without a schema, an existing table's column types decide how its fields are parsed
+    if let (Some(dir), None, None) = (&db.dir, &schema, &transform) {
+        if !tname.is_empty() && crate::catalog::table_exists(dir, &tname) {
+            let meta = crate::catalog::read_table(dir, &tname)?;
+            if meta.types.len() == p.specs.len() {
+                for (s, ty) in p.specs.iter_mut().zip(&meta.types) {
+                    s.ty = *ty;
+                }
+            }
+        }
+    }
     let Some(dir) = db.dir.clone() else {
         // an in-memory database: the file as a table
         let t = load_file(&p)?;

@@ -38,7 +38,7 @@ impl Interpreter {
                 for g in fs.iter() {
                     out.push(self.call_full(g, pos.clone(), named.clone())?);
                 }
-                return super::assemble(out, &fs_names(self, &fs));
+                return super::assemble(out, &[]);
             }
             other => {
                 // indexing a non-function with call syntax is an error
@@ -153,7 +153,7 @@ impl Interpreter {
                 for g in fs.iter() {
                     out.push(self.call_full(g, pos.clone(), named.clone())?);
                 }
-                super::assemble(out, &fs_names(self, &fs))
+                super::assemble(out, &[])
             }
             other => Err(Error::type_err(format!("{} is not a function", super::ops::describe(other)))),
         }
@@ -359,11 +359,3 @@ impl Interpreter {
     }
 }
 
-fn fs_names(interp: &Interpreter, fs: &[Value]) -> Vec<String> {
-    fs.iter()
-        .map(|f| match f {
-            Value::Function(func) => interp.func_name(func),
-            _ => String::new(),
-        })
-        .collect()
-}

@@ -204,21 +204,15 @@ impl Column {
 
 /// Set algebra for `& | - ^`.
 fn set_op(op: BinOp, x: &SetVal, y: &SetVal) -> Result<Value> {
-    let mut keep: Vec<usize> = Vec::new();
-    let mut extra: Vec<usize> = Vec::new();
-    match op {
-        BinOp::BitAnd => keep = (0..x.items.len()).filter(|&i| y.index.contains_key(&Key::of(&x.items, i))).collect(),
-        BinOp::Sub => keep = (0..x.items.len()).filter(|&i| !y.index.contains_key(&Key::of(&x.items, i))).collect(),
-        BinOp::BitOr => {
-            keep = (0..x.items.len()).collect();
-            extra = (0..y.items.len()).filter(|&i| !x.index.contains_key(&Key::of(&y.items, i))).collect();
-        }
-        BinOp::BitXor => {
-            keep = (0..x.items.len()).filter(|&i| !y.index.contains_key(&Key::of(&x.items, i))).collect();
-            extra = (0..y.items.len()).filter(|&i| !x.index.contains_key(&Key::of(&y.items, i))).collect();
-        }
+    let in_y = |i: &usize| y.index.contains_key(&Key::of(&x.items, *i));
+    let not_in_x = |i: &usize| !x.index.contains_key(&Key::of(&y.items, *i));
+    let (keep, extra): (Vec<usize>, Vec<usize>) = match op {
+        BinOp::BitAnd => ((0..x.items.len()).filter(in_y).collect(), vec![]),
+        BinOp::Sub => ((0..x.items.len()).filter(|i| !in_y(i)).collect(), vec![]),
+        BinOp::BitOr => ((0..x.items.len()).collect(), (0..y.items.len()).filter(not_in_x).collect()),
+        BinOp::BitXor => ((0..x.items.len()).filter(|i| !in_y(i)).collect(), (0..y.items.len()).filter(not_in_x).collect()),
         _ => return Err(Error::type_err("Unsupported set operation")),
-    }
+    };
     let a = x.items.take_usize(&keep);
     let b = y.items.take_usize(&extra);
     let ty = x.items.ty;

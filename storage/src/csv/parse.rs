@@ -190,7 +190,15 @@ impl<'a> Builder<'a> {
                 }
                 ColData::Sym(SymCol { codes, dict: Arc::new(dict) })
             }
-            Builder::Str(s) => ColData::Str(s),
+            Builder::Str(s) => {
+                if ty.physical() != Physical::Str {
+                    // UUID, IPADDR, INT128…: parsed from their text form
+                    let n = s.len();
+                    let text = Column::new(DataType::String, ColData::Str(s));
+                    return beluga_runtime::kernels::cast::cast_column(&text, ty).unwrap_or_else(|_| Column::nulls(ty, n));
+                }
+                ColData::Str(s)
+            }
         };
         Column::new(ty, data)
     }
