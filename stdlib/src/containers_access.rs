@@ -253,6 +253,18 @@ fn row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             Ok(Value::Vector(m.data.take_usize(&idx)))
         }
         Value::Table(_) => i.index_value(args[0].clone(), vec![Value::long(k)]),
+        // a tuple of equal-length vectors (columnar tuple): element k of each
+        Value::Tuple(items) => {
+            let cells: Vec<Value> = items
+                .iter()
+                .map(|v| match v {
+                    Value::Vector(c) if k >= 0 && (k as usize) < c.len() => Ok(Value::Scalar(c.slice(k as usize, k as usize + 1))),
+                    Value::Vector(c) => Ok(Value::null_of(c.ty)),
+                    other => Err(Error::unsupported("row", describe(other))),
+                })
+                .collect::<Result<_>>()?;
+            Ok(beluga_runtime::eval::unify_scalars(&cells)?.unwrap_or(Value::tuple(cells)))
+        }
         other => Err(Error::unsupported("row", describe(other))),
     }
 }
@@ -262,6 +274,9 @@ fn col_fn(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let (n, get): (usize, Box<dyn Fn(usize) -> Column>) = match &args[0] {
         Value::Matrix(m) => (m.cols, Box::new(move |c| m.column(c))),
         Value::Table(t) => (t.ncols(), Box::new(move |c| t.cols[c].clone())),
+        Value::Tuple(items) => {
+            return items.get(k.max(0) as usize).filter(|_| k >= 0).cloned().ok_or_else(|| Error::arg(format!("The column index {k} is out of range")));
+        }
         other => return Err(Error::unsupported("col", describe(other))),
     };
     if k < 0 || k as usize >= n {

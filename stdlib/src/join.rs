@@ -44,7 +44,7 @@ fn table_arg(i: &mut Interpreter, name: &str, v: &Value) -> Result<Arc<Table>> {
             let f = i
                 .resolve_function(beluga_runtime::sql::HANDLE_LOAD)
                 .map_err(|_| Error::arg(format!("[{name}] can't read this handle as a table")))?;
-            match i.call_value(&f, vec![v.clone(), Value::Void])? {
+            match i.call_value(&f, vec![v.clone(), Value::Void, Value::tuple(vec![])])? {
                 Value::Table(t) => Ok(t),
                 other => Err(Error::arg(format!("[{name}]: the handle loader returned {}", describe(&other)))),
             }
@@ -756,6 +756,15 @@ mod tests {
         assert_eq!(
             last(&format!("{i}\nselect sum(v) from t group by interval(x, 2, \"linear\")")),
             "interval_x sum_v\n---------- -----\n0          3\n2          3\n4          6\n6          9"
+        );
+    }
+
+    #[test]
+    fn cgroup_by_cumulates() {
+        let t = "t = table(`A`A`A`A`B`B`B`B as sym, 09:30:06 09:30:28 09:31:46 09:31:59 09:30:19 09:30:43 09:31:23 09:31:56 as time, 10 20 10 30 20 40 30 30 as volume, 10.05 10.06 10.07 10.05 20.12 20.13 20.14 20.15 as price)";
+        assert_eq!(
+            last(&format!("{t}\nselect wavg(price, volume) as vwap from t group by sym cgroup by minute(time) as minute order by sym, minute")),
+            "sym minute vwap\n--- ------ ---------\nA   09:30m 10.056667\nA   09:31m 10.055714\nB   09:30m 20.126667\nB   09:31m 20.135833"
         );
     }
 

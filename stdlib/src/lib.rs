@@ -35,6 +35,7 @@ pub mod order_search;
 pub mod random;
 pub mod reshape;
 pub mod reshape_bar;
+pub mod reshape_stats;
 pub mod hof;
 pub mod hof_time;
 pub mod meta;
@@ -134,6 +135,7 @@ pub fn register(r: &mut Registry) {
         table::DEFS,
         reshape::DEFS,
         reshape_bar::DEFS,
+        reshape_stats::DEFS,
         hof::DEFS,
         hof_time::DEFS,
         meta::DEFS,

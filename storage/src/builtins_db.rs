@@ -318,11 +318,11 @@ pub fn handle_overwrite(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value>
     Ok(args[0].clone())
 }
 
-/// `__handleLoad(handle, columnNames, [where conditions as metacode…])`.
-pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let h = handle_arg("__handleLoad", &args[0])?;
-    let names = match opt(&args, 1) {
-        Some(v) => Some(names_of("__handleLoad", v)?),
+/// Arguments of the load hooks: handle, column names (VOID: all), where conditions.
+fn load_args<'a>(f: &str, args: &'a [Value]) -> Result<(&'a TableHandle, Option<Vec<String>>, Vec<beluga_lang::ast::Expr>)> {
+    let h = handle_arg(f, &args[0])?;
+    let names = match opt(args, 1) {
+        Some(v) => Some(names_of(f, v)?),
         None => None,
     };
     let mut conds = Vec::new();
@@ -339,7 +339,23 @@ pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             _ => {}
         }
     }
+    Ok((h, names, conds))
+}
+
+/// `__handleLoad(handle, columnNames, [where conditions as metacode…])`: the referenced
+/// columns of the rows of the surviving partitions, as one table. Conditions may come as
+/// separate metacode arguments or as one tuple of them.
+pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let (h, names, conds) = load_args("__handleLoad", &args)?;
     Ok(Value::table(crate::query::load(i, h, names.as_deref(), &conds)?))
+}
+
+/// `__handlePartitions(handle, columnNames, [where conditions…])`: the same rows as one
+/// table per surviving partition (a tuple), for per-partition execution and `map`.
+pub fn handle_partitions(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let (h, names, conds) = load_args("__handlePartitions", &args)?;
+    let parts = crate::query::load_partitions(i, h, names.as_deref(), &conds)?;
+    Ok(Value::tuple(parts.into_iter().map(Value::table).collect()))
 }
 
 /// `__handleColumn(handle, name)`: `pt.col`.

@@ -575,15 +575,61 @@ fn load_segment(
     Ok(Some(out))
 }
 
-fn empty_column(ty: DataType, meta: &TableMeta) -> Column {
+fn empty_column(ty: DataType, symbols: &Arc<beluga_runtime::column::SymbolDict>) -> Column {
     if ty == DataType::Symbol {
-        return Column::new(ty, ColData::Sym(beluga_runtime::column::SymCol { codes: vec![], dict: meta.symbols.clone() }));
+        return Column::new(ty, ColData::Sym(beluga_runtime::column::SymCol { codes: vec![], dict: symbols.clone() }));
     }
     Column::nulls(ty, 0)
 }
 
 /// Materialise the referenced columns of the rows that may satisfy `conds`.
 pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
+    let parts = load_parts(i, h, names, conds)?;
+    let (names, types, symbols, parts) = (parts.names, parts.types, parts.symbols, parts.parts);
+    let mut cols = Vec::with_capacity(names.len());
+    for (k, ty) in types.iter().enumerate() {
+        let segs: Vec<&Column> = parts.iter().flat_map(|p| p.iter().map(move |s| &s[k])).collect();
+        cols.push(match segs.len() {
+            0 => empty_column(*ty, &symbols),
+            1 => segs[0].clone(),
+            _ => crate::store::concat_stored(*ty, &segs, &symbols),
+        });
+    }
+    let mut t = Table::new(names, cols)?;
+    t.name = Some(h.name.clone());
+    Ok(t)
+}
+
+/// The loaded rows per surviving partition (each a list of segments of columns).
+pub struct Parts {
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    pub symbols: Arc<beluga_runtime::column::SymbolDict>,
+    pub parts: Vec<Vec<Vec<Column>>>,
+}
+
+/// One table per surviving partition (for per-partition execution, `map` queries).
+pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Vec<Table>> {
+    let parts = load_parts(i, h, names, conds)?;
+    let mut out = Vec::with_capacity(parts.parts.len());
+    for p in &parts.parts {
+        let cols = parts
+            .types
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let segs: Vec<&Column> = p.iter().map(|s| &s[k]).collect();
+                crate::store::concat_stored(*ty, &segs, &parts.symbols)
+            })
+            .collect();
+        let mut t = Table::new(parts.names.clone(), cols)?;
+        t.name = Some(h.name.clone());
+        out.push(t);
+    }
+    Ok(out)
+}
+
+fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Parts> {
     let dir = h.db.dir()?.clone();
     let meta = h.meta()?;
     let levels = if meta.part_cols.is_empty() { Vec::new() } else { h.db.levels()? };
@@ -616,33 +662,32 @@ pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, cond
     }
     let keep = prune(&meta, &levels, &filters);
     let tdir = catalog::table_dir(&dir, &h.name);
-    let jobs: Vec<(&str, u64)> = meta
+    let jobs: Vec<(usize, &str, u64)> = meta
         .parts
         .iter()
+        .enumerate()
         .zip(&keep)
         .filter(|(_, k)| **k)
-        .flat_map(|(p, _)| p.segs.iter().map(move |s| (p.dir.as_str(), s.id)))
+        .flat_map(|((pi, p), _)| p.segs.iter().map(move |s| (pi, p.dir.as_str(), s.id)))
         .collect();
     let loaded: Vec<Option<Vec<Column>>> =
-        jobs.par_iter().map(|(p, s)| load_segment(&tdir, &meta, p, *s, &want, &filters)).collect::<Result<_>>()?;
-    let loaded: Vec<Vec<Column>> = loaded.into_iter().flatten().collect();
-    let mut cols = Vec::with_capacity(want.len());
-    for (k, &c) in want.iter().enumerate() {
-        let ty = meta.types[c];
-        let col = if loaded.len() == 1 {
-            loaded[0][k].clone()
-        } else {
-            let parts: Vec<&Column> = loaded.iter().map(|v| &v[k]).collect();
-            if parts.is_empty() {
-                empty_column(ty, &meta)
-            } else {
-                crate::store::concat_stored(ty, &parts, &meta.symbols)
-            }
-        };
-        cols.push(col);
+        jobs.par_iter().map(|(_, p, s)| load_segment(&tdir, &meta, p, *s, &want, &filters)).collect::<Result<_>>()?;
+    let mut parts: Vec<Vec<Vec<Column>>> = Vec::new();
+    let mut last = usize::MAX;
+    for ((pi, _, _), seg) in jobs.iter().zip(loaded) {
+        let Some(seg) = seg else { continue };
+        if *pi != last {
+            parts.push(Vec::new());
+            last = *pi;
+        }
+        if let Some(p) = parts.last_mut() {
+            p.push(seg);
+        }
     }
-    let names: Vec<String> = want.iter().map(|&c| meta.names[c].clone()).collect();
-    let mut t = Table::new(names, cols)?;
-    t.name = Some(h.name.clone());
-    Ok(t)
+    Ok(Parts {
+        names: want.iter().map(|&c| meta.names[c].clone()).collect(),
+        types: want.iter().map(|&c| meta.types[c]).collect(),
+        symbols: meta.symbols.clone(),
+        parts,
+    })
 }

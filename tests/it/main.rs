@@ -5,4 +5,5 @@ mod conformance;
 mod dos_files;
 mod fuzz;
 mod repl_tty;
+mod sql_duckdb;
 mod storage;

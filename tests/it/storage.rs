@@ -83,6 +83,10 @@ pt = loadTable("{db}", `pt)
             let b = rows_of(i.get_var("r2").expect("r2"));
             assert_eq!(a, b, "results differ for: {q}");
         }
+        // partition pruning: one date of ten, then one symbol range of three
+        run(&mut i, "np1 = size(__handlePartitions(pt, `qty, <(date = 2020.01.03)>))\nnp2 = size(__handlePartitions(pt, `qty, <(date = 2020.01.03)>, <(sym = `C)>))\nnp3 = size(__handlePartitions(pt, `qty, <(date between 2020.01.02 : 2020.01.04)>, <(sym in `A`F)>))\nnp4 = size(__handlePartitions(pt, `qty, <(qty > 1000)>))");
+        let n = |i: &Interpreter, v: &str| i.get_var(v).and_then(|x| x.as_i64()).unwrap_or(-1);
+        assert_eq!((n(&i, "np1"), n(&i, "np2"), n(&i, "np3"), n(&i, "np4")), (3, 1, 3, 0));
         // pruning and filters pushed into the scan give the same rows as the full query
         let conds = [
             "date = 2020.01.03",

@@ -17,8 +17,14 @@ use ahash::{AHashMap, AHashSet};
 use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, InsertSource, InsertStmt, UpdateStmt};
 use std::sync::Arc;
 
-/// The variable name and current table of an update/delete/insert target.
-fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(String, Arc<Table>)> {
+/// Where an update/delete/insert writes: a table variable, or a stored table's handle.
+enum Dest {
+    Var(String),
+    Handle(Value),
+}
+
+/// The destination and current table of an update/delete/insert target.
+fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(Dest, Arc<Table>)> {
     // update/delete rewrite whole tables: every column is loaded
     let need = Need { names: needed.clone(), all: true, push: vec![] };
     let name = match &e.kind {
@@ -26,19 +32,25 @@ fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(S
         _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
     };
     let v = i.resolve(&name).map_err(|_| Error::name(format!("Can't recognize table {name}")))?;
-    if let Value::Handle(_) = v {
-        return Err(Error::runtime(format!(
-            "{name} is a partitioned table handle: use its storage functions (append!, tableInsert…) to change it"
-        )));
-    }
-    Ok((name, as_table(i, v, &need)?))
+    let dest = if matches!(v, Value::Handle(_)) { Dest::Handle(v.clone()) } else { Dest::Var(name) };
+    Ok((dest, as_table(i, v, &need)?))
 }
 
-fn store(i: &mut Interpreter, name: &str, old: &Table, names: Vec<String>, cols: Vec<Column>) -> Result<()> {
+/// Write the new table back: to the variable, or through the storage hook
+/// `__handleOverwrite(handle, table)` for a stored table.
+fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols: Vec<Column>) -> Result<()> {
     let mut t = Table::new(names, cols)?;
     t.keys = old.keys.clone();
     t.name = old.name.clone();
-    i.set_var(name, Value::table(t))
+    match dest {
+        Dest::Var(name) => i.set_var(name, Value::table(t)),
+        Dest::Handle(h) => {
+            let f = i
+                .resolve_function("__handleOverwrite")
+                .map_err(|_| Error::runtime("This stored table can't be modified by update/delete"))?;
+            i.call_value(&f, vec![h.clone(), Value::table(t)]).map(|_| ())
+        }
+    }
 }
 
 /// Replace rows `rows` of `col` by `vals` (in that order); a vectorized scatter.
@@ -63,8 +75,12 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
     u.context_by.iter().for_each(|it| names_in(&it.expr, &mut needed));
     u.csort.iter().for_each(|o| names_in(&o.expr, &mut needed));
     u.having.iter().for_each(|e| names_in(e, &mut needed));
-    let (name, table) = target(i, &u.table, &needed)?;
-    let mut src = Source { table: table.clone(), quals: vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect())], consumed: 0 };
+    let (dest, table) = target(i, &u.table, &needed)?;
+    let qname = match &u.table.kind {
+        ExprKind::Ident(n) => n.clone(),
+        _ => String::new(),
+    };
+    let mut src = Source { table: table.clone(), quals: vec![(qname, table.names.iter().map(|n| (n.clone(), n.clone())).collect())], consumed: 0 };
     if let Some(from) = &u.from {
         let joined = eval_from(i, from, &Need { names: needed.clone(), all: false, push: vec![] })?;
         if joined.table.rows() != table.rows() {
@@ -126,14 +142,18 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
             }
         }
     }
-    store(i, &name, &table, names, cols)
+    store(i, &dest, &table, names, cols)
 }
 
 pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
     let mut needed = AHashSet::new();
     d.where_.iter().for_each(|e| names_in(e, &mut needed));
-    let (name, table) = target(i, &d.table, &needed)?;
-    let quals = vec![(name.clone(), table.names.iter().map(|n| (n.clone(), n.clone())).collect::<AHashMap<_, _>>())];
+    let (dest, table) = target(i, &d.table, &needed)?;
+    let qname = match &d.table.kind {
+        ExprKind::Ident(n) => n.clone(),
+        _ => String::new(),
+    };
+    let quals = vec![(qname, table.names.iter().map(|n| (n.clone(), n.clone())).collect::<AHashMap<_, _>>())];
     let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &table, &quals))).collect();
     let mut frame = Frame::from_table(&table, &needed, false);
     frame.track = true;
@@ -144,11 +164,11 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
     }
     let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
     let t = table.take_usize(&keep);
-    store(i, &name, &table, t.names, t.cols)
+    store(i, &dest, &table, t.names, t.cols)
 }
 
 pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
-    let (name, table) = target(i, &s.table, &AHashSet::new())?;
+    let (dest, table) = target(i, &s.table, &AHashSet::new())?;
     let targets: Vec<usize> = if s.columns.is_empty() {
         (0..table.ncols()).collect()
     } else {
@@ -222,9 +242,15 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
             None => Column::nulls(col.ty, m),
         });
     }
+    if let (Dest::Handle(h), true) = (&dest, table.keys.is_empty()) {
+        // a stored table appends the new rows through the storage hook
+        let f = i.resolve_function("__handleAppend").map_err(|_| Error::runtime("This stored table can't be appended to"))?;
+        let rows = Table::new(table.names.clone(), rows_in)?;
+        return i.call_value(&f, vec![h.clone(), Value::table(rows)]).map(|_| ());
+    }
     let cols = if table.keys.is_empty() { append_rows(&table.cols, &rows_in) } else { upsert_rows(&table, &rows_in)? };
     let names = table.names.clone();
-    store(i, &name, &table, names, cols)
+    store(i, &dest, &table, names, cols)
 }
 
 fn append_rows(old: &[Column], new: &[Column]) -> Vec<Column> {

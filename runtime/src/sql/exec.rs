@@ -383,7 +383,7 @@ pub(crate) fn grouped_keys(i: &mut Interpreter, p: &Prepared, frame: &Frame, kco
 pub(crate) fn limit_values(i: &mut Interpreter, p: &Prepared) -> Result<Option<(i64, i64)>> {
     if let Some((a, b)) = &p.top {
         return Ok(Some(match b {
-            Some(b) => (*a, b - a),
+            Some(b) => (*a, b.saturating_sub(*a)),
             None => (0, *a),
         }));
     }
@@ -403,7 +403,11 @@ pub(crate) fn limit_values(i: &mut Interpreter, p: &Prepared) -> Result<Option<(
 /// Rows [offset, offset+count) of a list; a negative count takes from the end.
 pub(crate) fn limit_slice(rows: &[usize], off: i64, count: i64) -> Vec<usize> {
     let n = rows.len() as i64;
-    let (s, e) = if count < 0 && off == 0 { ((n + count).max(0), n) } else { (off.clamp(0, n), (off + count.max(0)).clamp(0, n)) };
+    let (s, e) = if count < 0 && off == 0 {
+        (n.saturating_add(count).max(0), n)
+    } else {
+        (off.clamp(0, n), off.saturating_add(count.max(0)).clamp(0, n))
+    };
     rows[s as usize..e.max(s) as usize].to_vec()
 }
 
@@ -426,7 +430,7 @@ pub(crate) fn finish_output(i: &mut Interpreter, p: &Prepared, out: Output) -> R
         let keys: Vec<SortKey> = order.iter().map(|(c, asc, nf)| SortKey { col: c, asc: *asc, nulls_first: *nf }).collect();
         // with a leading limit only that many rows must be ordered
         let prefix = match limit {
-            Some((off, n)) if off >= 0 && n >= 0 => (off + n) as usize,
+            Some((off, n)) if off >= 0 && n >= 0 => off.saturating_add(n).min(usize::MAX as i64 / 2) as usize,
             _ => usize::MAX,
         };
         sort_rows_top(&keys, &mut sel, prefix);

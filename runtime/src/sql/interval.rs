@@ -112,7 +112,8 @@ fn where_bounds(i: &mut Interpreter, conds: &[Expr], xtext: &str, ty: DataType) 
 }
 
 fn floor_bucket(x: i64, origin: i64, d: i64) -> i64 {
-    origin + (x - origin).div_euclid(d) * d
+    let b = origin as i128 + (x as i128 - origin as i128).div_euclid(d as i128) * d as i128;
+    b.clamp(i64::MIN as i128 + 1, i64::MAX as i128) as i64
 }
 
 fn bucket_column(v: Vec<i64>, ty: DataType) -> Column {
@@ -195,7 +196,7 @@ pub(crate) fn grouped_interval(i: &mut Interpreter, p: &Prepared, frame: &Frame,
     if frame.rows == 0 || lo > hi {
         return Ok(out);
     }
-    if (hi - lo) / d > MAX_BUCKETS {
+    if (hi as i128 - lo as i128) / d as i128 > MAX_BUCKETS as i128 {
         return Err(Error::arg("interval: too many buckets for this duration"));
     }
     let key_names: Vec<&str> = knames.iter().map(|(n, _)| n.as_str()).collect();

@@ -10,6 +10,7 @@ use crate::kernels::temporal_to;
 use crate::kernels::arith::unit_rank;
 use crate::table::Table;
 use crate::types::{common_type, DataType};
+use rayon::prelude::*;
 
 /// Which rows an equi-join keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,7 +195,15 @@ pub struct Layout<'a> {
 /// Returns the table and, per right column, its name in the result (None = dropped).
 pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &Layout) -> Result<(Table, Vec<Option<String>>)> {
     let mut names: Vec<String> = left.names.clone();
-    let mut cols: Vec<Column> = left.cols.iter().map(|c| c.take(li)).collect();
+    let par = li.len() >= super::frame::PAR_MIN_LEN;
+    let take_all = |cols: &[Column], idx: &[i64]| -> Vec<Column> {
+        if par {
+            cols.par_iter().map(|c| c.take(idx)).collect()
+        } else {
+            cols.iter().map(|c| c.take(idx)).collect()
+        }
+    };
+    let mut cols: Vec<Column> = take_all(&left.cols, li);
     if let Some(lk) = layout.coalesce_keys {
         for (k, &lc) in lk.iter().enumerate() {
             let rc = layout.right_keys[k];
@@ -208,6 +217,7 @@ pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &La
         }
     }
     let mut right_names = Vec::with_capacity(right.ncols());
+    let mut kept: Vec<Column> = Vec::with_capacity(right.ncols());
     for (k, (n, c)) in right.names.iter().zip(&right.cols).enumerate() {
         if layout.right_keys.contains(&k) && !layout.keep_right.contains(&k) {
             right_names.push(None);
@@ -218,9 +228,10 @@ pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &La
             name = format!("{}_{}", layout.right_name, n);
         }
         names.push(name.clone());
-        cols.push(c.take(ri));
+        kept.push(c.clone());
         right_names.push(Some(name));
     }
+    cols.extend(take_all(&kept, ri));
     let mut t = Table::new(names, cols)?;
     t.name = None;
     Ok((t, right_names))

@@ -66,8 +66,12 @@ pub(crate) fn grouped_kernel() -> Option<GroupedKernel> {
     GROUPED.get().copied()
 }
 
-/// Builtin that materialises the listed columns of a storage handle as an in-memory table:
-/// `__handleLoad(handle, columnNames)`. Provided by the storage crate.
+/// Builtin that materialises a storage handle as an in-memory table:
+/// `__handleLoad(handle, columnNames, conditions)`, provided by the storage crate.
+/// `columnNames` is a STRING vector of the names the query may reference (it can hold
+/// names that are not columns; VOID = every column). `conditions` is a tuple of metacode:
+/// the query's leading row-wise `where` conditions, which the loader may use to skip
+/// partitions that cannot match (it need not filter rows: the executor applies them again).
 pub const HANDLE_LOAD: &str = "__handleLoad";
 
 pub fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {

@@ -61,7 +61,17 @@ pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<A
                 cols.sort_unstable();
                 Value::string_vec(cols)
             };
-            match i.call_value(&f, vec![v, cols])? {
+            // the leading row-wise where conditions, as metacode, for partition pruning
+            let prune: Vec<Value> = needed
+                .push
+                .iter()
+                .take_while(|c| {
+                    let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
+                    super::plan::is_rowwise(i, c, &is_col)
+                })
+                .map(|c| Value::Code(Arc::new(c.clone())))
+                .collect();
+            match i.call_value(&f, vec![v, cols, Value::tuple(prune)])? {
                 Value::Table(t) => Ok(t),
                 _ => Err(Error::runtime("The handle loader didn't return a table")),
             }
