@@ -391,7 +391,7 @@ fn special_windows(o: &Ordered, lt: &[i64], rt: &[i64]) -> Windows {
         .enumerate()
         .map(|(l, &(s, e))| {
             let t = lt[l];
-            let from = prev.insert(o.lids[l], t).unwrap_or(i64::MIN);
+            let from = prev.insert(o.lids[l], t).unwrap_or(i64::NULL);
             let bucket = &all.rows[s..e];
             let lo = bucket.partition_point(|&r| rt[r] < from);
             let hi = bucket.partition_point(|&r| rt[r] < t);

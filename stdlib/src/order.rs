@@ -67,6 +67,12 @@ pub fn sort_keys(c: &Column) -> Vec<u64> {
 
 /// Stable argsort of keys (ascending, or descending with nulls last).
 pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
+    if keys.len() > u32::MAX as usize {
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        idx.sort_by_key(|&i| if asc { keys[i] } else { !keys[i] });
+        return idx;
+    }
+    // (key, position) pairs: sorting them unstably is a stable sort of the keys
     let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
     p.sort_unstable();
     p.into_iter().map(|(_, i)| i as usize).collect()

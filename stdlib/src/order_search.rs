@@ -307,7 +307,7 @@ fn bucket_count(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 fn cut_points(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let x = col("cutPoints", &args[0])?;
-    if !(x.ty.is_numeric() || x.ty.is_temporal()) {
+    if !(x.ty.is_numeric() || x.ty.is_temporal() || x.ty.is_literal()) {
         return Err(Error::unsupported("cutPoints", x.ty));
     }
     let bins = int_arg("cutPoints", &args[1], "binNum")?;
@@ -322,7 +322,7 @@ fn cut_points(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
                 return Err(Error::size("The freq argument of [cutPoints] must have the same length as X"));
             }
             let fv = as_native::<i64>(&fc);
-            let idx: Vec<usize> = (0..x.len()).filter(|&i| keys[i] != 0).collect();
+            let idx: Vec<usize> = crate::order::argsort_keys(&keys, true).into_iter().filter(|&i| keys[i] != 0).collect();
             let fr = idx.iter().map(|&i| if fv[i].is_null() { 0 } else { fv[i].max(0) }).collect();
             (idx, fr)
         }
@@ -343,18 +343,35 @@ fn cut_points(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     picks.push(order[0]);
     let mut cum = 0i64;
     let mut k = 0usize;
+    // boundaries are distinct values: each pick lies after the previous one and leaves
+    // room for the remaining ones (a value heavier than one bin gets a bin of its own)
+    let n_order = order.len();
+    let mut prev = 0usize;
     for b in 1..bins {
         let target = (b * total + bins / 2) / bins;
-        while k < order.len() && cum + freq[k] <= target {
+        while k < n_order && cum + freq[k] <= target {
             cum += freq[k];
             k += 1;
         }
-        picks.push(order[k.min(order.len() - 1)]);
+        // the picks still to come after this one need positions of their own
+        let room = n_order.saturating_sub((bins - b) as usize);
+        let mut pos = k.max(prev + 1);
+        while pos + 1 < n_order && keys[order[pos]] == keys[order[prev]] {
+            pos += 1;
+        }
+        let pos = pos.min(room.max(prev + 1)).min(n_order - 1);
+        picks.push(order[pos]);
+        prev = pos;
     }
     let mut out = x.take_usize(&picks);
     // the last boundary is one past the maximum (upper bounds are exclusive)
     let last = *order.last().unwrap_or(&0);
     let maxv = x.slice(last, last + 1);
+    if x.ty.is_literal() {
+        // text has no successor value: the maximum closes the last bucket
+        out.append(&maxv);
+        return Ok(Value::Vector(out));
+    }
     let one = Column::from_vec(DataType::Int, vec![1i32]);
     let end = beluga_runtime::kernels::arith::arith(beluga_runtime::kernels::arith::ArithOp::Add, &maxv, false, &one, true)?;
     let end = if end.ty != x.ty { cast_column(&end, x.ty)? } else { end };

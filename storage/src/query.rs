@@ -483,6 +483,11 @@ fn decoded(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>) -> Result<Ar
     let file = ColumnFile::open(bytes, &p.display().to_string())?;
     let col = file.decode(None, Some(sym))?;
     let d = Arc::new(Decoded { col, blocks: file.blocks });
+    cache_put(key, d.clone());
+    Ok(d)
+}
+
+fn cache_put(key: CacheKey, d: Arc<Decoded>) {
     if let Ok(mut c) = cache().lock() {
         let size = col_bytes(&d.col);
         if size <= c.budget {
@@ -501,7 +506,6 @@ fn decoded(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>) -> Result<Ar
             }
         }
     }
-    Ok(d)
 }
 
 fn block_keep_of(f: &Filter, d: &Decoded) -> Option<Vec<bool>> {
@@ -584,17 +588,29 @@ fn empty_column(ty: DataType, symbols: &Arc<beluga_runtime::column::SymbolDict>)
 
 /// Materialise the referenced columns of the rows that may satisfy `conds`.
 pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
-    let parts = load_parts(i, h, names, conds)?;
-    let (names, types, symbols, parts) = (parts.names, parts.types, parts.symbols, parts.parts);
+    let loaded = load_parts(i, h, names, conds)?;
+    let (names, types, symbols, parts) = (&loaded.names, &loaded.types, &loaded.symbols, &loaded.parts);
     let mut cols = Vec::with_capacity(names.len());
     for (k, ty) in types.iter().enumerate() {
+        // whole columns of a table version are kept too, so full scans copy nothing
+        let key: Option<CacheKey> =
+            loaded.complete.then(|| (loaded.tdir.join(format!("@{}", loaded.cols[k])), loaded.version, loaded.stamp));
+        if let Some(d) = key.as_ref().and_then(|key| cache().lock().ok().and_then(|c| c.map.get(key).cloned())) {
+            cols.push(d.col.clone());
+            continue;
+        }
         let segs: Vec<&Column> = parts.iter().flat_map(|p| p.iter().map(move |s| &s[k])).collect();
-        cols.push(match segs.len() {
-            0 => empty_column(*ty, &symbols),
+        let col = match segs.len() {
+            0 => empty_column(*ty, symbols),
             1 => segs[0].clone(),
-            _ => crate::store::concat_stored(*ty, &segs, &symbols),
-        });
+            _ => crate::store::concat_stored(*ty, &segs, symbols),
+        };
+        if let Some(key) = key {
+            cache_put(key, Arc::new(Decoded { col: col.clone(), blocks: vec![] }));
+        }
+        cols.push(col);
     }
+    let names = names.clone();
     let mut t = Table::new(names, cols)?;
     t.name = Some(h.name.clone());
     Ok(t)
@@ -603,6 +619,14 @@ pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, cond
 /// The loaded rows per surviving partition (each a list of segments of columns).
 pub struct Parts {
     pub names: Vec<String>,
+    /// column indices in the table
+    pub cols: Vec<usize>,
+    /// every row of the table version was loaded (no filter, no pruning)
+    pub complete: bool,
+    pub version: u64,
+    /// modification time of the manifest (tells recreated tables apart)
+    pub stamp: i128,
+    pub tdir: PathBuf,
     pub types: Vec<DataType>,
     pub symbols: Arc<beluga_runtime::column::SymbolDict>,
     pub parts: Vec<Vec<Vec<Column>>>,
@@ -684,8 +708,21 @@ fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, co
             p.push(seg);
         }
     }
+    let complete = filters.is_empty() && keep.iter().all(|&k| k);
+    let stamp = std::fs::metadata(tdir.join(format!("manifest.{}", meta.version)))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(-1);
+    let complete = complete && stamp != -1;
     Ok(Parts {
         names: want.iter().map(|&c| meta.names[c].clone()).collect(),
+        cols: want.clone(),
+        complete,
+        version: meta.version,
+        stamp,
+        tdir,
         types: want.iter().map(|&c| meta.types[c]).collect(),
         symbols: meta.symbols.clone(),
         parts,

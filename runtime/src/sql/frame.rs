@@ -7,6 +7,7 @@ use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::kernels::cast::cast_column;
+use crate::null::Native;
 use crate::table::Table;
 use crate::types::{common_type, DataType};
 use crate::value::Value;
@@ -167,8 +168,10 @@ pub(crate) fn to_mask(v: &Value, rows: usize) -> Result<Option<Vec<bool>>> {
     if !(col.ty.is_numeric() || col.ty == DataType::Void) {
         return Err(Error::type_err(format!("The where condition must be BOOL, not {}", col.ty)));
     }
-    let v = crate::kernels::arith::as_native::<i64>(col);
-    let mask: Vec<bool> = v.iter().map(|&x| x != 0 && x != i64::MIN).collect();
+    let mask: Vec<bool> = match &*col.data {
+        crate::column::ColData::I8(v) => v.iter().map(|&x| x != 0 && !x.is_null()).collect(),
+        _ => crate::kernels::arith::as_native::<i64>(col).iter().map(|&x| x != 0 && !x.is_null()).collect(),
+    };
     Ok(if mask.iter().all(|&m| m) { None } else { Some(mask) })
 }
 

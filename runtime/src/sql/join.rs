@@ -320,8 +320,8 @@ mod tests {
 
     #[test]
     fn null_keys_never_match() {
-        let l = ints(vec![i32::MIN, 1]);
-        let r = ints(vec![i32::MIN, 1]);
+        let l = ints(vec![<i32 as crate::null::Native>::NULL, 1]);
+        let r = ints(vec![<i32 as crate::null::Native>::NULL, 1]);
         let (a, b, n) = shared_key_ids(&[&l], &[&r]).unwrap();
         assert_eq!(equi_pairs(&a, &b, n, EquiKind::Inner, None, None), (vec![1], vec![1]));
     }

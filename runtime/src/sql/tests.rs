@@ -203,3 +203,13 @@ fn top_n_equals_full_sort_prefix() {
         }
     }
 }
+
+#[test]
+fn top_n_floats_desc() {
+    use super::order::sort_rows_top;
+    let c = Column::from_vec(DataType::Double, vec![5.0, 3.0, f64::NULL, 9.0, 1.0, 9.0, 2.0, 8.0, 7.0, 6.0]);
+    let keys = [SortKey { col: &c, asc: false, nulls_first: None }];
+    let mut rows: Vec<usize> = (0..10).collect();
+    sort_rows_top(&keys, &mut rows, 3);
+    assert_eq!(&rows[..3], &[3, 5, 7]);
+}
