@@ -29,14 +29,6 @@ mod tests {
     }
 
     #[test]
-    fn scratch() {
-        if let Ok(path) = std::env::var("BELUGA_SCRATCH") {
-            let src = std::fs::read_to_string(path).unwrap_or_default();
-            println!("=====\n{}=====", run(&src));
-        }
-    }
-
-    #[test]
     fn sorting() {
         check(&[
             ("sort(9 1 5)", "[1,5,9]"),

@@ -184,17 +184,28 @@ fn groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         let call: Vec<Value> = fargs.iter().map(|a| gather(a, m)).collect();
         results.push(i.call_value(&f, call)?);
     }
+    // column names: the argument variables' names (recorded by the interpreter, or found by
+    // identity: an argument passed as a variable shares that variable's data)
     let names = arg_names(i);
+    let key_parts: Vec<Value> = match &args[2] {
+        Value::Tuple(items) => items.iter().cloned().collect(),
+        other => vec![other.clone()],
+    };
     let key_names: Vec<String> = (0..keys.len())
         .map(|k| {
             names
                 .as_ref()
                 .and_then(|n| n.get(2))
                 .and_then(|v| v.get(k).cloned().flatten())
+                .or_else(|| key_parts.get(k).and_then(|v| crate::meta::var_holding(i, v)))
                 .unwrap_or_else(|| if keys.len() == 1 { "key".to_string() } else { "groupingKey".to_string() })
         })
         .collect();
-    let first_arg = names.as_ref().and_then(|n| n.get(1)).and_then(|v| v.first().cloned().flatten());
+    let first_arg = names
+        .as_ref()
+        .and_then(|n| n.get(1))
+        .and_then(|v| v.first().cloned().flatten())
+        .or_else(|| fargs.first().and_then(|v| crate::meta::var_holding(i, v)));
     let fname = func_name(i, &f);
     let value_name = match first_arg {
         Some(a) => format!("{fname}_{a}"),

@@ -725,6 +725,10 @@ mod tests {
             "v cs tot dev\n- -- --- ---------\n6 6  10  2.666667\n3 9  10  -0.333333\n5 5  7   1.5\n2 7  7   -1.5\n4 4  4   0"
         );
         assert_eq!(last(&format!("{G}\nselect top 2 * from t order by w desc")), "k v w\n- - -\nc 4 4\na 6 3");
+        // top-N selection path (limit much smaller than the row count)
+        let big = "t = table(12 3 7 1 9 4 11 2 8 5 10 6 as v, 1..12 as id)";
+        assert_eq!(last(&format!("{big}\nexec v from t order by v desc limit 2")), "[12,11]");
+        assert_eq!(last(&format!("{big}\nexec id from t order by v % 3, v desc limit 1, 2")), "[5,12]");
         assert_eq!(last(&format!("{G}\nexec count(*) from t where k in `a`b, v > 1")), "4");
     }
 

@@ -63,25 +63,27 @@ fn literal_at(c: &Column, k: usize) -> Option<Literal> {
     })
 }
 
-/// Find a variable of the current scope holding exactly this (shared) object.
-fn var_holding(i: &Interpreter, v: &Value) -> Option<String> {
+/// Find a variable of the current scope holding exactly this (shared) object: the name of
+/// an argument passed as a plain variable (the smallest name when several share it).
+pub fn var_holding(i: &Interpreter, v: &Value) -> Option<String> {
     let same = |a: &Value| match (a, v) {
         (Value::Table(x), Value::Table(y)) => Arc::ptr_eq(x, y),
         (Value::Dict(x), Value::Dict(y)) => Arc::ptr_eq(x, y),
         (Value::Tuple(x), Value::Tuple(y)) => Arc::ptr_eq(x, y),
         (Value::Matrix(x), Value::Matrix(y)) => Arc::ptr_eq(x, y),
-        (Value::Vector(x), Value::Vector(y)) => Arc::ptr_eq(&x.data, &y.data),
+        (Value::Vector(x), Value::Vector(y)) => x.ty == y.ty && Arc::ptr_eq(&x.data, &y.data),
         _ => false,
     };
+    let pick = |names: Vec<&String>| names.into_iter().min().cloned();
     if let Some(f) = i.frames.last() {
-        if let Some((k, _)) = f.vars.iter().find(|(_, a)| same(a)) {
-            return Some(k.clone());
+        if let Some(k) = pick(f.vars.iter().filter(|(_, a)| same(a)).map(|(k, _)| k).collect()) {
+            return Some(k);
         }
     }
-    if let Some((k, _)) = i.globals.iter().find(|(k, a)| !k.starts_with("__meta") && same(a)) {
-        return Some(k.clone());
+    if let Some(k) = pick(i.globals.iter().filter(|(k, a)| !k.starts_with("__") && same(a)).map(|(k, _)| k).collect()) {
+        return Some(k);
     }
-    i.shared.lock().ok().and_then(|m| m.iter().find(|(_, a)| same(a)).map(|(k, _)| k.clone()))
+    i.shared.lock().ok().and_then(|m| pick(m.iter().filter(|(_, a)| same(a)).map(|(k, _)| k).collect()))
 }
 
 /// Keep a value in a hidden session variable and refer to it by name.

@@ -412,7 +412,7 @@ fn differential_evolution(i: &mut Interpreter, args: Vec<Value>) -> Result<Value
     let free = bounds.iter().filter(|(a, b)| a != b).count().max(1);
     let np = (pop_mult * free).max(5);
     let mut fcalls = 0usize;
-    let mut eval = |i: &mut Interpreter, x: &[f64], fcalls: &mut usize| -> Result<f64> {
+    let eval = |i: &mut Interpreter, x: &[f64], fcalls: &mut usize| -> Result<f64> {
         *fcalls += 1;
         let r = i.call_value(&f, vec![dvec(x.to_vec())])?;
         r.as_f64().ok_or_else(|| Error::arg("The function of [differentialEvolution] must return a numeric scalar"))

@@ -123,7 +123,7 @@ fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         t.cols.push(Column::nulls(ty, rows));
     }
     let out = Value::table(t);
-    i.inplace_out = Some(out.clone());
+    replace_in_caller(i, &args[0], out.clone());
     Ok(out)
 }
 
@@ -385,12 +385,22 @@ pub fn insert_rows(t: &Table, src: &[Column]) -> Result<Table> {
     upsert_rows(t, &ki, src, false)
 }
 
+/// `tableInsert` and `addColumn` modify their table although their names have no `!`: the
+/// new table replaces the variable that holds the argument (found by identity), and is also
+/// offered to the interpreter's in-place write-back.
+fn replace_in_caller(i: &mut Interpreter, orig: &Value, new: Value) {
+    if let Some(name) = crate::meta::var_holding(i, orig) {
+        let _ = i.set_var(&name, new.clone());
+    }
+    i.inplace_out = Some(new);
+}
+
 fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("tableInsert", &args[0])?.clone();
     let src = incoming_columns(&t, &args[1..])?;
     let n = src.first().map(|c| c.len()).unwrap_or(0);
     let out = insert_rows(&t, &src)?;
-    i.inplace_out = Some(Value::table(out));
+    replace_in_caller(i, &args[0], Value::table(out));
     Ok(Value::int(n as i32))
 }
 
@@ -419,10 +429,19 @@ fn upsert(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 // ------------------------------------------------------------------ keyed and stream tables
 
 fn build_table(i: &mut Interpreter, rest: Vec<Value>) -> Result<Table> {
+    let schema_form = rest.len() == 3 && matches!(rest[0], Value::Pair(_));
     let v = if let [Value::Table(t)] = rest.as_slice() {
         Value::Table(t.clone())
-    } else {
+    } else if schema_form {
         i.call_builtin_by_name("table", rest)?
+    } else {
+        // columns are named after the variables passed (found by identity), else C0, C1...
+        let names: Vec<String> = rest
+            .iter()
+            .enumerate()
+            .map(|(k, v)| crate::meta::var_holding(i, v).unwrap_or_else(|| format!("C{k}")))
+            .collect();
+        beluga_runtime::table::table_from(names, rest)?
     };
     match v {
         Value::Table(t) => Ok(Arc::unwrap_or_clone(t)),

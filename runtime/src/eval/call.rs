@@ -58,23 +58,25 @@ impl Interpreter {
             return self.call_func(&func, pos, named);
         }
         // take the variables out of the environment so the callee mutates them without a copy
-        let mut pos = Vec::with_capacity(args.len());
+        // evaluate the other arguments first: they may read the variables being updated
+        let mut pos: Vec<Option<Value>> = Vec::with_capacity(args.len());
         let mut named = Vec::new();
-        let mut taken: Vec<(usize, String)> = Vec::new();
         for (i, a) in args.iter().enumerate() {
             match a {
-                Arg::Pos(Some(e)) => {
-                    if let Some((_, name)) = writeback.iter().find(|(j, _)| *j == i) {
-                        if let Some(v) = self.take_var(name) {
-                            taken.push((i, name.clone()));
-                            pos.push(Some(v));
-                            continue;
-                        }
-                    }
-                    pos.push(Some(self.eval(e)?))
-                }
+                Arg::Pos(Some(_)) if writeback.iter().any(|(j, _)| *j == i) => pos.push(None),
+                Arg::Pos(Some(e)) => pos.push(Some(self.eval(e)?)),
                 Arg::Pos(None) => pos.push(None),
                 Arg::Named(n, e) => named.push((n.clone(), self.eval(e)?)),
+            }
+        }
+        let mut taken: Vec<(usize, String)> = Vec::new();
+        for (i, name) in &writeback {
+            match self.take_var(name) {
+                Some(v) => {
+                    taken.push((*i, name.clone()));
+                    pos[*i] = Some(v);
+                }
+                None => pos[*i] = Some(self.resolve(name)?),
             }
         }
         let originals: Vec<(usize, Value)> = taken

@@ -370,6 +370,10 @@ pub fn seq(a: &Value, b: &Value) -> Result<Value> {
 
 /// The `:` operator.
 pub fn pair(a: &Value, b: &Value) -> Result<Value> {
+    // a window of durations (`-5s:0s`, `0d:3d`) has no column type: keep both values
+    if matches!(a, Value::Duration(..)) || matches!(b, Value::Duration(..)) {
+        return Ok(Value::tuple(vec![a.clone(), b.clone()]));
+    }
     let items = [norm(a), norm(b)];
     match crate::eval::unify_scalars(&items)? {
         Some(Value::Vector(c)) => Ok(Value::Pair(c)),

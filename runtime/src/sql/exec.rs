@@ -187,11 +187,43 @@ fn empty_source() -> Source {
 pub(crate) fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let (needed, star) = needed_names(q);
     let need = Need { names: needed, all: star, push: q.where_.clone() };
+    if q.map {
+        if let Some(parts) = super::source::partitions(i, q.from.as_ref(), &need)? {
+            return select_map(i, q, parts, need);
+        }
+    }
     let src = match &q.from {
         Some(f) => eval_from(i, f, &need)?,
         None => empty_source(),
     };
-    let needed = need.names;
+    select_source(i, q, src, need.names, star)
+}
+
+/// `… map`: the query runs on every partition of a stored table independently and the
+/// results are concatenated (tables by column position, vectors and scalars into a vector).
+fn select_map(i: &mut Interpreter, q: &SelectQuery, parts: Vec<Source>, need: Need) -> Result<Value> {
+    let mut acc: Option<Value> = None;
+    let mut scalars: Vec<Value> = Vec::new();
+    for src in parts {
+        let v = select_source(i, q, src, need.names.clone(), need.all)?;
+        match v {
+            Value::Scalar(_) | Value::Void => scalars.push(v),
+            other => {
+                acc = Some(match acc {
+                    None => other,
+                    Some(Value::Table(a)) => super::setops::union(&Value::Table(a), &other, true)?,
+                    Some(a) => crate::eval::ops::join(&a, &other)?,
+                })
+            }
+        }
+    }
+    if !scalars.is_empty() {
+        return Ok(crate::eval::unify_scalars(&scalars)?.unwrap_or_else(|| Value::tuple(scalars)));
+    }
+    Ok(acc.unwrap_or(Value::Void))
+}
+
+fn select_source(i: &mut Interpreter, q: &SelectQuery, src: Source, needed: AHashSet<String>, star: bool) -> Result<Value> {
     let mut p = prepare(q, &src)?;
     p.where_.drain(..src.consumed.min(p.where_.len()));
     if p.top.is_some() && matches!(p.group, Some((GroupKind::PivotBy, _))) {
@@ -430,7 +462,7 @@ pub(crate) fn finish_output(i: &mut Interpreter, p: &Prepared, out: Output) -> R
         let keys: Vec<SortKey> = order.iter().map(|(c, asc, nf)| SortKey { col: c, asc: *asc, nulls_first: *nf }).collect();
         // with a leading limit only that many rows must be ordered
         let prefix = match limit {
-            Some((off, n)) if off >= 0 && n >= 0 => off.saturating_add(n).min(usize::MAX as i64 / 2) as usize,
+            Some((off, n)) if off >= 0 && n >= 0 => usize::try_from(off.saturating_add(n)).unwrap_or(usize::MAX),
             _ => usize::MAX,
         };
         sort_rows_top(&keys, &mut sel, prefix);

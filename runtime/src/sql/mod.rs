@@ -11,6 +11,7 @@
 //! * `order`: stable multi-key sort permutations.
 //! * `join`, `asof`: join kernels shared by the SQL join syntax and the join builtins.
 //! * `dml`: update, delete, insert.
+//! * `setops`: `union [all]` and `with` (entry points for the evaluator).
 
 pub mod asof;
 mod context;
@@ -24,6 +25,7 @@ pub mod keys;
 pub mod order;
 mod pivot;
 mod plan;
+mod setops;
 mod source;
 
 use crate::column::Column;
@@ -59,6 +61,7 @@ pub(crate) fn grouped_kernel2() -> Option<GroupedKernel2> {
 }
 
 pub use frame::ColBuilder;
+pub use setops::{union, with_queries};
 pub use group::{set_segmented_kernel, SegmentedKernel};
 pub use plan::{auto_name, names_in};
 

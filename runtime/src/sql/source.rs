@@ -46,6 +46,29 @@ fn identity(t: &Table) -> AHashMap<String, String> {
     t.names.iter().map(|n| (n.clone(), n.clone())).collect()
 }
 
+/// The query's leading row-wise `where` conditions as a tuple of metacode: what a storage
+/// loader may use to skip partitions.
+fn prune_conditions(i: &Interpreter, needed: &Need) -> Value {
+    let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
+    let conds: Vec<Value> = needed
+        .push
+        .iter()
+        .take_while(|c| super::plan::is_rowwise(i, c, &is_col))
+        .map(|c| Value::Code(Arc::new(c.clone())))
+        .collect();
+    Value::tuple(conds)
+}
+
+/// The column-name argument of the storage loaders (VOID = every column).
+fn load_columns(needed: &Need) -> Value {
+    if needed.all {
+        return Value::Void;
+    }
+    let mut cols: Vec<&str> = needed.names.iter().map(|s| s.as_str()).collect();
+    cols.sort_unstable();
+    Value::string_vec(cols)
+}
+
 /// Evaluate a value used as a table: tables as is, handles through the storage hook.
 pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<Arc<Table>> {
     match v {
@@ -54,24 +77,8 @@ pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<A
             let f = i
                 .resolve_function(HANDLE_LOAD)
                 .map_err(|_| Error::runtime("This handle can't be used as a table in a query"))?;
-            let cols = if needed.all {
-                Value::Void
-            } else {
-                let mut cols: Vec<&str> = needed.names.iter().map(|s| s.as_str()).collect();
-                cols.sort_unstable();
-                Value::string_vec(cols)
-            };
-            // the leading row-wise where conditions, as metacode, for partition pruning
-            let prune: Vec<Value> = needed
-                .push
-                .iter()
-                .take_while(|c| {
-                    let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
-                    super::plan::is_rowwise(i, c, &is_col)
-                })
-                .map(|c| Value::Code(Arc::new(c.clone())))
-                .collect();
-            match i.call_value(&f, vec![v, cols, Value::tuple(prune)])? {
+            let (cols, prune) = (load_columns(needed), prune_conditions(i, needed));
+            match i.call_value(&f, vec![v, cols, prune])? {
                 Value::Table(t) => Ok(t),
                 _ => Err(Error::runtime("The handle loader didn't return a table")),
             }
@@ -285,6 +292,31 @@ fn filter_table(i: &mut Interpreter, t: &Arc<Table>, cond: &Expr) -> Result<Arc<
         }
         None => t.clone(),
     })
+}
+
+/// `from pt … map` on a stored table: one source per surviving partition, loaded through
+/// `__handlePartitions(handle, columnNames, conditions)`. None when the from item is not a
+/// stored table (the query then runs once, as without `map`).
+pub(crate) fn partitions(i: &mut Interpreter, from: Option<&FromItem>, needed: &Need) -> Result<Option<Vec<Source>>> {
+    let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, alias)) = from else { return Ok(None) };
+    let Ok(v @ Value::Handle(_)) = i.resolve(name) else { return Ok(None) };
+    let Ok(f) = i.resolve_function("__handlePartitions") else { return Ok(None) };
+    let (cols, prune) = (load_columns(needed), prune_conditions(i, needed));
+    let parts = match i.call_value(&f, vec![v, cols, prune])? {
+        Value::Tuple(items) => items,
+        _ => return Err(Error::runtime("The partition loader didn't return a tuple of tables")),
+    };
+    let mut out = Vec::with_capacity(parts.len());
+    for p in parts.iter() {
+        let Value::Table(t) = p else { return Err(Error::runtime("The partition loader didn't return tables")) };
+        let t = named(t.clone(), name);
+        let mut quals = vec![(name.clone(), identity(&t))];
+        if let Some(a) = alias {
+            quals.push((a.clone(), identity(&t)));
+        }
+        out.push(Source { table: t, quals, consumed: 0 });
+    }
+    Ok(Some(out))
 }
 
 /// Join builtins whose arguments 2 and 3 are the key names (inputs may be projected).

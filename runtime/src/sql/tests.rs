@@ -213,3 +213,51 @@ fn top_n_floats_desc() {
     sort_rows_top(&keys, &mut rows, 3);
     assert_eq!(&rows[..3], &[3, 5, 7]);
 }
+
+#[test]
+fn union_distinct_and_all() {
+    use crate::table::Table;
+    use crate::value::Value;
+    let t = |ids: Vec<i32>, v: Vec<f64>, name: &str| {
+        Value::table(Table::new(vec!["id".into(), name.into()], vec![Column::from_vec(DataType::Int, ids), Column::from_vec(DataType::Double, v)]).unwrap())
+    };
+    let a = t(vec![1, 2, 3, 3], vec![7.8, 4.6, 5.1, 0.1], "v1");
+    let b = t(vec![5, 3, 3], vec![3.2, 5.1, 0.1], "v2");
+    let ids = |v: &Value| match v {
+        Value::Table(t) => (0..t.rows()).map(|r| t.cols[0].i64_at(r).unwrap_or(-1)).collect::<Vec<_>>(),
+        _ => vec![],
+    };
+    let u = super::union(&a, &b, false).unwrap();
+    assert_eq!(ids(&u), vec![1, 2, 3, 3, 5]);
+    let ua = super::union(&a, &b, true).unwrap();
+    assert_eq!(ids(&ua), vec![1, 2, 3, 3, 5, 3, 3]);
+    if let Value::Table(t) = &u {
+        assert_eq!(t.names, vec!["id".to_string(), "v1".to_string()]);
+    }
+}
+
+#[test]
+fn with_names_earlier_results() {
+    use crate::table::Table;
+    use crate::value::Value;
+    use beluga_lang::ast::{ExprKind, SelectQuery, StmtKind};
+    let mut i = crate::Interpreter::new(crate::Registry::new());
+    let t = Table::new(vec!["id".into()], vec![Column::from_vec(DataType::Int, vec![1, 2, 3, 4])]).unwrap();
+    i.set_var("t1", Value::table(t)).unwrap();
+    let query = |i: &crate::Interpreter, src: &str| -> SelectQuery {
+        let stmts = i.parse(src).unwrap();
+        match &stmts[0].kind {
+            StmtKind::Expr(e) => match &e.kind {
+                ExprKind::Select(q) => (**q).clone(),
+                _ => panic!("not a select"),
+            },
+            _ => panic!("not an expression"),
+        }
+    };
+    let q1 = query(&i, "select * from t1 where id > 1");
+    let q2 = query(&i, "select * from tmp where id < 4");
+    let q3 = query(&i, "exec id from tmp2");
+    let r = super::with_queries(&mut i, &[("tmp".into(), q1), ("tmp2".into(), q2)], &q3).unwrap();
+    assert_eq!(crate::fmt::to_console(&r, &|_| String::new()), "[2,3]");
+    assert!(i.col_scopes.is_empty());
+}
