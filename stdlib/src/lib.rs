@@ -64,6 +64,7 @@ pub mod testing;
 pub mod util;
 pub mod tm;
 pub mod window;
+pub mod window_fast;
 pub mod cum_misc;
 pub mod finance;
 pub mod row;

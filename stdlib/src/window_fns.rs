@@ -232,6 +232,9 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 macro_rules! builtins {
     ($($f:ident => $p:path;)*) => {
         $(pub fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+            if let Some(r) = crate::window_fast::try_fast(stringify!($f), &a) {
+                return r;
+            }
             call_prep($p, &a)
         })*
     };

@@ -5,7 +5,7 @@ use super::context::segments;
 use super::frame::{apply_where, eval_in, mask_rows, to_column, to_mask, ColBuilder, Frame};
 use super::group::GroupEval;
 use super::plan::{names_in, rewrite_count_star};
-use super::source::{as_table, eval_from, qualify, Need, Source};
+use super::source::{as_table, eval_from, identity, qualify, Need, Source};
 use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
@@ -13,7 +13,7 @@ use crate::kernels::cast::cast_column;
 use crate::table::Table;
 use crate::types::DataType;
 use crate::value::Value;
-use ahash::{AHashMap, AHashSet};
+use ahash::AHashSet;
 use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, InsertSource, InsertStmt, UpdateStmt};
 use std::sync::Arc;
 
@@ -55,7 +55,13 @@ fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols
 
 /// Replace rows `rows` of `col` by `vals` (in that order); a vectorized scatter.
 fn scatter(col: &Column, rows: &[usize], vals: &Column) -> Result<Column> {
-    let vals = if vals.ty != col.ty && col.ty != DataType::Void { cast_column(vals, col.ty)? } else { vals.clone() };
+    let vals = if vals.ty == DataType::Void && col.ty != DataType::Void {
+        Column::nulls(col.ty, vals.len())
+    } else if vals.ty != col.ty && col.ty != DataType::Void {
+        cast_column(vals, col.ty)?
+    } else {
+        vals.clone()
+    };
     let ty = if col.ty == DataType::Void { vals.ty } else { col.ty };
     let base = if col.ty == DataType::Void { Column::nulls(ty, col.len()) } else { col.clone() };
     let n = base.len();
@@ -80,7 +86,7 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
         ExprKind::Ident(n) => n.clone(),
         _ => String::new(),
     };
-    let mut src = Source { table: table.clone(), quals: vec![(qname, table.names.iter().map(|n| (n.clone(), n.clone())).collect())], consumed: 0 };
+    let mut src = Source { table: table.clone(), quals: vec![(qname, identity(&table))], consumed: 0 };
     if let Some(from) = &u.from {
         let joined = eval_from(i, from, &Need { names: needed.clone(), all: false, push: vec![] })?;
         if joined.table.rows() != table.rows() {
@@ -153,7 +159,7 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
         ExprKind::Ident(n) => n.clone(),
         _ => String::new(),
     };
-    let quals = vec![(qname, table.names.iter().map(|n| (n.clone(), n.clone())).collect::<AHashMap<_, _>>())];
+    let quals = vec![(qname, identity(&table))];
     let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &table, &quals))).collect();
     let mut frame = Frame::from_table(&table, &needed, false);
     frame.track = true;

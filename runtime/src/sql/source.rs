@@ -42,7 +42,7 @@ pub(crate) struct Source {
 /// Builtins whose first two arguments are the left and right tables of a join.
 const JOIN_FUNCS: &[&str] = &["ej", "sej", "lj", "lsj", "fj", "aj", "wj", "pwj", "cj", "pj"];
 
-fn identity(t: &Table) -> AHashMap<String, String> {
+pub(crate) fn identity(t: &Table) -> AHashMap<String, String> {
     t.names.iter().map(|n| (n.clone(), n.clone())).collect()
 }
 
