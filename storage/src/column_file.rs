@@ -229,13 +229,18 @@ fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
     for (i, &x) in v.iter().enumerate() {
         if x.is_null() {
             ints.push(i64::NULL);
-        } else if mins[i] as usize > k {
-            exc_idx.push(i as u32);
-            exc_val.push(x);
-            ints.push(prev);
         } else {
-            prev = (x * POW10[k]).round() as i64;
-            ints.push(prev);
+            // a value that needs more decimals, or that is too large to scale by 10^k
+            // exactly (214748.3647 at k = 14 overflows i64), is kept as an exception
+            let s = (x * POW10[k]).round();
+            if mins[i] as usize > k || s.abs() >= MAX_EXACT || s / POW10[k] != x {
+                exc_idx.push(i as u32);
+                exc_val.push(x);
+                ints.push(prev);
+            } else {
+                prev = s as i64;
+                ints.push(prev);
+            }
         }
     }
     let mut out = vec![k as u8];
@@ -521,6 +526,12 @@ mod tests {
         let dec: Vec<f64> = (0..n).map(|i| if i % 11 == 0 { f64::NULL } else { (i % 1000) as f64 / 10.0 + 80.0 }).collect();
         let c = round(&Column::from_vec(DataType::Double, dec.clone()));
         assert!(matches!(&*c.data, ColData::F64(v) if *v == dec));
+        // large values beside many-decimal ones must not overflow the scaled integers
+        let wide: Vec<f64> = (0..5000).map(|i| if i % 7 == 0 { 214748.3647 } else { 0.1 + i as f64 * 1e-13 }).collect();
+        let (codec, bytes) = encode_f64(&wide);
+        let mut back = Vec::new();
+        decode_f64(codec, &bytes, wide.len(), "wide", &mut back).expect("decode");
+        assert_eq!(back, wide);
         let mixed: Vec<f64> = (0..5000).map(|i| if i % 100 == 7 { 26.110000000000003 } else if i % 3 == 0 { 214748.3647 } else { 44.72 + (i % 50) as f64 / 100.0 }).collect();
         let c = round(&Column::from_vec(DataType::Double, mixed.clone()));
         assert!(matches!(&*c.data, ColData::F64(v) if *v == mixed));
