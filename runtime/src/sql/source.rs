@@ -199,8 +199,22 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
     let table = as_table(i, v, needed)?;
     let mut quals: Quals = Vec::new();
     if let Some(Some(l)) = side_names.first() {
-        if let Ok(Value::Table(lt)) = i.resolve(l) {
-            let m = lt.names.iter().filter(|c| table.col_index(c).is_some()).map(|c| (c.clone(), c.clone())).collect();
+        // a stored (partitioned) left table: its columns are the result's unprefixed ones
+        let right_prefix = side_names.get(1).cloned().flatten().map(|r| format!("{r}_"));
+        let left_cols: Option<Vec<String>> = match i.resolve(l) {
+            Ok(Value::Table(lt)) => Some(lt.names.clone()),
+            Ok(Value::Handle(_)) => Some(
+                table
+                    .names
+                    .iter()
+                    .filter(|c| right_prefix.as_ref().map(|p| !c.starts_with(p.as_str())).unwrap_or(true))
+                    .cloned()
+                    .collect(),
+            ),
+            _ => None,
+        };
+        if let Some(cols) = left_cols {
+            let m = cols.iter().filter(|c| table.col_index(c).is_some()).map(|c| (c.clone(), c.clone())).collect();
             quals.push((l.clone(), m));
         }
     }
