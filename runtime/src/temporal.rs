@@ -94,6 +94,26 @@ pub fn format_temporal(ty: DataType, v: i64) -> String {
     }
 }
 
+/// Nanoseconds in one unit of a temporal type (None for MONTH, which has no fixed length).
+pub fn type_unit_ns(ty: DataType) -> Option<i64> {
+    unit_ns(ty).map(|(_, u)| u)
+}
+
+/// Nanoseconds in one DURATION unit with a fixed length (`ns us ms s m H d w`).
+pub fn duration_unit_ns(unit: &str) -> Option<i64> {
+    Some(match unit {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "H" => 3_600_000_000_000,
+        "d" => NS_PER_DAY,
+        "w" => 7 * NS_PER_DAY,
+        _ => return None,
+    })
+}
+
 /// Whether a temporal type carries a date, and its unit in nanoseconds.
 fn unit_ns(ty: DataType) -> Option<(bool, i64)> {
     Some(match ty {

@@ -10,34 +10,9 @@ use beluga_runtime::temporal::{civil_from_days, days_from_civil};
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
 use std::sync::Arc;
+use beluga_runtime::temporal::{type_unit_ns as unit_ns, duration_unit_ns as duration_ns};
 
-/// Nanoseconds in one unit of a temporal type (None for DATE-less calendar units like MONTH).
-fn unit_ns(t: DataType) -> Option<i64> {
-    use DataType::*;
-    Some(match t {
-        Date => 86_400_000_000_000,
-        Time | Timestamp => 1_000_000,
-        Minute => 60_000_000_000,
-        Second | DateTime => 1_000_000_000,
-        NanoTime | NanoTimestamp => 1,
-        DateHour => 3_600_000_000_000,
-        _ => return None,
-    })
-}
 
-fn duration_ns(unit: &str) -> Option<i64> {
-    Some(match unit {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "H" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
-        "w" => 7 * 86_400_000_000_000,
-        _ => return None,
-    })
-}
 
 /// Units of a day-carrying type per day (DATE 1, DATETIME 86400 ...).
 fn per_day(t: DataType) -> Option<i64> {

@@ -8,20 +8,8 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month, MS_PER_DAY, NS_PER_DAY};
 use beluga_runtime::{DataType, Error, Result, Value};
+pub(crate) use beluga_runtime::temporal::{type_unit_ns as unit_ns};
 
-/// Nanoseconds in one unit of a temporal type (MONTH has no fixed length: None).
-pub(crate) fn unit_ns(ty: DataType) -> Option<i64> {
-    use DataType::*;
-    Some(match ty {
-        Date => NS_PER_DAY,
-        DateHour => 3_600_000_000_000,
-        DateTime | Second => 1_000_000_000,
-        Timestamp | Time => 1_000_000,
-        NanoTimestamp | NanoTime => 1,
-        Minute => 60_000_000_000,
-        _ => return None,
-    })
-}
 
 /// Types that carry a time of day.
 pub(crate) fn has_time(ty: DataType) -> bool {

@@ -7,20 +7,8 @@ use crate::window::{Bounds, Slice, WinLen};
 use beluga_runtime::null::Native;
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month};
 use beluga_runtime::{DataType, Error, Result};
+use beluga_runtime::temporal::{type_unit_ns as unit_ns};
 
-/// Units of a temporal type, in nanoseconds (None for calendar types and integers).
-fn unit_ns(t: DataType) -> Option<i64> {
-    use DataType::*;
-    Some(match t {
-        Date => 86_400_000_000_000,
-        Time | Timestamp => 1_000_000,
-        Minute => 60_000_000_000,
-        Second | DateTime => 1_000_000_000,
-        NanoTime | NanoTimestamp => 1,
-        DateHour => 3_600_000_000_000,
-        _ => return None,
-    })
-}
 
 fn dur_ns(unit: &str) -> Option<i64> {
     Some(match unit {
