@@ -103,61 +103,41 @@ fn sort(b: divan::Bencher) {
     b.bench_local(&mut f);
 }
 
-/// Baseline: a plain Rust moving sum with null skipping and minPeriods = window
-/// (the same output contract as msum), allocating its result like the builtin does.
+/// Baseline: a plain Rust moving sum (or mean) with null skipping and minPeriods = window
+/// (the output contract of msum/mavg), allocating its result like the builtins do.
+fn plain_rolling(d: &[f64], avg: bool) -> Vec<f64> {
+    let mut out = vec![-f64::MAX; d.len()];
+    let (mut s, mut cnt) = (0.0f64, 0usize);
+    for i in 0..d.len() {
+        let x = d[i];
+        if x != -f64::MAX {
+            s += x;
+            cnt += 1;
+        }
+        if i >= WINDOW {
+            let y = d[i - WINDOW];
+            if y != -f64::MAX {
+                s -= y;
+                cnt -= 1;
+            }
+        }
+        if i + 1 >= WINDOW && cnt > 0 {
+            out[i] = if avg { s / cnt as f64 } else { s };
+        }
+    }
+    out
+}
+
 #[divan::bench(sample_count = 10)]
 fn plain_rust_msum(b: divan::Bencher) {
     let d = data();
-    b.bench_local(|| {
-        let mut out = vec![-f64::MAX; d.len()];
-        let (mut s, mut cnt) = (0.0f64, 0usize);
-        for i in 0..d.len() {
-            let x = d[i];
-            if x != -f64::MAX {
-                s += x;
-                cnt += 1;
-            }
-            if i >= WINDOW {
-                let y = d[i - WINDOW];
-                if y != -f64::MAX {
-                    s -= y;
-                    cnt -= 1;
-                }
-            }
-            if i + 1 >= WINDOW && cnt > 0 {
-                out[i] = s;
-            }
-        }
-        divan::black_box(out)
-    });
+    b.bench_local(|| divan::black_box(plain_rolling(d, false)));
 }
 
-/// Baseline: the same loop producing the mean (mavg's contract).
 #[divan::bench(sample_count = 10)]
 fn plain_rust_mavg(b: divan::Bencher) {
     let d = data();
-    b.bench_local(|| {
-        let mut out = vec![-f64::MAX; d.len()];
-        let (mut s, mut cnt) = (0.0f64, 0usize);
-        for i in 0..d.len() {
-            let x = d[i];
-            if x != -f64::MAX {
-                s += x;
-                cnt += 1;
-            }
-            if i >= WINDOW {
-                let y = d[i - WINDOW];
-                if y != -f64::MAX {
-                    s -= y;
-                    cnt -= 1;
-                }
-            }
-            if i + 1 >= WINDOW && cnt > 0 {
-                out[i] = s / cnt as f64;
-            }
-        }
-        divan::black_box(out)
-    });
+    b.bench_local(|| divan::black_box(plain_rolling(d, true)));
 }
 
 /// Baseline: a plain Rust null-skipping sum.

@@ -12,7 +12,7 @@ mod validate;
 pub use adverbs::{assemble, Rule, DEFS as ADVERB_DEFS};
 pub use expr::build_dict as build_dict_pub;
 pub use index::dict_get as dict_get_pub;
-pub use literal::{literal_value, unify_scalars};
+pub use literal::{literal_value, temporal_type, unify_scalars};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::registry::Registry;

@@ -4,7 +4,6 @@
 
 use super::num::{char_quoted, format_double, format_float};
 use crate::temporal::format_temporal;
-use crate::types::DataType;
 use beluga_lang::ast::*;
 
 /// Aliases DolphinDB prints under their canonical name.
@@ -18,20 +17,8 @@ fn canonical(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-pub fn temporal_type(t: TemporalType) -> DataType {
-    match t {
-        TemporalType::Date => DataType::Date,
-        TemporalType::Month => DataType::Month,
-        TemporalType::Time => DataType::Time,
-        TemporalType::Minute => DataType::Minute,
-        TemporalType::Second => DataType::Second,
-        TemporalType::DateTime => DataType::DateTime,
-        TemporalType::Timestamp => DataType::Timestamp,
-        TemporalType::NanoTime => DataType::NanoTime,
-        TemporalType::NanoTimestamp => DataType::NanoTimestamp,
-        TemporalType::DateHour => DataType::DateHour,
-    }
-}
+/// The literal's data type (one mapping, shared with the evaluator).
+pub use crate::eval::temporal_type;
 
 fn lit(l: &Literal) -> String {
     fn opt<T: ToString>(v: &Option<T>, null: &str) -> String {
