@@ -5,6 +5,11 @@ use crate::span::Span;
 /// Shared pointer used for function definitions: `Arc`, so values holding them are `Send + Sync`.
 pub type Rc<T> = std::sync::Arc<T>;
 
+/// The function marking `expr as name` inside metacode (`<avg(x) as ax>`): the parser builds
+/// `META_ALIAS(expr, "name")`; the runtime's metacode functions read the alias from it and
+/// evaluating it yields `expr`.
+pub const META_ALIAS: &str = "__alias";
+
 /// A literal as written in the source. Temporal literals are already converted to their
 /// integer encoding (days since 1970 for DATE, ms since midnight for TIME, ...), so the
 /// runtime only tags them with a type.
@@ -220,6 +225,12 @@ pub enum ExprKind {
     Lambda(Rc<FuncDef>),
     /// `select`/`exec` as an expression.
     Select(Box<SelectQuery>),
+    /// `q1 union q2` / `q1 union all q2` (all = true): the operands are queries (select/exec,
+    /// parenthesised, or another union); left-associative.
+    Union(Box<Expr>, Box<Expr>, bool),
+    /// `with n1 as (q1), n2(c1, c2) as (q2) body`: named queries, each visible in the later
+    /// ones and in the body (a select/exec or a union).
+    With(Vec<Cte>, Box<Expr>),
     /// `<expr>` metacode
     Meta(Box<Expr>),
     /// `case when c then v ... else e end` (SQL)
@@ -365,6 +376,16 @@ pub enum FromItem {
     Table(Expr, Option<String>),
     /// `a [inner|left|...] join b [on cond]`
     Join(Box<FromItem>, JoinKind, Box<FromItem>, Option<Expr>),
+}
+
+/// One named query of `with`: `name[(columns…)] as (query)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cte {
+    pub name: String,
+    /// Column renames (`tmp(a, b) as (…)`); empty keeps the query's names.
+    pub columns: Vec<String>,
+    pub query: Expr,
+    pub span: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -67,6 +67,14 @@ pub fn agg_lambda(params: Vec<Param>, body: FuncBody, src: &str, l: usize, r: us
     ex(ExprKind::Lambda(Rc::new(func(None, params, body, true, src, l, r))), l, r)
 }
 
+/// `expr as name` in metacode: a call of `META_ALIAS` with the expression and the name
+/// (several names joined by backticks), the form `sqlColAlias` builds.
+pub fn alias(e: Expr, names: Vec<String>, span: Span) -> Expr {
+    let f = Expr::new(ExprKind::FuncRef(META_ALIAS.into()), span);
+    let n = Expr::new(ExprKind::Lit(Literal::Str(names.join("`"))), span);
+    Expr::new(ExprKind::Call(Box::new(f), vec![Arg::Pos(Some(e)), Arg::Pos(Some(n))]), span)
+}
+
 /// `[a, , b]`: empty slots are NULL; one trailing empty slot (`[a, b,]`) is dropped.
 pub fn vec_items(mut v: Vec<Option<Expr>>, l: usize) -> Vec<Expr> {
     if v.len() > 1 && v.last().is_some_and(|x| x.is_none()) {

@@ -102,6 +102,10 @@ pub enum Tok {
     IsNull(bool),
     BetweenAnd,
     Exists,
+    /// `union` (false) / `union all` (true) between two queries
+    Union(bool),
+    /// `with` starting named queries (`with t as (select …) select …`)
+    With,
     LBraceDict,
     LBraceLambda,
     LBracePartial,
@@ -262,6 +266,8 @@ impl std::fmt::Display for Tok {
             Tok::OpFunc(op) => return write!(f, "operator `{}`", op.func_name()),
             Tok::JoinKw(_) => "join",
             Tok::IsNull(_) => "is null",
+            Tok::Union(false) => "union",
+            Tok::Union(true) => "union all",
             Tok::LBrace
             | Tok::LBraceDict
             | Tok::LBraceLambda

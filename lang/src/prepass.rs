@@ -53,6 +53,8 @@ enum SqlKind {
     Update,
     Delete,
     Insert,
+    /// `with n as (q), … body`: the named queries; the body is a Select context above it
+    With,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -76,6 +78,8 @@ struct SqlCtx {
     clause: Clause,
     seen_from: bool,
     in_args: bool,
+    /// Index in the output of the query's first token (where a wrapping `(` would go).
+    out_pos: usize,
 }
 
 struct Pre<'a> {
@@ -249,6 +253,8 @@ fn cant_end(t: &Tok) -> bool {
             | Tok::Use
             | Tok::Mutable
             | Tok::Exists
+            | Tok::Union(_)
+            | Tok::With
             | Tok::Timer
             | Tok::TimerN
             | Tok::Transaction
@@ -676,14 +682,10 @@ impl<'a> Pre<'a> {
                 }
             }
             Tok::Select | Tok::Exec => {
-                let wrapped = match self.last() {
-                    None | Some(Tok::Sep) | Some(Tok::LBrace) => false,
-                    Some(Tok::LParen) => self.stack.last().is_some_and(|f| f.call),
-                    Some(Tok::RBrace) if self.last_block_close => false,
-                    _ => true,
-                };
+                let wrapped = self.query_wrapped();
                 let in_args =
                     wrapped && self.stack.last().is_some_and(|f| matches!(f.kind, FK::Paren | FK::Bracket));
+                let out_pos = self.out.len();
                 if wrapped {
                     self.emit(Tok::LParen, s, s);
                 }
@@ -694,6 +696,7 @@ impl<'a> Pre<'a> {
                     clause: Clause::Items,
                     seen_from: false,
                     in_args,
+                    out_pos,
                 });
                 self.emit(rt.tok, s, e);
             }
@@ -710,6 +713,7 @@ impl<'a> Pre<'a> {
                     clause: Clause::Items,
                     seen_from: false,
                     in_args: false,
+                    out_pos: self.out.len(),
                 });
                 self.emit(rt.tok, s, e);
             }
@@ -888,6 +892,10 @@ impl<'a> Pre<'a> {
         if cant_end(&last) && !(last == Tok::RBrace) {
             return;
         }
+        // `(select …)` then `union [all] (select …)` on the next line
+        if last == Tok::RParen && ident_is(self.toks.get(j), "union") && self.union_pattern(j).is_some() {
+            return;
+        }
         if self.case_depth > 0 {
             if let Tok::Ident(w) = &next {
                 if ["when", "then", "end"].iter().any(|x| w.eq_ignore_ascii_case(x)) {
@@ -895,9 +903,11 @@ impl<'a> Pre<'a> {
                 }
             }
         }
-        if self.base_sql().is_some() {
+        if let Some(k) = self.base_sql() {
             let cont = match &next {
                 Tok::From | Tok::Where => true,
+                // the body of `with` on the line after the named queries
+                Tok::Select | Tok::Exec => self.sql[k].kind == SqlKind::With,
                 Tok::Ident(w) => is_sql_word(w),
                 _ => false,
             };
@@ -1159,6 +1169,96 @@ impl<'a> Pre<'a> {
         i + 1
     }
 
+    /// Whether a query starting here is wrapped in parentheses (so that it ends where its
+    /// SQL context ends): everywhere except at the start of a statement or call argument list.
+    fn query_wrapped(&self) -> bool {
+        match self.last() {
+            None | Some(Tok::Sep) | Some(Tok::LBrace) => false,
+            Some(Tok::LParen) => self.stack.last().is_some_and(|f| f.call),
+            Some(Tok::RBrace) if self.last_block_close => false,
+            _ => true,
+        }
+    }
+
+    /// `union [all]` at i followed by a query (`select`/`exec`, possibly parenthesised):
+    /// whether it is `all`, and the index after the keyword(s). Otherwise `union` is a name
+    /// (`union(s1, s2)`, `s1 union s2`).
+    fn union_pattern(&self, i: usize) -> Option<(bool, usize)> {
+        let mut j = self.next_sig(i + 1);
+        let all = ident_is(self.toks.get(j), "all");
+        let after = if all { j + 1 } else { i + 1 };
+        if all {
+            j = self.next_sig(j + 1);
+        }
+        while self.tok(j) == Some(&Tok::LParen) {
+            j = self.next_sig(j + 1);
+        }
+        matches!(self.tok(j), Some(Tok::Select | Tok::Exec)).then_some((all, after))
+    }
+
+    /// Ends the query on the left of `union` (wrapping it in parentheses if it started
+    /// unwrapped) and emits the operator; the query on the right is wrapped as usual.
+    fn union_op(&mut self, i: usize, all: bool, next_i: usize) {
+        let s = self.toks[i].start;
+        let e = self.toks[next_i - 1].end;
+        if let Some(k) = self.base_sql() {
+            if self.sql[k].kind == SqlKind::Select {
+                if let Some(c) = self.sql.pop() {
+                    if !c.wrapped {
+                        let at = self.out.get(c.out_pos).map(|t| t.0).unwrap_or(s);
+                        self.out.insert(c.out_pos, (at, Tok::LParen, at));
+                    }
+                    self.emit(Tok::RParen, s, s);
+                }
+            }
+        }
+        self.emit(Tok::Union(all), s, e);
+    }
+
+    /// `with name as (`, `with name(c1, …) as (` at i.
+    fn with_pattern(&self, i: usize) -> bool {
+        let mut j = self.next_sig(i + 1);
+        if !matches!(self.tok(j), Some(Tok::Ident(_))) {
+            return false;
+        }
+        j += 1;
+        if self.tok(j) == Some(&Tok::LParen) {
+            j += 1;
+            loop {
+                if !matches!(self.tok(j), Some(Tok::Ident(_))) {
+                    return false;
+                }
+                j += 1;
+                match self.tok(j) {
+                    Some(Tok::Comma) => j += 1,
+                    Some(Tok::RParen) => break,
+                    _ => return false,
+                }
+            }
+            j += 1;
+        }
+        self.tok(j) == Some(&Tok::As) && self.tok(self.next_sig(j + 1)) == Some(&Tok::LParen)
+    }
+
+    fn with_op(&mut self, i: usize) {
+        let (s, e) = (self.toks[i].start, self.toks[i].end);
+        let wrapped = self.query_wrapped();
+        let out_pos = self.out.len();
+        if wrapped {
+            self.emit(Tok::LParen, s, s);
+        }
+        self.sql.push(SqlCtx {
+            depth: self.stack.len(),
+            kind: SqlKind::With,
+            wrapped,
+            clause: Clause::Items,
+            seen_from: false,
+            in_args: false,
+            out_pos,
+        });
+        self.emit(Tok::With, s, e);
+    }
+
     fn ident(&mut self, i: usize) -> usize {
         let rt = self.toks[i].clone();
         let (s, e) = (rt.start, rt.end);
@@ -1167,10 +1267,22 @@ impl<'a> Pre<'a> {
         let next = self.toks.get(i + 1).cloned();
         let next_tok = next.as_ref().map(|t| t.tok.clone());
 
-        // SQL contextual keywords
+        if lw == "union" && !self.operand_start() {
+            if let Some((all, next_i)) = self.union_pattern(i) {
+                self.union_op(i, all, next_i);
+                return next_i;
+            }
+        }
+        if lw == "with" && self.operand_start() && self.with_pattern(i) {
+            self.with_op(i);
+            return i + 1;
+        }
+        // SQL contextual keywords (none between `with` and its body)
         if let Some(k) = self.base_sql() {
-            if let Some(r) = self.sql_keyword(i, k, &lw) {
-                return r;
+            if self.sql[k].kind != SqlKind::With {
+                if let Some(r) = self.sql_keyword(i, k, &lw) {
+                    return r;
+                }
             }
         }
         if lw == "case" && ident_is(self.toks.get(self.next_sig(i + 1)), "when") {

@@ -130,6 +130,18 @@ fn sx(e: &Expr) -> String {
         ),
         IsNull(x, n) => format!("(isnull{} {})", if *n { "-not" } else { "" }, sx(x)),
         Exists(_) => "(exists)".into(),
+        Union(a, b, all) => format!("({} {} {})", if *all { "union-all" } else { "union" }, sx(a), sx(b)),
+        With(ctes, body) => format!(
+            "(with {} {})",
+            ctes.iter()
+                .map(|c| {
+                    let cols = if c.columns.is_empty() { String::new() } else { format!("({})", c.columns.join(",")) };
+                    format!("{}{cols}={}", c.name, sx(&c.query))
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            sx(body)
+        ),
         Star => "*".into(),
         ColumnSeq(a, b) => format!("{a}...{b}"),
     }
@@ -568,4 +580,95 @@ fn misc_edges() {
     // spans are byte offsets
     let v = s("a = 1\nb = 22");
     assert_eq!((v[1].span.start, v[1].span.end), (6, 12));
+}
+
+/// The expression of a one-statement script (an expression statement or an assignment's
+/// right side), rendered; `is_fn` tells which names are functions.
+fn stmt1(src: &str, is_fn: &dyn Fn(&str) -> bool) -> String {
+    let v = match parse_script(src, is_fn) {
+        Ok(v) => v,
+        Err(err) => return format!("ERR {} @{:?}", err.message, err.span),
+    };
+    assert_eq!(v.len(), 1, "{src:?} parsed as {} statements", v.len());
+    match &v[0].kind {
+        StmtKind::Expr(x) | StmtKind::Assign(_, _, x) => sx(x),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn union_queries() {
+    let f = |n: &str| is_builtin(n) || n == "union";
+    let u = |src: &str| stmt1(src, &f);
+    let (q1, q2) = ("{select * FROM t1}", "{select * FROM t2}");
+    assert_eq!(u("select * from t1 union select * from t2"), format!("(union {q1} {q2})"));
+    assert_eq!(u("r = select * from t1 union all select * from t2"), format!("(union-all {q1} {q2})"));
+    assert_eq!(u("r = select * from t1 UNION ALL select * from t2"), format!("(union-all {q1} {q2})"));
+    // chains are left-associative; parenthesised operands; newlines before `union`
+    assert_eq!(
+        u("(select * from t1 where id=3) union all (select * from t2 where id=3) union (select * from t3)"),
+        "(union (union-all {select * FROM t1 WHERE (eq id 3)} {select * FROM t2 WHERE (eq id 3)}) {select * FROM t3})"
+    );
+    assert_eq!(
+        u("r = select a from t1\n  union select b from t2\n  union all exec c from t3 where c > 1"),
+        "(union-all (union {select a FROM t1} {select b FROM t2}) {exec c FROM t3 WHERE (gt c 1)})"
+    );
+    assert_eq!(u("(select * from t1 union select * from t2)"), format!("(union {q1} {q2})"));
+    assert_eq!(u("(select * from t1)\nunion all\n(select * from t2)"), format!("(union-all {q1} {q2})"));
+    assert_eq!(s("(select * from t1)\nunion(s1, s2)").len(), 2);
+    assert_eq!(
+        u("f(select * from t1 union select * from t2, 3)"),
+        format!("(call f (union {q1} {q2}) 3)")
+    );
+    assert_eq!(
+        u("x = (select * from t1 union select * from t2).rows()"),
+        format!("(method (union {q1} {q2}) rows )")
+    );
+    assert_eq!(
+        u("select a from t1 where a in (select a from t2 union select a from t3)"),
+        "{select a FROM t1 WHERE (in a (union {select a FROM t2} {select a FROM t3}))}"
+    );
+    // `union` the set function: call, infix call, variable
+    assert_eq!(u("union(s1, s2)"), "(call union s1 s2)");
+    assert_eq!(u("x = s1 union s2"), "(infix union s1 s2)");
+    assert_eq!(u("x = union(set(1 2), set(2 3)).size()"), "(method (call union (call set [1 2]) (call set [2 3])) size )");
+    assert_eq!(stmt1("union = 3", &is_builtin), "3");
+    assert_eq!(stmt1("x = union + 1", &is_builtin), "(add union 1)");
+    assert!(u("select * from t1 union").starts_with("ERR"));
+}
+
+#[test]
+fn with_queries() {
+    let w = |src: &str| stmt1(src, &is_builtin);
+    assert_eq!(
+        w("with tmp as (select * from t1 inner join t2 on t1.id=t2.id) select count(*) from tmp"),
+        "(with tmp={select * FROM (t1 Inner-join t2 on (eq (. t1 id) (. t2 id)))} {select (call count *) FROM tmp})"
+    );
+    assert_eq!(
+        w("r = with a as (select x from t), b(y) as (select x from a where x > 1)\nselect * from b order by y"),
+        "(with a={select x FROM t} b(y)={select x FROM a WHERE (gt x 1)} {select * FROM b ORDER y})"
+    );
+    assert_eq!(
+        w("r = with a as (select x from t union select x from u) select x from a union all select x from a"),
+        "(with a=(union {select x FROM t} {select x FROM u}) (union-all {select x FROM a} {select x FROM a}))"
+    );
+    assert_eq!(w("f(with a as (select x from t) exec x from a)"), "(call f (with a={select x FROM t} {exec x FROM a}))");
+    // `with` as a name
+    assert_eq!(w("with = 3"), "3");
+    assert_eq!(w("x = with + 1"), "(add with 1)");
+    assert_eq!(w("x = f(with, 2)"), "(call f with 2)");
+    assert_eq!(w("x = with[0]"), "(index with 0)");
+}
+
+#[test]
+fn metacode_aliases() {
+    assert_eq!(e("<avg(x) as ax>"), "(meta (call &__alias (call avg x) \"ax\"))");
+    assert_eq!(
+        e("<[avg(bid) as ab, max(ask), x + 1 as `y`z]>"),
+        "(meta (vec (call &__alias (call avg bid) \"ab\") (call max ask) (call &__alias (add x 1) \"y`z\")))"
+    );
+    assert_eq!(e("<x as y>"), "(meta (call &__alias x \"y\"))");
+    // `<` `>` comparisons and plain metacode are unchanged
+    assert_eq!(e("<a + 1>"), "(meta (add a 1))");
+    assert_eq!(e("[1, 2]"), "(vec 1 2)");
 }

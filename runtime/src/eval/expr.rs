@@ -168,6 +168,12 @@ impl Interpreter {
                 Ok(Value::Function(Func::User(Arc::new(UserFunc { def: def.clone(), captured, module }))))
             }
             ExprKind::Select(q) => crate::sql::select(self, q),
+            ExprKind::Union(a, b, all) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                crate::sql::union(&x, &y, *all)
+            }
+            ExprKind::With(ctes, body) => crate::sql::with_queries(self, ctes, body),
             ExprKind::Meta(x) => Ok(Value::Code(Arc::new((**x).clone()))),
             ExprKind::Case(arms, default) => {
                 // evaluate as nested iif from the last arm backwards

@@ -192,7 +192,14 @@ pub fn expr_text(e: &Expr) -> String {
             a.as_ref().map(|x| expr_text(x)).unwrap_or_default(),
             b.as_ref().map(|x| expr_text(x)).unwrap_or_default()
         ),
-        ExprKind::Call(f, a) => format!("{}({})", callee(f), args(a)),
+        ExprKind::Call(f, a) => match (&f.kind, a.as_slice()) {
+            // metacode alias `expr as name`
+            (
+                ExprKind::FuncRef(n),
+                [Arg::Pos(Some(x)), Arg::Pos(Some(Expr { kind: ExprKind::Lit(Literal::Str(alias)), .. }))],
+            ) if n == beluga_lang::ast::META_ALIAS => format!("{} as {alias}", expr_text(x)),
+            _ => format!("{}({})", callee(f), args(a)),
+        },
         ExprKind::Partial(f, a) => format!("{}{{{}}}", callee(f), args(a)),
         ExprKind::Index(x, idx) => format!(
             "{}[{}]",
@@ -209,6 +216,19 @@ pub fn expr_text(e: &Expr) -> String {
         ExprKind::Template(f, t) => format!("{}:{t}", callee(f)),
         ExprKind::Lambda(d) => format!("{{{}}}", lambda_text(d, &[])),
         ExprKind::Select(q) => select_text(q),
+        ExprKind::Union(a, b, all) => {
+            format!("{} union {}{}", expr_text(a), if *all { "all " } else { "" }, expr_text(b))
+        }
+        ExprKind::With(ctes, body) => {
+            let named: Vec<String> = ctes
+                .iter()
+                .map(|c| {
+                    let cols = if c.columns.is_empty() { String::new() } else { format!("({})", c.columns.join(", ")) };
+                    format!("{}{cols} as ({})", c.name, expr_text(&c.query))
+                })
+                .collect();
+            format!("with {} {}", named.join(", "), expr_text(body))
+        }
         ExprKind::Meta(x) => format!("< {} >", expr_text(x)),
         ExprKind::Case(arms, els) => {
             let mut s = String::from("case");

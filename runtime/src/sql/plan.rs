@@ -67,6 +67,14 @@ pub(crate) fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             d.iter().for_each(|x| walk(x, f))
         }
         ExprKind::Select(q) | ExprKind::Exists(q) => walk_query(q, f),
+        ExprKind::Union(a, b, _) => {
+            walk(a, f);
+            walk(b, f)
+        }
+        ExprKind::With(ctes, body) => {
+            ctes.iter().for_each(|c| walk(&c.query, f));
+            walk(body, f)
+        }
         _ => {}
     }
 }

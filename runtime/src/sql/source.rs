@@ -254,7 +254,9 @@ fn cond_side(i: &Interpreter, c: &Expr, l: &Table, r: &Table, names: &[Option<St
             ExprKind::Ident(qn) if Some(qn) == rname.as_ref() => right = true,
             _ => unknown = true,
         },
-        ExprKind::Select(_) | ExprKind::Exists(_) | ExprKind::Lambda(_) => unknown = true,
+        ExprKind::Select(_) | ExprKind::Exists(_) | ExprKind::Lambda(_) | ExprKind::Union(..) | ExprKind::With(..) => {
+            unknown = true
+        }
         _ => {}
     });
     if unknown || left == right {

@@ -240,24 +240,15 @@ fn union_distinct_and_all() {
 fn with_names_earlier_results() {
     use crate::table::Table;
     use crate::value::Value;
-    use beluga_lang::ast::{ExprKind, SelectQuery, StmtKind};
+    use beluga_lang::ast::{ExprKind, StmtKind};
     let mut i = crate::Interpreter::new(crate::Registry::new());
     let t = Table::new(vec!["id".into()], vec![Column::from_vec(DataType::Int, vec![1, 2, 3, 4])]).unwrap();
     i.set_var("t1", Value::table(t)).unwrap();
-    let query = |i: &crate::Interpreter, src: &str| -> SelectQuery {
-        let stmts = i.parse(src).unwrap();
-        match &stmts[0].kind {
-            StmtKind::Expr(e) => match &e.kind {
-                ExprKind::Select(q) => (**q).clone(),
-                _ => panic!("not a select"),
-            },
-            _ => panic!("not an expression"),
-        }
-    };
-    let q1 = query(&i, "select * from t1 where id > 1");
-    let q2 = query(&i, "select * from tmp where id < 4");
-    let q3 = query(&i, "exec id from tmp2");
-    let r = super::with_queries(&mut i, &[("tmp".into(), q1), ("tmp2".into(), q2)], &q3).unwrap();
+    let src = "with tmp as (select * from t1 where id > 1), tmp2 as (select * from tmp where id < 4) exec id from tmp2";
+    let stmts = i.parse(src).unwrap();
+    let StmtKind::Expr(e) = &stmts[0].kind else { panic!("not an expression") };
+    let ExprKind::With(ctes, body) = &e.kind else { panic!("not a with") };
+    let r = super::with_queries(&mut i, ctes, body).unwrap();
     assert_eq!(crate::fmt::to_console(&r, &|_| String::new()), "[2,3]");
     assert!(i.col_scopes.is_empty());
 }
