@@ -3,8 +3,11 @@
 //! partition (`<partition>/<segment>_<column>.col`), manifests `manifest.<version>` (schema,
 //! symbol base, partitions and their segments) and `CURRENT`, naming the live manifest.
 //!
-//! Every write is one transaction: new column files are written and fsynced beside the old
-//! ones, then a new manifest, then `CURRENT` is replaced by rename (and the folder fsynced).
+//! Every write is one transaction: new segment files (all columns of one partition's new
+//! rows, see `segment`) are written beside the old ones under names no manifest refers to,
+//! then the next manifest and `CURRENT` under a temporary name; all of them are made
+//! durable at once (one `syncfs`, or an fsync each when few), and the rename of `CURRENT`
+//! is the commit point (then the folder is fsynced).
 //! A crash at any point leaves `CURRENT` naming either the old or the new manifest; files of
 //! unfinished transactions are removed by the next writer. Writers hold an exclusive lock on
 //! `LOCK`, released by the OS when a process dies.
@@ -189,8 +192,28 @@ pub fn table_dir(db: &Path, name: &str) -> PathBuf {
     db.join(name)
 }
 
+/// Folder and file-name prefix of a partition's segment files: the folder of the first
+/// level; deeper levels are joined by '.' into the file name (partition folder names hold
+/// only letters, digits, '_' and '-'), so an import creates no folder per partition.
+fn seg_place(tdir: &Path, part: &str) -> (PathBuf, String) {
+    match part.split_once('/') {
+        Some((first, rest)) => (tdir.join(first), format!("{}.", rest.replace('/', "."))),
+        None => (tdir.join(part), String::new()),
+    }
+}
+
+/// The file holding every column of segment `seg` of a partition (see `segment`).
+pub fn seg_file(tdir: &Path, part: &str, seg: u64) -> PathBuf {
+    let (d, pre) = seg_place(tdir, part);
+    d.join(format!("{pre}{seg}.seg"))
+}
+
+/// The name of one column of a segment: its identity for readers and caches, opened by
+/// `segment::open_column` (from the segment file, or the per-column file of a database
+/// written before segment files existed).
 pub fn col_file(tdir: &Path, part: &str, seg: u64, col: usize) -> PathBuf {
-    tdir.join(part).join(format!("{seg}_{col}.col"))
+    let (d, pre) = seg_place(tdir, part);
+    d.join(format!("{pre}{seg}_{col}.col"))
 }
 
 fn encode_meta(m: &TableMeta) -> Vec<u8> {
@@ -300,28 +323,49 @@ pub fn read_table(db: &Path, name: &str) -> Result<TableMeta> {
 }
 
 /// Write a new manifest and make it current; then remove files no longer referenced by
-/// this version or the previous one. The caller holds the database lock.
+/// this version or the previous one. The caller holds the database lock and has made the
+/// segment files durable.
 pub fn commit(db: &Path, name: &str, m: &TableMeta, prev: Option<&TableMeta>) -> Result<()> {
+    commit_with(db, name, m, prev, &[], &[])
+}
+
+/// `commit` for a transaction whose new `files` (in the folders `dirs`) are written but not
+/// yet synced: the manifest and the next `CURRENT` are written beside them, everything is
+/// made durable at once (`make_durable`), and only then does the rename of `CURRENT` commit.
+/// A crash before the rename leaves the old state; files of the unfinished transaction
+/// are unreferenced and removed by the next writer's `gc`.
+pub fn commit_with(db: &Path, name: &str, m: &TableMeta, prev: Option<&TableMeta>, files: &[PathBuf], dirs: &[PathBuf]) -> Result<()> {
     let tdir = table_dir(db, name);
     fs::create_dir_all(&tdir).map_err(|e| io_err(&tdir, e))?;
     let bytes = encode_meta(m);
     let file = manifest_name(m.version);
-    write_atomic(&tdir.join(&file), &bytes)?;
+    let mpath = tdir.join(&file);
+    write_new(&mpath, &bytes)?;
     let ptr = format!("{file} {:016x}\n", crate::bin::checksum(&bytes));
-    write_atomic(&tdir.join("CURRENT"), ptr.as_bytes())?;
+    let cur = tdir.join("CURRENT");
+    let tmp = tmp_name(&cur);
+    write_new(&tmp, ptr.as_bytes())?;
+    let mut all: Vec<PathBuf> = files.to_vec();
+    all.push(mpath);
+    all.push(tmp.clone());
+    let mut all_dirs: Vec<PathBuf> = dirs.to_vec();
+    all_dirs.push(tdir.clone());
+    make_durable(&tdir, &all, &all_dirs)?;
+    // the commit point
+    fs::rename(&tmp, &cur).map_err(|e| io_err(&cur, e))?;
+    sync_dir(&tdir);
     gc(&tdir, m, prev);
     Ok(())
 }
 
 /// Remove files of unfinished or superseded transactions (best effort).
 pub fn gc(tdir: &Path, m: &TableMeta, prev: Option<&TableMeta>) {
-    let mut keep: AHashSet<(String, u64)> = AHashSet::new();
-    let mut dirs: AHashSet<String> = AHashSet::new();
+    let mut keep = Keep::default();
     for t in std::iter::once(m).chain(prev) {
         for p in &t.parts {
-            dirs.insert(p.dir.clone());
             for s in &p.segs {
-                keep.insert((p.dir.clone(), s.id));
+                keep.segs.insert(seg_file(tdir, &p.dir, s.id));
+                keep.legacy.insert((p.dir.clone(), s.id));
             }
         }
     }
@@ -330,7 +374,7 @@ pub fn gc(tdir: &Path, m: &TableMeta, prev: Option<&TableMeta>) {
     for e in rd.flatten() {
         let fname = e.file_name().to_string_lossy().into_owned();
         let path = e.path();
-        if path.is_dir() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
             gc_part(tdir, &path, &keep);
         } else if (fname.starts_with("manifest.") && !keep_manifests.contains(&fname)) || fname.contains(".tmp") {
             let _ = fs::remove_file(&path);
@@ -338,13 +382,22 @@ pub fn gc(tdir: &Path, m: &TableMeta, prev: Option<&TableMeta>) {
     }
 }
 
-fn gc_part(tdir: &Path, dir: &Path, keep: &AHashSet<(String, u64)>) {
+/// Files referenced by the kept manifests.
+#[derive(Default)]
+struct Keep {
+    /// segment files
+    segs: AHashSet<PathBuf>,
+    /// (partition folder, segment) of per-column files of older databases
+    legacy: AHashSet<(String, u64)>,
+}
+
+fn gc_part(tdir: &Path, dir: &Path, keep: &Keep) {
     let rel = dir.strip_prefix(tdir).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default();
     let Ok(rd) = fs::read_dir(dir) else { return };
     let mut empty = true;
     for e in rd.flatten() {
         let path = e.path();
-        if path.is_dir() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
             gc_part(tdir, &path, keep);
             if fs::read_dir(&path).map(|mut r| r.next().is_some()).unwrap_or(true) {
                 empty = false;
@@ -352,8 +405,14 @@ fn gc_part(tdir: &Path, dir: &Path, keep: &AHashSet<(String, u64)>) {
             continue;
         }
         let fname = e.file_name().to_string_lossy().into_owned();
-        let seg = fname.split('_').next().and_then(|s| s.parse::<u64>().ok());
-        let referenced = seg.is_some_and(|s| keep.contains(&(rel.clone(), s))) && fname.ends_with(".col");
+        let referenced = if fname.ends_with(".seg") {
+            keep.segs.contains(&path)
+        } else if fname.ends_with(".col") {
+            let seg = fname.split('_').next().and_then(|s| s.parse::<u64>().ok());
+            seg.is_some_and(|s| keep.legacy.contains(&(rel.clone(), s)))
+        } else {
+            false
+        };
         if referenced {
             empty = false;
         } else {
@@ -378,6 +437,67 @@ pub fn remove_tree(dir: &Path) -> Result<()> {
         sync_dir(p);
     }
     fs::remove_dir_all(&aside).map_err(|e| io_err(&aside, e))
+}
+
+/// Write a file that no committed manifest refers to yet (a new segment file, the next
+/// manifest): created under its final name, not synced; `make_durable` syncs it before the
+/// transaction commits. Its parent folder is created when missing.
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    let create = || -> std::io::Result<()> {
+        let mut f = File::create(path)?;
+        f.write_all(bytes)
+    };
+    match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(d) = path.parent() {
+                fs::create_dir_all(d).map_err(|e| io_err(d, e))?;
+            }
+            create().map_err(|e| io_err(path, e))
+        }
+        r => r.map_err(|e| io_err(path, e)),
+    }
+}
+
+/// Above this many files one `syncfs` of the file system is cheaper than an fsync per file
+/// (each fsync waits for a device cache flush of its own).
+#[cfg(target_os = "linux")]
+const SYNCFS_FILES: usize = 16;
+
+/// Make written files and folders durable. Few files: an fsync each (in parallel), then
+/// the folders. Many files on Linux: one `syncfs` on the database's file system, which
+/// writes back every dirty inode and folder and flushes the device cache once.
+pub fn make_durable(anchor: &Path, files: &[PathBuf], dirs: &[PathBuf]) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    if files.len() > SYNCFS_FILES {
+        use std::os::fd::AsRawFd;
+        let f = File::open(anchor).map_err(|e| io_err(anchor, e))?;
+        // SAFETY: syncfs only reads the descriptor, which `f` keeps open for the call.
+        if unsafe { libc::syncfs(f.as_raw_fd()) } == 0 {
+            return Ok(());
+        }
+        // an error is reported below by the per-file fsyncs, which name the file
+    }
+    let _ = anchor;
+    const THREADS: usize = 8;
+    let per = files.len().div_ceil(THREADS).max(1);
+    std::thread::scope(|s| {
+        let hs: Vec<_> = files
+            .chunks(per)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk.iter().try_for_each(|p| {
+                        let f = fs::OpenOptions::new().write(true).open(p).map_err(|e| io_err(p, e))?;
+                        f.sync_all().map_err(|e| io_err(p, e))
+                    })
+                })
+            })
+            .collect();
+        hs.into_iter().try_for_each(|h| h.join().unwrap_or_else(|_| Err(Error::runtime("a sync thread failed"))))
+    })?;
+    for d in dirs {
+        sync_dir(d);
+    }
+    Ok(())
 }
 
 /// Write one column file durably (temporary name, fsync, rename; the folder is synced at commit).

@@ -2,7 +2,7 @@
 //! splitting them by partition, writing segments and committing one manifest.
 
 use crate::catalog::{self, DbLock, DbMeta, PartMeta, SegMeta, TableMeta};
-use crate::column_file;
+use crate::segment;
 use crate::partition::{conform, NONE};
 use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
@@ -93,23 +93,6 @@ pub fn conform_column(c: &Column, ty: DataType, base: &mut Arc<SymbolDict>, name
         return beluga_runtime::kernels::temporal_to(c, ty);
     }
     cast_column(c, ty).map_err(|e| Error::type_err(format!("The column [{name}]: {}", e.message)))
-}
-
-/// Threads used to write and fsync files in parallel.
-const IO_THREADS: usize = 8;
-
-fn write_files(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
-    if files.is_empty() {
-        return Ok(());
-    }
-    let per = files.len().div_ceil(IO_THREADS);
-    std::thread::scope(|s| {
-        let hs: Vec<_> = files
-            .chunks(per)
-            .map(|chunk| s.spawn(move || chunk.iter().try_for_each(|(p, b)| catalog::write_col_file(p, b))))
-            .collect();
-        hs.into_iter().try_for_each(|h| h.join().unwrap_or_else(|_| Err(Error::runtime("a writer thread failed"))))
-    })
 }
 
 /// Concatenate conformed columns; SYMBOL codes all refer to (a prefix of) `base`.
@@ -328,7 +311,7 @@ impl Appender {
         let mut bufs: Vec<(Vec<u32>, Vec<Table>)> = std::mem::take(&mut self.buffers).into_iter().collect();
         bufs.sort_by(|a, b| a.0.cmp(&b.0));
         self.buffered = 0;
-        let mut jobs: Vec<(PathBuf, Column)> = Vec::new();
+        let mut jobs: Vec<(PathBuf, Vec<Column>)> = Vec::new();
         for (key, tables) in bufs {
             let rows: usize = tables.iter().map(|t| t.rows()).sum();
             if rows == 0 {
@@ -337,40 +320,48 @@ impl Appender {
             let seg = self.meta.next_seg;
             self.meta.next_seg += 1;
             let dir = self.dir_of(&key);
-            for (ci, ty) in self.meta.types.iter().enumerate() {
-                let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
-                let col = concat_stored(*ty, &parts, &self.meta.symbols);
-                jobs.push((catalog::col_file(&self.tdir, &dir, seg, ci), col));
-            }
+            // columns of the partition's buffered tables, concatenated per column
+            let cols: Vec<Column> = (0..self.meta.types.len())
+                .map(|ci| {
+                    let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
+                    concat_stored(self.meta.types[ci], &parts, &self.meta.symbols)
+                })
+                .collect();
+            jobs.push((segment::seg_file(&self.tdir, &dir, seg), cols));
             match self.meta.parts.iter_mut().find(|p| p.key == key) {
                 Some(p) => p.segs.push(SegMeta { id: seg, rows: rows as u64 }),
                 None => self.meta.parts.push(PartMeta { key, dir, segs: vec![SegMeta { id: seg, rows: rows as u64 }] }),
             }
         }
         self.written.extend(jobs.iter().map(|(p, _)| p.clone()));
-        // compress on the rayon pool; write and fsync on more threads (I/O bound)
-        let encoded: Vec<(PathBuf, Vec<u8>)> = jobs.into_par_iter().map(|(p, c)| (p, column_file::encode(&c))).collect();
-        write_files(&encoded)
+        // encode and write one segment file per partition on the rayon pool; nothing is
+        // synced here: `commit` makes every file of the transaction durable at once
+        jobs.into_par_iter().try_for_each(|(p, cols)| catalog::write_new(&p, &segment::encode(&cols)))
     }
 
     /// Make the transaction durable and visible.
     pub fn commit(mut self) -> Result<u64> {
         self.flush()?;
-        let mut dirs: Vec<PathBuf> = self.written.iter().filter_map(|p| p.parent().map(|d| d.to_path_buf())).collect();
-        dirs.sort();
-        dirs.dedup();
-        for d in &dirs {
-            catalog::sync_dir(d);
-            if let Some(pd) = d.parent() {
-                catalog::sync_dir(pd);
+        // new partition folders and the folders holding them
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for p in &self.written {
+            let mut d = p.parent();
+            while let Some(x) = d {
+                if x == self.tdir || !x.starts_with(&self.tdir) {
+                    break;
+                }
+                dirs.push(x.to_path_buf());
+                d = x.parent();
             }
         }
+        dirs.sort();
+        dirs.dedup();
         if self.db_changed {
             catalog::write_db_meta(&self.dir, &self.db)?;
         }
         self.meta.parts.sort_by(|a, b| a.key.cmp(&b.key));
         self.meta.version += 1;
-        catalog::commit(&self.dir, &self.name, &self.meta, self.prev.as_ref())?;
+        catalog::commit_with(&self.dir, &self.name, &self.meta, self.prev.as_ref(), &self.written, &dirs)?;
         self.committed = true;
         Ok(self.rows_added)
     }
@@ -457,11 +448,13 @@ mod tests {
         let stray = dir.join("pt").join("20190408").join("99_0.col");
         std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
         std::fs::write(&stray, b"junk").unwrap();
+        let stray_seg = stray.with_file_name("98.seg");
+        std::fs::write(&stray_seg, b"junk").unwrap();
         std::fs::write(dir.join("pt").join("manifest.77"), b"junk").unwrap();
         let mut ap = Appender::open(&dir, "pt").unwrap();
         ap.push(&sample(10, 18000), None).unwrap();
         ap.commit().unwrap();
-        assert!(!stray.exists());
+        assert!(!stray.exists() && !stray_seg.exists());
         assert!(!dir.join("pt").join("manifest.77").exists());
         assert_eq!(read_table(&dir, "pt").unwrap().rows(), 10);
         let _ = std::fs::remove_dir_all(&dir);
@@ -475,7 +468,7 @@ mod tests {
         ap.commit().unwrap();
         let meta = read_table(&dir, "pt").unwrap();
         let p = &meta.parts[0];
-        let f = catalog::col_file(&dir.join("pt"), &p.dir, p.segs[0].id, 2);
+        let f = segment::seg_file(&dir.join("pt"), &p.dir, p.segs[0].id);
         let mut b = std::fs::read(&f).unwrap();
         let n = b.len();
         b.truncate(n - 5);

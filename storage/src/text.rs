@@ -14,6 +14,7 @@ use beluga_runtime::{DataType, Error, ErrorKind, Interpreter, Result, Table, Val
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -172,39 +173,60 @@ pub fn plan(path: &str, delim: &str, schema: Option<&Table>, skip_rows: usize, h
     Ok(Plan { path: path.to_string(), dialect, specs, data_start, lines_before })
 }
 
+/// A progress bar on stderr for imports that take more than a second, drawn only when
+/// stderr is a terminal: a thread redraws it from the byte count the parser advances.
 struct Progress {
-    start: Instant,
-    total: u64,
-    shown: bool,
-    tty: bool,
+    done: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+/// One frame of the progress bar.
+fn progress_line(file: &str, done: u64, total: u64, secs: f64) -> String {
+    let frac = if total == 0 { 1.0 } else { (done as f64 / total as f64).min(1.0) };
+    const WIDTH: usize = 30;
+    let filled = ((frac * WIDTH as f64) as usize).min(WIDTH);
+    format!("\r{file} [{}{}] {:5.1}% {:.0} MB, {secs:.1}s", "#".repeat(filled), " ".repeat(WIDTH - filled), frac * 100.0, done as f64 / 1e6)
 }
 
 impl Progress {
-    fn new(total: u64) -> Progress {
-        Progress { start: Instant::now(), total, shown: false, tty: std::io::stderr().is_terminal() }
+    fn new(total: u64, file: &str) -> Progress {
+        let done = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let ticker = std::io::stderr().is_terminal().then(|| {
+            let (done, stop, file) = (done.clone(), stop.clone(), file.to_string());
+            std::thread::spawn(move || {
+                let start = Instant::now();
+                let mut shown = false;
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::park_timeout(std::time::Duration::from_millis(100));
+                    let secs = start.elapsed().as_secs_f64();
+                    if secs >= 1.0 {
+                        let mut e = std::io::stderr().lock();
+                        let _ = e.write_all(progress_line(&file, done.load(Ordering::Relaxed), total, secs).as_bytes());
+                        let _ = e.flush();
+                        shown = true;
+                    }
+                }
+                if shown {
+                    let secs = start.elapsed().as_secs_f64();
+                    let _ = writeln!(std::io::stderr(), "{}", progress_line(&file, done.load(Ordering::Relaxed), total, secs));
+                }
+            })
+        });
+        Progress { done, stop, ticker }
     }
-    fn update(&mut self, done: u64, file: &str) {
-        if !self.tty || self.start.elapsed().as_secs_f64() < 1.0 {
-            return;
-        }
-        self.shown = true;
-        let pct = if self.total == 0 { 100.0 } else { done as f64 * 100.0 / self.total as f64 };
-        let width = 30usize;
-        let filled = ((pct / 100.0) * width as f64) as usize;
-        let mut e = std::io::stderr().lock();
-        let _ = write!(
-            e,
-            "\r{file} [{}{}] {pct:5.1}% {:.0} MB, {:.1}s",
-            "#".repeat(filled.min(width)),
-            " ".repeat(width - filled.min(width)),
-            done as f64 / 1e6,
-            self.start.elapsed().as_secs_f64()
-        );
-        let _ = e.flush();
+    fn add(&self, bytes: u64) {
+        self.done.fetch_add(bytes, Ordering::Relaxed);
     }
-    fn finish(&self) {
-        if self.shown {
-            let _ = writeln!(std::io::stderr());
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.ticker.take() {
+            t.thread().unpark();
+            let _ = t.join();
         }
     }
 }
@@ -214,7 +236,7 @@ impl Progress {
 pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     let mut f = File::open(&p.path).map_err(|e| io(&p.path, e))?;
     let total = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut progress = Progress::new(total);
+    let progress = Progress::new(total, &p.path);
     // skip to the data (the head may have had a BOM removed)
     let mut bom = [0u8; 3];
     let n = f.read(&mut bom).map_err(|e| io(&p.path, e))?;
@@ -223,7 +245,7 @@ pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -
     f.seek(std::io::SeekFrom::Start((offset + p.data_start) as u64)).map_err(|e| io(&p.path, e))?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
     let mut line = p.lines_before + 1;
-    let mut done = (offset + p.data_start) as u64;
+    progress.add((offset + p.data_start) as u64);
     let threads = rayon::current_num_threads().max(1);
     let names: Vec<String> = p.specs.iter().map(|s| s.name.clone()).collect();
     loop {
@@ -248,7 +270,14 @@ pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -
         let mut starts = vec![0];
         starts.extend(cuts.iter().copied().filter(|&c| c < last));
         let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(k, &s)| (s, *starts.get(k + 1).unwrap_or(&last))).collect();
-        let results: Vec<_> = ranges.par_iter().map(|&(s, e)| parse_chunk(&buf[s..e], &p.dialect, &p.specs)).collect();
+        let results: Vec<_> = ranges
+            .par_iter()
+            .map(|&(s, e)| {
+                let r = parse_chunk(&buf[s..e], &p.dialect, &p.specs);
+                progress.add((e - s) as u64);
+                r
+            })
+            .collect();
         let mut chunks = Vec::with_capacity(results.len());
         let mut recs = 0;
         for r in results {
@@ -271,14 +300,12 @@ pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -
         let t = Table::new(names.clone(), cols)?;
         sink(t, line)?;
         line += recs;
-        done += last as u64;
-        progress.update(done, &p.path);
         buf.drain(..last);
         if eof && buf.is_empty() {
             break;
         }
     }
-    progress.finish();
+    drop(progress);
     Ok(())
 }
 
@@ -578,6 +605,15 @@ pub fn files(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn progress_bar_frames() {
+        let l = super::progress_line("f.csv", 50_000_000, 100_000_000, 2.3);
+        assert!(l.starts_with("\rf.csv [###############               ]  50.0% 50 MB, 2.3s"), "{l:?}");
+        assert!(super::progress_line("f", 7, 0, 1.0).contains("100.0%"));
+        // not a terminal (as under cargo test): no drawing thread
+        assert!(super::Progress::new(10, "f").ticker.is_none() || std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    }
+
     #[test]
     fn like_patterns() {
         assert!(super::like("README_WIN.txt", "readme%"));

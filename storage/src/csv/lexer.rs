@@ -78,11 +78,7 @@ pub fn record(buf: &[u8], pos: usize, d: &Dialect, fields: &mut Vec<Field>) -> R
         } else {
             let start = p;
             match single {
-                Some(c) => {
-                    while p < n && buf[p] != c && buf[p] != b'\n' {
-                        p += 1;
-                    }
-                }
+                Some(c) => p = scan(buf, p, c),
                 None => {
                     while p < n && buf[p] != b'\n' && !at_delim(buf, p, d, None) {
                         p += 1;
@@ -103,6 +99,32 @@ pub fn record(buf: &[u8], pos: usize, d: &Dialect, fields: &mut Vec<Field>) -> R
         }
         p += d.delim.len();
     }
+}
+
+/// Position of the first `c` or newline at or after `p` (or the end): eight bytes per
+/// step, testing each byte for zero after xor with the target (the lowest flagged byte is
+/// always a true match; borrows only flag bytes above one).
+#[inline]
+fn scan(buf: &[u8], mut p: usize, c: u8) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let (dc, dn) = (LO * c as u64, LO * b'\n' as u64);
+    let n = buf.len();
+    while p + 8 <= n {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&buf[p..p + 8]);
+        let w = u64::from_le_bytes(a);
+        let (x, y) = (w ^ dc, w ^ dn);
+        let m = ((x.wrapping_sub(LO) & !x) | (y.wrapping_sub(LO) & !y)) & HI;
+        if m != 0 {
+            return p + (m.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    while p < n && buf[p] != c && buf[p] != b'\n' {
+        p += 1;
+    }
+    p
 }
 
 #[inline]
@@ -185,6 +207,28 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn word_scan_finds_the_first_delimiter_or_newline() {
+        let mut x: u32 = 2463534242;
+        let alphabet = b",\n\ra1\x80\xff\x01\x2b\x0b";
+        for len in 0..40 {
+            for _ in 0..200 {
+                let buf: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        alphabet[(x % alphabet.len() as u32) as usize]
+                    })
+                    .collect();
+                for start in 0..=len {
+                    let want = (start..len).find(|&k| buf[k] == b',' || buf[k] == b'\n').unwrap_or(len);
+                    assert_eq!(scan(&buf, start, b','), want, "{buf:?} from {start}");
+                }
+            }
+        }
     }
 
     #[test]

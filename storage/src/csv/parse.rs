@@ -66,11 +66,52 @@ pub fn int_field(b: &[u8]) -> Option<i64> {
     std::str::from_utf8(b).ok().and_then(parse_int_prefix)
 }
 
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `[-]digits[.digits]` with at most 15 digits: the integer of the digits divided by a
+/// power of ten is exact in both operands, so one division gives the correctly rounded
+/// value (Clinger's fast path, the same result as `str::parse`).
+#[inline]
+fn simple_decimal(b: &[u8]) -> Option<f64> {
+    let (neg, d) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        _ => (false, b),
+    };
+    if d.is_empty() || d.len() > 16 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut ndig = 0;
+    let mut frac: Option<usize> = None;
+    for (k, &c) in d.iter().enumerate() {
+        let x = c.wrapping_sub(b'0');
+        if x < 10 {
+            m = m * 10 + x as u64;
+            ndig += 1;
+        } else if c == b'.' && frac.is_none() {
+            frac = Some(k);
+        } else {
+            return None;
+        }
+    }
+    if ndig == 0 || ndig > 15 {
+        return None;
+    }
+    let scale = frac.map_or(0, |k| d.len() - k - 1);
+    let v = m as f64 / POW10[scale];
+    Some(if neg { -v } else { v })
+}
+
 #[inline]
 pub fn float_field(b: &[u8]) -> Option<f64> {
     let b = trim(b);
     if b.is_empty() {
         return None;
+    }
+    if let Some(v) = simple_decimal(b) {
+        return Some(v);
     }
     let s = std::str::from_utf8(b).ok()?;
     s.parse::<f64>().ok().or_else(|| parse_f64_prefix(s))
@@ -100,7 +141,7 @@ impl<'a> Builder<'a> {
 
     /// Append one field; Err(()) for text that is not valid UTF-8.
     #[inline]
-    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool) -> Result<(), ()> {
+    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool, memo: &mut DateMemo) -> Result<(), ()> {
         let ty = spec.ty;
         match self {
             Builder::I8(v) => v.push(match ty {
@@ -109,11 +150,11 @@ impl<'a> Builder<'a> {
             }),
             Builder::I16(v) => v.push(int_field(text).and_then(|x| i16::try_from(x).ok()).unwrap_or(i16::NULL)),
             Builder::I32(v) => v.push(if ty.is_temporal() {
-                temporal(spec, text).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
+                temporal(spec, text, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
             } else {
                 int_field(text).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
             }),
-            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text).unwrap_or(i64::NULL) } else { int_field(text).unwrap_or(i64::NULL) }),
+            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_field(text).unwrap_or(i64::NULL) }),
             Builder::F32(v) => v.push(float_field(text).map(f32::from_f64).unwrap_or(f32::NULL)),
             Builder::F64(v) => v.push(float_field(text).map(f64::from_f64).unwrap_or(f64::NULL)),
             Builder::Sym { codes, map, owned, names } => {
@@ -204,9 +245,79 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The last date text of a temporal column and its day number: CSV files repeat dates
+/// (a daily TAQ file holds one), so most fields skip date parsing.
+#[derive(Default)]
+struct DateMemo {
+    key: Vec<u8>,
+    days: Option<i64>,
+}
+
+impl DateMemo {
+    #[inline]
+    fn days(&mut self, b: &[u8]) -> Option<i64> {
+        if self.key.as_slice() != b {
+            self.key.clear();
+            self.key.extend_from_slice(b);
+            self.days = std::str::from_utf8(b).ok().and_then(|s| parse_temporal(DataType::Date, s));
+        }
+        self.days
+    }
+}
+
 #[inline]
-fn temporal(spec: &ColSpec, text: &[u8]) -> Option<i64> {
-    let s = std::str::from_utf8(trim(text)).ok()?;
+fn two(b: &[u8]) -> Option<i64> {
+    let (x, y) = (b[0].wrapping_sub(b'0'), b[1].wrapping_sub(b'0'));
+    (x < 10 && y < 10).then_some((x * 10 + y) as i64)
+}
+
+/// Seconds of the day of exactly `H:MM:SS` or `HH:MM:SS` (a valid time), else None.
+#[inline]
+fn hms(b: &[u8]) -> Option<i64> {
+    let (h, r) = match b.len() {
+        7 => ((b[0].wrapping_sub(b'0') < 10).then_some((b[0] - b'0') as i64)?, &b[1..]),
+        8 => (two(b)?, &b[2..]),
+        _ => return None,
+    };
+    if r[0] != b':' || r[3] != b':' {
+        return None;
+    }
+    let (m, s) = (two(&r[1..3])?, two(&r[4..6])?);
+    (h < 24 && m < 60 && s < 60).then_some(h * 3600 + m * 60 + s)
+}
+
+/// Fast paths for the common shapes of temporal fields (same values as `parse_temporal`,
+/// which handles everything else): DATE text repeated from the previous row, times of day
+/// `H:MM:SS`, and `<date> HH:MM:SS` / `<date>THH:MM:SS` with a 10-character date.
+#[inline]
+fn temporal_fast(ty: DataType, t: &[u8], memo: &mut DateMemo) -> Option<Option<i64>> {
+    match ty {
+        DataType::Date => Some(memo.days(t)),
+        DataType::Second => hms(t).map(Some),
+        DataType::Time => hms(t).map(|s| Some(s * 1000)),
+        DataType::DateTime | DataType::Timestamp if t.len() == 19 && (t[10] == b' ' || t[10] == b'T') => {
+            let tod = hms(&t[11..])?;
+            let d = memo.days(&t[..10])?;
+            let secs = d * 86_400 + tod;
+            if ty == DataType::Timestamp {
+                return Some(Some(secs * 1000));
+            }
+            // DATETIME is 32-bit; i32::MIN is its null
+            Some(i32::try_from(secs).ok().filter(|v| !v.is_null()).map(i64::from))
+        }
+        _ => None,
+    }
+}
+
+#[inline]
+fn temporal(spec: &ColSpec, text: &[u8], memo: &mut DateMemo) -> Option<i64> {
+    let t = trim(text);
+    if spec.fmt.is_none() {
+        if let Some(v) = temporal_fast(spec.ty, t, memo) {
+            return v;
+        }
+    }
+    let s = std::str::from_utf8(t).ok()?;
     if s.is_empty() {
         return None;
     }
@@ -228,6 +339,7 @@ fn temporal(spec: &ColSpec, text: &[u8]) -> Option<i64> {
 pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Column>, usize), ParseErr> {
     let est = buf.len() / 64 + 16;
     let mut builders: Vec<Builder> = specs.iter().map(|s| Builder::new(s.ty, est)).collect();
+    let mut memos: Vec<DateMemo> = specs.iter().map(|_| DateMemo::default()).collect();
     let mut fields: Vec<Field> = Vec::with_capacity(specs.len() + 4);
     let mut scratch = Vec::new();
     let mut p = 0;
@@ -249,7 +361,7 @@ pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Co
                     let raw = &buf[f.start..f.end];
                     let escaped = f.quoted && raw.contains(&b'"');
                     let text = if escaped { field_bytes(buf, f, &mut scratch) } else { raw };
-                    if builders[k].push(spec, raw, text, escaped).is_err() {
+                    if builders[k].push(spec, raw, text, escaped, &mut memos[k]).is_err() {
                         return Err(ParseErr { rec: recs, col: Some(k), msg: "the text is not valid UTF-8".into() });
                     }
                 }
@@ -318,6 +430,55 @@ pub fn concat(ty: DataType, parts: &[&Column]) -> Column {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_fast_path_agrees_with_the_parser() {
+        let mut texts: Vec<String> = ["0", "-0", "1.", ".5", "-.5", "44.72", "3.432016154613", "123456789012345", "1234567890123456", "0.1", "9.999999999999999", "-26.110000000000003", "1e5", "1.2.3", "-", ".", "+1.5", "12a"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut x: u64 = 88172645463325252;
+        for _ in 0..20000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 15 + 1) as usize;
+            let m = x % 10u64.pow(digits as u32);
+            let s = format!("{m:0digits$}");
+            let k = (x >> 40) as usize % (digits + 1);
+            texts.push(format!("{}{}.{}", if x & 1 == 1 { "-" } else { "" }, &s[..k], &s[k..]));
+        }
+        for t in &texts {
+            let want = t.parse::<f64>().ok();
+            if let Some(v) = simple_decimal(t.as_bytes()) {
+                assert_eq!(Some(v.to_bits()), want.map(f64::to_bits), "{t}");
+            }
+        }
+        // the generated ones (at most 15 digits) all take the fast path
+        assert!(texts[18..].iter().all(|t| simple_decimal(t.as_bytes()).is_some()));
+        assert_eq!(simple_decimal(b"1e5"), None);
+    }
+
+    #[test]
+    fn temporal_fast_paths_agree_with_the_parser() {
+        let texts = [
+            "20070801", "2007.08.01", "2007-08-01", "2007/08/01", "2016.02.30", "2016.02.29", "20070832", "", "x",
+            "9:30:56", "09:30:56", "23:59:59", "24:00:00", "9:60:00", "9:30:60", "9:3:56", "9:30:56.5", "19:30",
+            "2016-11-15 07:00:00", "2016-11-15T07:00:00", "2016.11.15T23:59:59", "2016.11.15 24:00:00",
+            "2016-02-30 07:00:00", "2016-11-15 7:00:00", "2016-11-15x07:00:00", "1969-12-31 23:59:59", "2100-01-01 00:00:00",
+        ];
+        for ty in [DataType::Date, DataType::Second, DataType::Time, DataType::DateTime, DataType::Timestamp, DataType::Minute] {
+            let spec = ColSpec { field: 0, name: "t".into(), ty, fmt: None };
+            let mut memo = DateMemo::default();
+            for _ in 0..2 {
+                for t in texts {
+                    let want = if t.is_empty() { None } else { parse_temporal(ty, t) };
+                    assert_eq!(temporal(&spec, t.as_bytes(), &mut memo), want, "{ty} {t:?}");
+                }
+            }
+        }
+        assert_eq!(hms(b"9:30:56"), Some(9 * 3600 + 30 * 60 + 56));
+    }
 
     #[test]
     fn typed_parse() {
