@@ -5,43 +5,111 @@ use crate::math_util::{int_result_type, is_num, nan_f64};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::{with_numeric, DataType, Error, Result};
+use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::ops::Range;
 
 fn check(col_len: usize, gid: &[u32], ngroups: usize) -> Result<()> {
     if gid.len() != col_len {
         return Err(Error::size(format!("group ids ({}) and column ({}) differ in length", gid.len(), col_len)));
     }
-    if gid.iter().any(|&g| g as usize >= ngroups) {
+    let bad = |ids: &[u32]| ids.iter().any(|&g| g as usize >= ngroups);
+    let out_of_range = if gid.len() >= 2 * CHUNK { gid.par_chunks(CHUNK).any(bad) } else { bad(gid) };
+    if out_of_range {
         return Err(Error::runtime("group id out of range"));
     }
     Ok(())
 }
 
-fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i64>, Vec<u32>) {
-    let mut s = vec![0i64; n];
-    let mut c = vec![0u32; n];
-    for (&x, &g) in v.iter().zip(gid) {
-        if !x.is_null() {
-            let g = g as usize;
-            s[g] = s[g].wrapping_add(x.to_i64());
-            c[g] += 1;
-        }
+/// Rows per chunk of the parallel group-wise folds. Fixed (not derived from the thread
+/// count) so floating-point sums are the same on every machine.
+const CHUNK: usize = 1 << 20;
+
+/// Fold rows `0..len` into per-group partial state. Large inputs are cut into fixed row
+/// chunks folded in parallel, whose partials are merged in row order; the per-chunk
+/// tables (`ngroups` entries each) must stay small next to the rows.
+fn fold_groups<P: Send>(
+    len: usize,
+    ngroups: usize,
+    init: impl Fn() -> P + Sync,
+    fold: impl Fn(&mut P, Range<usize>) + Sync,
+    merge: impl Fn(&mut P, P),
+) -> P {
+    let chunks = len.div_ceil(CHUNK);
+    if chunks < 2 || ngroups.saturating_mul(chunks) > len {
+        let mut p = init();
+        fold(&mut p, 0..len);
+        return p;
     }
-    (s, c)
+    let parts: Vec<P> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut p = init();
+            fold(&mut p, c * CHUNK..((c + 1) * CHUNK).min(len));
+            p
+        })
+        .collect();
+    let mut it = parts.into_iter();
+    let mut acc = it.next().unwrap_or_else(&init);
+    for p in it {
+        merge(&mut acc, p);
+    }
+    acc
+}
+
+fn add_into<T: Copy + std::ops::AddAssign>(a: &mut [T], b: &[T]) {
+    a.iter_mut().zip(b).for_each(|(x, &y)| *x += y);
+}
+
+fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i64>, Vec<u32>) {
+    fold_groups(
+        v.len(),
+        n,
+        || (vec![0i64; n], vec![0u32; n]),
+        |(s, c), rows| {
+            for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
+                if !x.is_null() {
+                    let g = g as usize;
+                    s[g] = s[g].wrapping_add(x.to_i64());
+                    c[g] += 1;
+                }
+            }
+        },
+        |(s, c), (s2, c2)| {
+            s.iter_mut().zip(&s2).for_each(|(x, &y)| *x = x.wrapping_add(y));
+            add_into(c, &c2);
+        },
+    )
 }
 
 fn g_fsum<T: Native>(v: &[T], gid: &[u32], n: usize, k: i32) -> (Vec<f64>, Vec<u32>) {
-    let mut s = vec![0f64; n];
-    let mut c = vec![0u32; n];
-    for (&x, &g) in v.iter().zip(gid) {
-        if !x.is_null() {
-            let g = g as usize;
-            let f = x.to_f64();
-            s[g] += if k == 1 { f } else { f.powi(k) };
-            c[g] += 1;
-        }
-    }
-    (s, c)
+    fold_groups(
+        v.len(),
+        n,
+        || (vec![0f64; n], vec![0u32; n]),
+        |(s, c), rows| {
+            let (v, gid) = (&v[rows.clone()], &gid[rows]);
+            if k == 1 {
+                for (&x, &g) in v.iter().zip(gid) {
+                    if !x.is_null() {
+                        s[g as usize] += x.to_f64();
+                        c[g as usize] += 1;
+                    }
+                }
+            } else {
+                for (&x, &g) in v.iter().zip(gid) {
+                    if !x.is_null() {
+                        s[g as usize] += x.to_f64().powi(k);
+                        c[g as usize] += 1;
+                    }
+                }
+            }
+        },
+        |(s, c), (s2, c2)| {
+            add_into(s, &s2);
+            add_into(c, &c2);
+        },
+    )
 }
 
 fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, Vec<i64>, Vec<u32>) {
@@ -62,28 +130,43 @@ fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, 
     (fp, ip, c)
 }
 
-fn g_extreme<T: Native>(v: &[T], gid: &[u32], n: usize, want_max: bool) -> Vec<T> {
-    let mut best = vec![T::NULL; n];
-    for (&x, &g) in v.iter().zip(gid) {
-        if x.is_null() {
-            continue;
-        }
-        let b = &mut best[g as usize];
-        if b.is_null() || (want_max && x > *b) || (!want_max && x < *b) {
-            *b = x;
-        }
-    }
-    best
+fn g_extreme<T: Native + Send + Sync>(v: &[T], gid: &[u32], n: usize, want_max: bool) -> Vec<T> {
+    let better = move |b: T, x: T| b.is_null() || (want_max && x > b) || (!want_max && x < b);
+    fold_groups(
+        v.len(),
+        n,
+        || vec![T::NULL; n],
+        |best, rows| {
+            for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
+                if !x.is_null() && better(best[g as usize], x) {
+                    best[g as usize] = x;
+                }
+            }
+        },
+        |best, other| {
+            for (b, &x) in best.iter_mut().zip(&other) {
+                if !x.is_null() && better(*b, x) {
+                    *b = x;
+                }
+            }
+        },
+    )
 }
 
 fn g_count<T: Native>(v: &[T], gid: &[u32], n: usize) -> Vec<i32> {
-    let mut c = vec![0i32; n];
-    for (&x, &g) in v.iter().zip(gid) {
-        if !x.is_null() {
-            c[g as usize] += 1;
-        }
-    }
-    c
+    fold_groups(
+        v.len(),
+        n,
+        || vec![0i32; n],
+        |c, rows| {
+            for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
+                if !x.is_null() {
+                    c[g as usize] += 1;
+                }
+            }
+        },
+        |c, c2| add_into(c, &c2),
+    )
 }
 
 /// Row index of the first/last (optionally non-null) element of each group; -1 when none.

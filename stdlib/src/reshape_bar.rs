@@ -68,16 +68,19 @@ fn step_of(name: &str, ty: DataType, interval: &Value) -> Result<Step> {
 }
 
 fn bar_int<T: Native>(v: &[T], step: i64, right: bool) -> Vec<T> {
-    v.iter()
-        .map(|&x| {
-            if x.is_null() {
-                return T::NULL;
-            }
-            let a = x.to_i64();
-            let r = a.rem_euclid(step);
-            T::from_i64(if right && r != 0 { a - r + step } else { a - r })
-        })
-        .collect()
+    let f = |&x: &T| {
+        if x.is_null() {
+            return T::NULL;
+        }
+        let a = x.to_i64();
+        let r = a.rem_euclid(step);
+        T::from_i64(if right && r != 0 { a - r + step } else { a - r })
+    };
+    if v.len() >= 1 << 16 {
+        use rayon::prelude::*;
+        return v.par_iter().map(f).collect();
+    }
+    v.iter().map(f).collect()
 }
 
 fn bar_months(v: &[i64], ty: DataType, months: i64, right: bool) -> Vec<i64> {

@@ -6,7 +6,7 @@
 use super::exec::{limit_slice, limit_values, Output, Prepared};
 use super::frame::{eval_in, to_column, to_mask, Frame, Scope};
 use super::group::{eval_keys, GroupEval, KeyCol};
-use super::keys::{bucket_perm, group_ids};
+use super::keys::{bucket_dest, bucket_perm, group_ids};
 use super::order::{sort_perm, sort_rows, SortKey};
 use crate::column::Column;
 use crate::error::{Error, ErrorKind, Result};
@@ -17,10 +17,26 @@ use beluga_lang::ast::{Expr, SelectItem};
 /// Grouping of a frame for context by: permutation, segment offsets and group of each
 /// permuted row (groups numbered in key order).
 pub(crate) struct Segments {
-    pub perm: Vec<usize>,
+    /// Row order: a destination per source row (no csort) or a gather permutation.
+    order: RowOrder,
     pub offsets: Vec<usize>,
     pub pgid: Vec<u32>,
     pub keys: Vec<KeyCol>,
+}
+
+enum RowOrder {
+    Dest(Vec<u32>),
+    Perm(Vec<usize>),
+}
+
+impl Segments {
+    /// The frame with every group contiguous.
+    pub fn apply(&self, frame: &Frame) -> Frame {
+        match &self.order {
+            RowOrder::Dest(d) => frame.scatter(d),
+            RowOrder::Perm(p) => frame.take(p),
+        }
+    }
 }
 
 pub(crate) fn segments(i: &mut Interpreter, frame: &Frame, g: &[SelectItem], csort: &[beluga_lang::ast::OrderItem]) -> Result<Segments> {
@@ -35,27 +51,39 @@ pub(crate) fn segments(i: &mut Interpreter, frame: &Frame, g: &[SelectItem], cso
     for (r, &g) in gorder.iter().enumerate() {
         rank[g] = r as u32;
     }
-    let bucket: Vec<u32> = groups.gid.iter().map(|&g| rank[g as usize]).collect();
-    let (mut perm, offsets) = bucket_perm(&bucket, n);
-    if !csort.is_empty() {
-        let scope = frame.scope();
-        let mut ccols = Vec::with_capacity(csort.len());
-        for o in csort {
-            let v = eval_in(i, scope.clone(), &o.expr)?;
-            ccols.push(to_column(&v, frame.rows, "a csort expression")?);
+    let gid = &groups.gid;
+    let bucket: Vec<u32> = super::par::map_rows(gid.len(), |r| rank[gid[r] as usize]);
+    let (order, offsets) = if csort.is_empty() && bucket.len() < u32::MAX as usize {
+        let (dest, offsets) = bucket_dest(&bucket, n);
+        (RowOrder::Dest(dest), offsets)
+    } else {
+        let (mut perm, offsets) = bucket_perm(&bucket, n);
+        if !csort.is_empty() {
+            let scope = frame.scope();
+            let mut ccols = Vec::with_capacity(csort.len());
+            for o in csort {
+                let v = eval_in(i, scope.clone(), &o.expr)?;
+                ccols.push(to_column(&v, frame.rows, "a csort expression")?);
+            }
+            let keys: Vec<SortKey> = ccols.iter().zip(csort).map(|(c, o)| SortKey { col: c, asc: o.asc, nulls_first: o.nulls_first }).collect();
+            for g in 0..n {
+                sort_rows(&keys, &mut perm[offsets[g]..offsets[g + 1]]);
+            }
         }
-        let keys: Vec<SortKey> = ccols.iter().zip(csort).map(|(c, o)| SortKey { col: c, asc: o.asc, nulls_first: o.nulls_first }).collect();
-        for g in 0..n {
-            sort_rows(&keys, &mut perm[offsets[g]..offsets[g + 1]]);
-        }
+        (RowOrder::Perm(perm), offsets)
+    };
+    drop(bucket);
+    // groups are contiguous in key order: the group of permuted row r is its segment
+    let mut pgid = vec![0u32; frame.rows];
+    for g in 0..n {
+        pgid[offsets[g]..offsets[g + 1]].fill(g as u32);
     }
-    let pgid: Vec<u32> = perm.iter().map(|&r| bucket[r]).collect();
     let keys = firsts
         .iter()
         .zip(knames)
         .map(|(c, (name, text))| KeyCol { name, text, col: c.take_usize(&gorder) })
         .collect();
-    Ok(Segments { perm, offsets, pgid, keys })
+    Ok(Segments { order, offsets, pgid, keys })
 }
 
 pub(crate) fn context(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[SelectItem]) -> Result<Output> {
@@ -64,7 +92,7 @@ pub(crate) fn context(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Sel
     }
     let seg = segments(i, frame, g, &p.csort)?;
     let n = seg.offsets.len() - 1;
-    let pframe = frame.take(&seg.perm);
+    let pframe = seg.apply(frame);
     let rows = pframe.rows;
     let mut ev = GroupEval::new(&pframe, &seg.pgid, n, &seg.keys, true, Some(seg.offsets.clone()));
     let exprs: Vec<(&Expr, usize)> = p.items.iter().map(|it| (&it.expr, it.width())).collect();

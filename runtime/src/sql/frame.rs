@@ -98,11 +98,30 @@ impl Frame {
     }
 
     /// The rows at `idx`, in that order.
+    /// The frame with row r moved to position `dest[r]` (`dest` a permutation).
+    pub fn scatter(&self, dest: &[u32]) -> Frame {
+        let cols: Vec<Column> = if dest.len() >= PAR_MIN_LEN && self.cols.len() > 1 {
+            self.cols.par_iter().map(|c| super::par::scatter(c, dest)).collect()
+        } else {
+            self.cols.iter().map(|c| super::par::scatter(c, dest)).collect()
+        };
+        let rowid = if self.track {
+            let mut out = vec![0usize; dest.len()];
+            for (r, &d) in dest.iter().enumerate() {
+                out[d as usize] = self.rowid.as_ref().map_or(r, |v| v[r]);
+            }
+            Some(out)
+        } else {
+            None
+        };
+        Frame { names: self.names.clone(), cols, rows: dest.len(), aliases: self.aliases.clone(), rowid, track: self.track }
+    }
+
     pub fn take(&self, idx: &[usize]) -> Frame {
         let cols: Vec<Column> = if idx.len() >= PAR_MIN_LEN && self.cols.len() > 1 {
-            self.cols.par_iter().map(|c| c.take_usize(idx)).collect()
+            self.cols.par_iter().map(|c| super::par::take(c, idx)).collect()
         } else {
-            self.cols.iter().map(|c| c.take_usize(idx)).collect()
+            self.cols.iter().map(|c| super::par::take(c, idx)).collect()
         };
         let rowid = if self.track {
             Some(match &self.rowid {

@@ -32,6 +32,45 @@ pub fn set_segmented_kernel(f: SegmentedKernel) {
     let _ = SEGMENTED.set(f);
 }
 
+/// Run a segmented kernel over runs of whole segments in parallel (split by row count)
+/// and concatenate the parts; segments are independent, so the result is the same as one
+/// call over all of them.
+fn segmented_parallel(kernel: SegmentedKernel, name: &str, col: &Column, vals: &[Value], seg: &[usize]) -> Option<Result<Column>> {
+    use rayon::prelude::*;
+    let rows = seg.last().copied().unwrap_or(0);
+    let parts = super::par::chunks_for(rows);
+    if parts == 1 || seg.len() < 3 {
+        return kernel(name, col, vals, seg);
+    }
+    // cut points: segment boundaries nearest to equal row shares
+    let mut cuts = vec![0usize];
+    for p in 1..parts {
+        let target = rows * p / parts;
+        let k = seg.partition_point(|&o| o < target).min(seg.len() - 1);
+        if k > *cuts.last().unwrap_or(&0) {
+            cuts.push(k);
+        }
+    }
+    if *cuts.last().unwrap_or(&0) < seg.len() - 1 {
+        cuts.push(seg.len() - 1);
+    }
+    let outs: Vec<Option<Result<Column>>> = cuts.par_windows(2).map(|w| kernel(name, col, vals, &seg[w[0]..=w[1]])).collect();
+    let mut cols = Vec::with_capacity(outs.len());
+    for o in outs {
+        match o? {
+            Ok(c) => cols.push(c),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let ty = cols.first()?.ty;
+    if cols.iter().any(|c| c.ty != ty) {
+        // parts disagree on the result type (e.g. all-null parts): one sequential call
+        return kernel(name, col, vals, seg);
+    }
+    let refs: Vec<&Column> = cols.iter().collect();
+    Some(Ok(Column::concat(ty, &refs)))
+}
+
 /// A grouping key: its result name, canonical expression text and group-level values.
 pub(crate) struct KeyCol {
     pub name: String,
@@ -98,17 +137,14 @@ impl<'a> GroupEval<'a> {
 
     /// Group sizes as an INT column (group level).
     fn sizes(&self) -> Column {
-        let mut s = vec![0i32; self.n];
-        for &g in self.gid {
-            s[g as usize] += 1;
-        }
-        Column::from_vec(DataType::Int, s)
+        let s = super::par::group_counts(self.gid, self.n);
+        Column::from_vec(DataType::Int, s.into_iter().map(|c| c as i32).collect::<Vec<i32>>())
     }
 
     fn broadcast(&self, c: Column) -> Column {
         if self.row_level {
-            let idx: Vec<usize> = self.gid.iter().map(|&g| g as usize).collect();
-            c.take_usize(&idx)
+            let idx: Vec<usize> = super::par::map_rows(self.gid.len(), |r| self.gid[r] as usize);
+            super::par::take(&c, &idx)
         } else {
             c
         }
@@ -199,7 +235,7 @@ impl<'a> GroupEval<'a> {
                     }
                 }
                 let Some(col) = first else { return Ok(None) };
-                match kernel(name, &col, &vals, &seg) {
+                match segmented_parallel(kernel, name, &col, &vals, &seg) {
                     Some(r) => {
                         let c = r?;
                         Ok(Some(self.bind(c)))

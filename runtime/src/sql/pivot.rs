@@ -10,6 +10,7 @@ use super::exec::{finish_output, result_scope, Output, Prepared};
 use super::frame::{eval_in, to_column, Frame, Scope};
 use super::group::{eval_keys, GroupEval, KeyCol};
 use super::keys::group_ids;
+use super::par;
 use super::order::{sort_perm, sort_rows, SortKey};
 use super::plan::{is_aggregate_call, walk};
 use crate::column::Column;
@@ -40,12 +41,39 @@ fn sorted_ranks(keys: &[Column]) -> (Vec<u32>, usize, Vec<usize>) {
     let firsts: Vec<Column> = keys.iter().map(|c| c.take_usize(&g.first)).collect();
     let sk: Vec<SortKey> = firsts.iter().map(|c| SortKey { col: c, asc: true, nulls_first: None }).collect();
     let order = sort_perm(&sk, g.n);
+    if order.iter().enumerate().all(|(r, &k)| r == k) {
+        // first appearance is already key order (e.g. a sorted column)
+        return (g.gid, g.n, g.first);
+    }
     let mut rank = vec![0u32; g.n];
     for (r, &k) in order.iter().enumerate() {
         rank[k] = r as u32;
     }
     let first: Vec<usize> = order.iter().map(|&k| g.first[k]).collect();
-    (g.gid.iter().map(|&k| rank[k as usize]).collect(), g.n, first)
+    let gid = g.gid;
+    (par::map_rows(gid.len(), |r| rank[gid[r] as usize]), g.n, first)
+}
+
+/// An aggregate item per occupied cell of the `nrow x ncol` matrix (column-major `cell`
+/// per row), as a column-major vector with nulls in empty cells.
+fn cell_aggregate(i: &mut Interpreter, frame: &Frame, e: &Expr, cell: &[u32], ncells: usize) -> Result<Column> {
+    let keys: Vec<KeyCol> = vec![];
+    let counts = par::group_counts(cell, ncells);
+    if counts.iter().all(|&c| c > 0) {
+        // every cell occupied: the cell number is the group id
+        let mut ev = GroupEval::new(frame, cell, ncells, &keys, false, None);
+        let r = ev.eval_items(i, &[(e, 1)])?;
+        return r.into_iter().next().and_then(|v| v.into_iter().next()).ok_or_else(|| Error::runtime("pivot"));
+    }
+    let cg = group_ids(&[&Column::from_vec(DataType::Int, cell.iter().map(|&x| x as i32).collect::<Vec<i32>>())]);
+    let mut ev = GroupEval::new(frame, &cg.gid, cg.n, &keys, false, None);
+    let r = ev.eval_items(i, &[(e, 1)])?;
+    let vals = r.into_iter().next().and_then(|v| v.into_iter().next()).ok_or_else(|| Error::runtime("pivot"))?;
+    let mut pick = vec![-1i64; ncells];
+    for (gk, &row) in cg.first.iter().enumerate() {
+        pick[cell[row] as usize] = gk as i64;
+    }
+    Ok(vals.take(&pick))
 }
 
 fn label_text(c: &Column, k: usize) -> String {
@@ -68,31 +96,27 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
     let (crank, ncol, cfirst) = sorted_ranks(ckey);
     let cvals = ckey[0].take_usize(&cfirst);
     let cnames: Vec<String> = (0..ncol).map(|k| label_text(&cvals, k)).collect();
+    let ncells = nrow.checked_mul(ncol).filter(|&c| c <= u32::MAX as usize).ok_or_else(|| Error::size("pivot by: too many cells"))?;
     // column-major cell position of every row
-    let cell: Vec<usize> = rrank.iter().zip(&crank).map(|(&r, &c)| c as usize * nrow + r as usize).collect();
-    let mut last = vec![-1i64; nrow * ncol];
-    for (row, &c) in cell.iter().enumerate() {
-        last[c] = row as i64;
-    }
+    let cell: Vec<u32> = par::map_rows(rrank.len(), |r| crank[r] * nrow as u32 + rrank[r]);
+    drop((rrank, crank));
+    let mut last: Option<Vec<i64>> = None;
     let mut item_vals: Vec<Value> = Vec::with_capacity(p.items.len());
     for it in &p.items {
         let v = if has_aggregate(i, &it.expr, frame) {
-            // per occupied cell, scattered into the matrix
-            let cid: Vec<u32> = cell.iter().map(|&c| c as u32).collect();
-            let cg = group_ids(&[&Column::from_vec(DataType::Int, cid.iter().map(|&x| x as i32).collect::<Vec<i32>>())]);
-            let keys: Vec<KeyCol> = vec![];
-            let mut ev = GroupEval::new(frame, &cg.gid, cg.n, &keys, false, None);
-            let r = ev.eval_items(i, &[(&it.expr, 1)])?;
-            let vals = r.into_iter().next().and_then(|v| v.into_iter().next()).ok_or_else(|| Error::runtime("pivot"))?;
-            let mut pick = vec![-1i64; nrow * ncol];
-            for (gk, &row) in cg.first.iter().enumerate() {
-                pick[cell[row]] = gk as i64;
-            }
-            Value::Matrix(Arc::new(Matrix { data: vals.take(&pick), rows: nrow, cols: ncol, row_labels: None, col_labels: None }))
+            let data = cell_aggregate(i, frame, &it.expr, &cell, ncells)?;
+            Value::Matrix(Arc::new(Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None }))
         } else {
+            let last = last.get_or_insert_with(|| {
+                let mut l = vec![-1i64; ncells];
+                for (row, &c) in cell.iter().enumerate() {
+                    l[c as usize] = row as i64;
+                }
+                l
+            });
             let mut scope = Scope::new();
             for (n, c) in frame.names.iter().zip(&frame.cols) {
-                let m = Matrix { data: c.take(&last), rows: nrow, cols: ncol, row_labels: None, col_labels: None };
+                let m = Matrix { data: c.take(last), rows: nrow, cols: ncol, row_labels: None, col_labels: None };
                 scope.insert(n.clone(), Value::Matrix(Arc::new(m)));
             }
             for (a, k) in &frame.aliases {
