@@ -3,7 +3,7 @@
 //! pairs, and assembly of the result table with DolphinDB's column layout (§6.12).
 
 use super::keys::{dense_ids, Groups};
-use crate::column::Column;
+use crate::column::{ColData, Column};
 use crate::error::{Error, Result};
 use crate::kernels::cast::cast_column;
 use crate::kernels::temporal_to;
@@ -11,6 +11,7 @@ use crate::kernels::arith::unit_rank;
 use crate::table::Table;
 use crate::types::{common_type, DataType};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Which rows an equi-join keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,11 @@ pub fn shared_key_ids(left: &[&Column], right: &[&Column]) -> Result<(Vec<u32>, 
     if left.len() != right.len() || left.is_empty() {
         return Err(Error::arg("The join needs the same number (at least one) of left and right key columns"));
     }
+    if let ([a], [b]) = (left, right) {
+        if let Some(ids) = symbol_key_ids(a, b) {
+            return Ok(ids);
+        }
+    }
     let nl = left[0].len();
     let mut parts: Vec<Column> = Vec::with_capacity(left.len());
     let mut null = vec![false; nl + right[0].len()];
@@ -87,6 +93,41 @@ pub fn shared_key_ids(left: &[&Column], right: &[&Column]) -> Result<(Vec<u32>, 
     }
     let right_ids = gid.split_off(nl);
     Ok((gid, right_ids, n))
+}
+
+/// Shared ids of one SYMBOL key column on each side without hashing rows: a left row's id
+/// is its code; the right dictionary is mapped onto the left one once (right-only symbols
+/// get ids past the left dictionary). The null symbol (code 0) gets `NO_ID`.
+fn symbol_key_ids(a: &Column, b: &Column) -> Option<(Vec<u32>, Vec<u32>, usize)> {
+    let (ColData::Sym(l), ColData::Sym(r)) = (&*a.data, &*b.data) else {
+        return None;
+    };
+    let nl = l.dict.names.len();
+    let mut n = nl;
+    let lmap: Vec<u32> = l.dict.names.iter().enumerate().map(|(c, s)| if s.is_empty() { NO_ID } else { c as u32 }).collect();
+    let map: Vec<u32> = if Arc::ptr_eq(&l.dict, &r.dict) {
+        lmap.clone()
+    } else {
+        r.dict
+            .names
+            .iter()
+            .map(|s| match l.dict.index.get(s) {
+                _ if s.is_empty() => NO_ID,
+                Some(&c) => c,
+                None => {
+                    n += 1;
+                    (n - 1) as u32
+                }
+            })
+            .collect()
+    };
+    if n >= NO_ID as usize {
+        return None;
+    }
+    let id = |c: u32, m: &[u32]| m.get(c as usize).copied().unwrap_or(NO_ID);
+    let lids: Vec<u32> = l.codes.par_iter().map(|&c| id(c, &lmap)).collect();
+    let rids: Vec<u32> = r.codes.par_iter().map(|&c| id(c, &map)).collect();
+    Some((lids, rids, n))
 }
 
 /// Right rows grouped by id, in right order: CSR offsets (n + 1) and row numbers.
@@ -203,7 +244,9 @@ pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &La
             cols.iter().map(|c| c.take(idx)).collect()
         }
     };
-    let mut cols: Vec<Column> = take_all(&left.cols, li);
+    // every left row once, in order (aj, lj without duplicates): share the left columns
+    let identity = li.len() == left.rows() && li.par_iter().enumerate().all(|(k, &l)| l == k as i64);
+    let mut cols: Vec<Column> = if identity { left.cols.clone() } else { take_all(&left.cols, li) };
     if let Some(lk) = layout.coalesce_keys {
         for (k, &lc) in lk.iter().enumerate() {
             let rc = layout.right_keys[k];
