@@ -88,10 +88,13 @@ pub const WRAPPED: &[Builtin] = &[
 pub const DEFS: &[Builtin] = &[
     f("__handleAppend", Kind::System, 2, 2, db::handle_append),
     f("__handleColumn", Kind::System, 2, 2, db::handle_column),
+    f("__handleCount", Kind::System, 1, u8::MAX, db::handle_count),
     f("__handleIndex", Kind::System, 2, 2, db::handle_index),
     f("__handleLoad", Kind::System, 1, u8::MAX, db::handle_load),
     f("__handleOverwrite", Kind::System, 2, 2, db::handle_overwrite),
     f("__handlePartitions", Kind::System, 1, u8::MAX, db::handle_partitions),
+    f("__handleRewrite", Kind::System, 4, 4, crate::rewrite::rewrite),
+    f("__handleWholePartitions", Kind::System, 1, u8::MAX, crate::rewrite::whole_partitions),
     fp("createDimensionTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
     fp("createPartitionedTable", Kind::System, 4, 10, db::create_partitioned_table, &["dbHandle", "table", "tableName", "partitionColumns", "compressMethods", "sortColumns", "keepDuplicates", "sortKeyMappingFunction", "softDelete", "indexes"]),
     fp("createTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),

@@ -350,6 +350,16 @@ pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(crate::query::load(i, h, names.as_deref(), &conds)?))
 }
 
+/// `__handleCount(handle, conditions)`: the number of rows satisfying the conditions when
+/// the partition metadata decides it (LONG), else VOID.
+pub fn handle_count(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let (h, _, conds) = load_args("__handleCount", &args)?;
+    Ok(match crate::query::count_rows(i, h, &conds)? {
+        Some(n) => Value::Scalar(Column::from_vec(beluga_runtime::DataType::Long, vec![n as i64])),
+        None => Value::Void,
+    })
+}
+
 /// `__handlePartitions(handle, columnNames, [where conditions…])`: the same rows as one
 /// table per surviving partition (a tuple), for per-partition execution and `map`.
 pub fn handle_partitions(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {

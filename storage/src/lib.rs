@@ -1,6 +1,7 @@
 //! Partitioned databases on disk, column files, CSV import/export, and their builtins.
 //!
 //! * `bin`, `column_file`: byte encoding, checksums, the LZ4 block column file format.
+//! * `segment`: segment files holding all columns of one partition's segment.
 //! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes.
 //! * `catalog`: database and table metadata on disk, atomic commits, the writer lock.
 //! * `store`: write transactions (append, overwrite) split by partition.
@@ -18,6 +19,8 @@ pub mod csv;
 pub mod handle;
 pub mod partition;
 pub mod query;
+pub mod rewrite;
+pub mod segment;
 pub mod store;
 pub mod text;
 

@@ -7,7 +7,6 @@
 //! the rows an order-sensitive one sees); the SQL executor applies every condition again.
 
 use crate::catalog::{self, TableMeta};
-use crate::column_file::ColumnFile;
 use crate::handle::TableHandle;
 use crate::partition::{conform, Level};
 use beluga_lang::ast::{BinOp, Expr, ExprKind, UnOp};
@@ -470,21 +469,48 @@ pub fn clear_cache() {
         c.order.clear();
         c.bytes = 0;
     }
+    if let Ok(mut m) = valid().lock() {
+        m.clear();
+    }
 }
 
-fn decoded(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>) -> Result<Arc<Decoded>> {
-    let md = std::fs::metadata(p).map_err(|e| catalog::io_err(p, e))?;
-    let mtime = md.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos() as i128).unwrap_or(0);
-    let key: CacheKey = (p.to_path_buf(), md.len(), mtime);
-    if let Some(d) = cache().lock().ok().and_then(|c| c.map.get(&key).cloned()) {
-        return Ok(d);
+/// Table version and manifest time under which a column path was last checked: files are
+/// immutable while the manifest is unchanged, so a query over the same version skips the
+/// per-file `stat`.
+type Epoch = (u64, i128);
+
+static VALID: std::sync::OnceLock<std::sync::Mutex<ahash::AHashMap<PathBuf, (Epoch, CacheKey)>>> = std::sync::OnceLock::new();
+
+fn valid() -> &'static std::sync::Mutex<ahash::AHashMap<PathBuf, (Epoch, CacheKey)>> {
+    VALID.get_or_init(Default::default)
+}
+
+fn decoded(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>, epoch: Option<Epoch>) -> Result<Arc<Decoded>> {
+    if let Some(ep) = epoch {
+        let key = valid().lock().ok().and_then(|m| m.get(p).filter(|(e, _)| *e == ep).map(|(_, k)| k.clone()));
+        if let Some(d) = key.and_then(|k| cache().lock().ok().and_then(|c| c.map.get(&k).cloned())) {
+            return Ok(d);
+        }
     }
-    let bytes = std::fs::read(p).map_err(|e| catalog::io_err(p, e))?;
-    let file = ColumnFile::open(bytes, &p.display().to_string())?;
+    let (d, key) = decoded_checked(p, sym)?;
+    if let (Some(ep), Ok(mut m)) = (epoch, valid().lock()) {
+        m.insert(p.to_path_buf(), (ep, key));
+    }
+    Ok(d)
+}
+
+fn decoded_checked(p: &Path, sym: &Arc<beluga_runtime::column::SymbolDict>) -> Result<(Arc<Decoded>, CacheKey)> {
+    // the column lives in its segment file (or a per-column file of an older database)
+    let (len, mtime) = crate::segment::stamp(p)?;
+    let key: CacheKey = (p.to_path_buf(), len, mtime);
+    if let Some(d) = cache().lock().ok().and_then(|c| c.map.get(&key).cloned()) {
+        return Ok((d, key));
+    }
+    let file = crate::segment::open_column(p)?;
     let col = file.decode(None, Some(sym))?;
     let d = Arc::new(Decoded { col, blocks: file.blocks });
-    cache_put(key, d.clone());
-    Ok(d)
+    cache_put(key.clone(), d.clone());
+    Ok((d, key))
 }
 
 fn cache_put(key: CacheKey, d: Arc<Decoded>) {
@@ -520,6 +546,7 @@ fn load_segment(
     seg: u64,
     want: &[usize],
     filters: &[Filter],
+    epoch: Option<Epoch>,
 ) -> Result<Option<Vec<Column>>> {
     let path = |c: usize| -> PathBuf { catalog::col_file(tdir, part, seg, c) };
     let mut files: Vec<Option<Arc<Decoded>>> = (0..meta.names.len()).map(|_| None).collect();
@@ -527,7 +554,7 @@ fn load_segment(
     for f in filters {
         for c in f.cols() {
             if files[c].is_none() {
-                files[c] = Some(decoded(&path(c), &meta.symbols)?);
+                files[c] = Some(decoded(&path(c), &meta.symbols, epoch)?);
             }
         }
         if let Some(k) = files[f.cols()[0]].as_ref().and_then(|d| block_keep_of(f, d)) {
@@ -566,7 +593,7 @@ fn load_segment(
             None => {
                 let d = match files[c].take() {
                     Some(d) => d,
-                    None => decoded(&path(c), &meta.symbols)?,
+                    None => decoded(&path(c), &meta.symbols, epoch)?,
                 };
                 d.rows(keep.as_deref())
             }
@@ -588,7 +615,7 @@ fn empty_column(ty: DataType, symbols: &Arc<beluga_runtime::column::SymbolDict>)
 
 /// Materialise the referenced columns of the rows that may satisfy `conds`.
 pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
-    let loaded = load_parts(i, h, names, conds)?;
+    let loaded = load_parts(i, h, names, conds, true)?;
     let (names, types, symbols, parts) = (&loaded.names, &loaded.types, &loaded.symbols, &loaded.parts);
     let mut cols = Vec::with_capacity(names.len());
     for (k, ty) in types.iter().enumerate() {
@@ -630,11 +657,13 @@ pub struct Parts {
     pub types: Vec<DataType>,
     pub symbols: Arc<beluga_runtime::column::SymbolDict>,
     pub parts: Vec<Vec<Vec<Column>>>,
+    /// folder of every entry of `parts`
+    pub dirs: Vec<String>,
 }
 
 /// One table per surviving partition (for per-partition execution, `map` queries).
 pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Vec<Table>> {
-    let parts = load_parts(i, h, names, conds)?;
+    let parts = load_parts(i, h, names, conds, true)?;
     let mut out = Vec::with_capacity(parts.parts.len());
     for p in &parts.parts {
         let cols = parts
@@ -643,6 +672,14 @@ pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[Str
             .enumerate()
             .map(|(k, ty)| {
                 let segs: Vec<&Column> = p.iter().map(|s| &s[k]).collect();
+                // one segment whose symbols already use the table's dictionary: no copy
+                let shared_dict = match segs.first().map(|c| &*c.data) {
+                    Some(ColData::Sym(s)) => Arc::ptr_eq(&s.dict, &parts.symbols),
+                    _ => true,
+                };
+                if segs.len() == 1 && shared_dict {
+                    return segs[0].clone();
+                }
                 crate::store::concat_stored(*ty, &segs, &parts.symbols)
             })
             .collect();
@@ -653,7 +690,30 @@ pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[Str
     Ok(out)
 }
 
-fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Parts> {
+/// Every row of the partitions that may hold rows satisfying `conds` (pruning only), with
+/// each partition's folder and the table version: what update/delete rewrite.
+pub fn load_whole_partitions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<(u64, Vec<String>, Vec<Table>)> {
+    let loaded = load_parts(i, h, None, conds, false)?;
+    let mut tables = Vec::with_capacity(loaded.parts.len());
+    for p in &loaded.parts {
+        let cols = loaded
+            .types
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let segs: Vec<&Column> = p.iter().map(|s| &s[k]).collect();
+                crate::store::concat_stored(*ty, &segs, &loaded.symbols)
+            })
+            .collect();
+        let mut t = Table::new(loaded.names.clone(), cols)?;
+        t.name = Some(h.name.clone());
+        tables.push(t);
+    }
+    Ok((loaded.version, loaded.dirs, tables))
+}
+
+/// `row_filter`: apply the simple conditions to rows while loading (else they only prune).
+fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr], row_filter: bool) -> Result<Parts> {
     let dir = h.db.dir()?.clone();
     let meta = h.meta()?;
     let levels = if meta.part_cols.is_empty() { Vec::new() } else { h.db.levels()? };
@@ -694,14 +754,24 @@ fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, co
         .filter(|(_, k)| **k)
         .flat_map(|((pi, p), _)| p.segs.iter().map(move |s| (pi, p.dir.as_str(), s.id)))
         .collect();
+    let stamp = std::fs::metadata(tdir.join(format!("manifest.{}", meta.version)))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(-1);
+    let epoch = (stamp != -1).then_some((meta.version, stamp));
+    let seg_filters: &[Filter] = if row_filter { &filters } else { &[] };
     let loaded: Vec<Option<Vec<Column>>> =
-        jobs.par_iter().map(|(_, p, s)| load_segment(&tdir, &meta, p, *s, &want, &filters)).collect::<Result<_>>()?;
+        jobs.par_iter().map(|(_, p, s)| load_segment(&tdir, &meta, p, *s, &want, seg_filters, epoch)).collect::<Result<_>>()?;
+    let mut dirs: Vec<String> = Vec::new();
     let mut parts: Vec<Vec<Vec<Column>>> = Vec::new();
     let mut last = usize::MAX;
     for ((pi, _, _), seg) in jobs.iter().zip(loaded) {
         let Some(seg) = seg else { continue };
         if *pi != last {
             parts.push(Vec::new());
+            dirs.push(meta.parts[*pi].dir.clone());
             last = *pi;
         }
         if let Some(p) = parts.last_mut() {
@@ -709,12 +779,6 @@ fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, co
         }
     }
     let complete = filters.is_empty() && keep.iter().all(|&k| k);
-    let stamp = std::fs::metadata(tdir.join(format!("manifest.{}", meta.version)))
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i128)
-        .unwrap_or(-1);
     let complete = complete && stamp != -1;
     Ok(Parts {
         names: want.iter().map(|&c| meta.names[c].clone()).collect(),
@@ -726,5 +790,59 @@ fn load_parts(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, co
         types: want.iter().map(|&c| meta.types[c]).collect(),
         symbols: meta.symbols.clone(),
         parts,
+        dirs,
     })
+}
+
+/// The number of rows satisfying `conds` when the partition metadata decides it: every
+/// condition is a simple filter on a VALUE-partitioned column stored with the level's
+/// own type, so it holds for all rows of a partition or for none. None otherwise.
+pub fn count_rows(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<Option<u64>> {
+    let meta = h.meta()?;
+    let levels = if meta.part_cols.is_empty() { Vec::new() } else { h.db.levels()? };
+    // column index → partition level
+    let level_of = |c: usize| -> Option<usize> {
+        meta.part_cols.iter().position(|p| meta.col_index(p) == Some(c)).filter(|&l| match levels.get(l) {
+            Some(Level::Value(v)) => v.ty == meta.types[c],
+            _ => false,
+        })
+    };
+    let an = Analyzer { meta: &meta };
+    let mut parts_of = Vec::new();
+    for c in conds {
+        conjuncts(c, &mut parts_of);
+    }
+    let mut filters = Vec::with_capacity(parts_of.len());
+    for c in &parts_of {
+        if !an.row_wise(i, c) {
+            return Ok(None);
+        }
+        match an.filter(i, c) {
+            Some(f @ (Filter::Cmp(..) | Filter::Between(..) | Filter::In(..))) if level_of(f.cols()[0]).is_some() => filters.push(f),
+            _ => return Ok(None),
+        }
+    }
+    let mut total = 0u64;
+    let mut cols: Vec<Option<Column>> = vec![None; meta.names.len()];
+    for p in &meta.parts {
+        let mut keep = true;
+        for f in &filters {
+            let c = f.cols()[0];
+            let Some(l) = level_of(c) else { return Ok(None) };
+            let (Some(Level::Value(vals)), Some(&k)) = (levels.get(l), p.key.get(l)) else { return Ok(None) };
+            let k = k as usize;
+            if k >= vals.len() {
+                return Ok(None);
+            }
+            cols[c] = Some(vals.slice(k, k + 1));
+            match filter_mask(f, &cols) {
+                Some(m) if m.len() == 1 => keep &= m[0],
+                _ => return Ok(None),
+            }
+        }
+        if keep {
+            total += p.rows();
+        }
+    }
+    Ok(Some(total))
 }

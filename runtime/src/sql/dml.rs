@@ -54,7 +54,7 @@ fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols
 }
 
 /// Replace rows `rows` of `col` by `vals` (in that order); a vectorized scatter.
-fn scatter(col: &Column, rows: &[usize], vals: &Column) -> Result<Column> {
+pub(crate) fn scatter(col: &Column, rows: &[usize], vals: &Column) -> Result<Column> {
     let vals = if vals.ty == DataType::Void && col.ty != DataType::Void {
         Column::nulls(col.ty, vals.len())
     } else if vals.ty != col.ty && col.ty != DataType::Void {
@@ -73,6 +73,10 @@ fn scatter(col: &Column, rows: &[usize], vals: &Column) -> Result<Column> {
 }
 
 pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
+    // a stored table rewrites only the partitions it changes
+    if super::dml_stored::update(i, u)?.is_some() {
+        return Ok(());
+    }
     let mut needed = AHashSet::new();
     for (_, e) in &u.sets {
         names_in(e, &mut needed);
@@ -118,7 +122,7 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
             .collect();
         let seg = segments(i, &frame, &by, &csort)?;
         let n = seg.offsets.len() - 1;
-        let pframe = frame.take(&seg.perm);
+        let pframe = seg.apply(&frame);
         let mut ev = GroupEval::new(&pframe, &seg.pgid, n, &seg.keys, true, Some(seg.offsets.clone()));
         let exprs: Vec<(&Expr, usize)> = sets.iter().map(|(_, e)| (e, 1)).collect();
         let mut vals: Vec<Column> = ev.eval_items(i, &exprs)?.into_iter().map(|mut v| v.remove(0)).collect();
@@ -152,6 +156,9 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
 }
 
 pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
+    if super::dml_stored::delete(i, d)?.is_some() {
+        return Ok(());
+    }
     let mut needed = AHashSet::new();
     d.where_.iter().for_each(|e| names_in(e, &mut needed));
     let (dest, table) = target(i, &d.table, &needed)?;

@@ -192,6 +192,10 @@ pub(crate) fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
             return select_map(i, q, parts, need);
         }
     }
+    // aggregates over a stored table: per partition on rayon, merged (sql/mapreduce.rs)
+    if let Some(v) = super::mapreduce::try_select(i, q, &need)? {
+        return Ok(v);
+    }
     let src = match &q.from {
         Some(f) => eval_from(i, f, &need)?,
         None => empty_source(),
@@ -287,7 +291,7 @@ fn push_named(names: &mut Vec<String>, cols: &mut Vec<Column>, item_names: &[Str
 }
 
 /// No grouping: every item on whole columns; scalars broadcast when vectors are present.
-fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<Output> {
+pub(crate) fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<Output> {
     let scope = frame.scope();
     let mut vals = Vec::with_capacity(p.items.len());
     for it in &p.items {

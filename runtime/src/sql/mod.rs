@@ -16,13 +16,17 @@
 pub mod asof;
 mod context;
 mod dml;
+mod dml_stored;
 mod exec;
 mod frame;
 mod group;
 mod interval;
+mod mapreduce;
+mod mapreduce_agg;
 pub mod join;
 pub mod keys;
 pub mod order;
+pub mod par;
 mod pivot;
 mod plan;
 mod setops;
@@ -76,6 +80,11 @@ pub(crate) fn grouped_kernel() -> Option<GroupedKernel> {
 /// the query's leading row-wise `where` conditions, which the loader may use to skip
 /// partitions that cannot match (it need not filter rows: the executor applies them again).
 pub const HANDLE_LOAD: &str = "__handleLoad";
+
+/// How many queries ran map-reduce style over stored partitions (`sql/mapreduce.rs`).
+pub fn mapreduce_runs() -> usize {
+    mapreduce::RUNS.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 pub fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let depth = i.col_scopes.len();

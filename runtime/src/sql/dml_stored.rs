@@ -1,0 +1,179 @@
+//! `update` and `delete` on stored tables, partition by partition: only the partitions the
+//! `where` conditions may reach are read (all their columns), the statement runs on each of
+//! them, and only the partitions with matched rows are written back, in one commit through
+//! `__handleRewrite` (storage's `rewrite.rs`). This is exact when every condition and every
+//! `set` expression is row-wise; anything else (context by, `from` joins, aggregates or
+//! order-sensitive functions, new columns) returns None and runs on the whole table.
+
+use super::dml::scatter;
+use super::frame::{apply_where, eval_in, to_column, Frame};
+use super::plan::{is_rowwise, names_in, rewrite_count_star};
+use super::source::{identity, qualify};
+use crate::column::Column;
+use crate::error::{Error, Result};
+use crate::eval::Interpreter;
+use crate::table::Table;
+use crate::value::Value;
+use ahash::AHashSet;
+use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, UpdateStmt};
+use std::sync::Arc;
+
+/// The stored table an update/delete targets, its column names and the storage hooks.
+struct Target {
+    name: String,
+    handle: Value,
+    names: Vec<String>,
+    cols: AHashSet<String>,
+}
+
+impl Target {
+    /// An empty table with the stored columns' names (for qualified names).
+    fn shape(&self) -> Result<Table> {
+        Table::new(self.names.clone(), self.names.iter().map(|_| Column::nulls(crate::types::DataType::Int, 0)).collect())
+    }
+}
+
+fn target(i: &mut Interpreter, e: &Expr) -> Option<Target> {
+    let ExprKind::Ident(name) = &e.kind else {
+        return None;
+    };
+    let handle @ Value::Handle(_) = i.resolve(name).ok()? else {
+        return None;
+    };
+    i.resolve_function("__handleWholePartitions").ok()?;
+    i.resolve_function("__handleRewrite").ok()?;
+    let f = i.resolve_function("columnNames").ok()?;
+    let names = i.call_value(&f, vec![handle.clone()]).ok()?;
+    let c = names.column()?;
+    let names: Vec<String> = (0..c.len()).filter_map(|k| c.str_at(k).map(str::to_string)).collect();
+    let cols = names.iter().map(|s| s.to_ascii_lowercase()).collect();
+    Some(Target { name: name.clone(), handle, names, cols })
+}
+
+/// Every partition the conditions may reach: (version, folders, tables).
+fn partitions(i: &mut Interpreter, t: &Target, conds: &[Expr]) -> Result<(Value, Value, Vec<Arc<Table>>)> {
+    let f = i.resolve_function("__handleWholePartitions")?;
+    let codes = Value::tuple(conds.iter().map(|c| Value::Code(Arc::new(c.clone()))).collect());
+    let r = i.call_value(&f, vec![t.handle.clone(), Value::Void, codes])?;
+    let bad = || Error::runtime("The partition loader returned an unexpected value");
+    let Value::Tuple(items) = r else {
+        return Err(bad());
+    };
+    let (Some(version), Some(dirs), Some(Value::Tuple(tables))) = (items.first(), items.get(1), items.get(2)) else {
+        return Err(bad());
+    };
+    let tables = tables
+        .iter()
+        .map(|v| match v {
+            Value::Table(t) => Ok(t.clone()),
+            _ => Err(bad()),
+        })
+        .collect::<Result<_>>()?;
+    Ok((version.clone(), dirs.clone(), tables))
+}
+
+/// Write back the changed partitions (`changed[k]` = new rows of partition k, if changed).
+fn commit(i: &mut Interpreter, t: &Target, version: Value, dirs: &Value, changed: Vec<Option<Table>>) -> Result<()> {
+    let Some(all) = dirs.column() else {
+        return Err(Error::runtime("The partition loader returned no folders"));
+    };
+    let mut keep_dirs = Vec::new();
+    let mut tables = Vec::new();
+    for (k, c) in changed.into_iter().enumerate() {
+        if let Some(tab) = c {
+            keep_dirs.push(all.str_at(k).unwrap_or_default().to_string());
+            tables.push(Value::table(tab));
+        }
+    }
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let f = i.resolve_function("__handleRewrite")?;
+    let dirs = Value::string_vec(keep_dirs.iter().map(|s| s.as_str()));
+    i.call_value(&f, vec![t.handle.clone(), version, dirs, Value::tuple(tables)]).map(|_| ())
+}
+
+fn all_rowwise(i: &Interpreter, t: &Target, es: &[Expr]) -> bool {
+    let is_col = |n: &str| t.cols.contains(&n.to_ascii_lowercase());
+    es.iter().all(|e| is_rowwise(i, e, &is_col))
+}
+
+/// `update` of a stored table by partitions; None when the statement needs the whole table.
+pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<Option<()>> {
+    if u.from.is_some() || !u.context_by.is_empty() || !u.csort.is_empty() || u.having.is_some() {
+        return Ok(None);
+    }
+    let Some(t) = target(i, &u.table) else {
+        return Ok(None);
+    };
+    if u.sets.iter().any(|(c, _)| !t.cols.contains(&c.to_ascii_lowercase())) {
+        return Ok(None);
+    }
+    let mut needed = AHashSet::new();
+    u.sets.iter().for_each(|(_, e)| names_in(e, &mut needed));
+    u.where_.iter().for_each(|e| names_in(e, &mut needed));
+    // qualified names (`t.x`) resolve against the table's own name
+    let shape = t.shape()?;
+    let quals = vec![(t.name.clone(), identity(&shape))];
+    let q = |e: &Expr| rewrite_count_star(&qualify(e, &shape, &quals));
+    let conds: Vec<Expr> = u.where_.iter().map(q).collect();
+    let sets: Vec<(String, Expr)> = u.sets.iter().map(|(c, e)| (c.clone(), q(e))).collect();
+    let set_exprs: Vec<Expr> = sets.iter().map(|(_, e)| e.clone()).collect();
+    if !all_rowwise(i, &t, &conds) || !all_rowwise(i, &t, &set_exprs) {
+        return Ok(None);
+    }
+    let (version, dirs, tables) = partitions(i, &t, &conds)?;
+    let mut changed = Vec::with_capacity(tables.len());
+    for table in &tables {
+        let mut frame = Frame::from_table(table, &needed, false);
+        frame.track = true;
+        let frame = apply_where(i, frame, &conds)?;
+        if frame.rows == 0 {
+            changed.push(None);
+            continue;
+        }
+        let rows = frame.source_rows();
+        let mut cols = table.cols.clone();
+        for (col, e) in &sets {
+            let v = eval_in(i, frame.scope(), e)?;
+            let vals = to_column(&v, frame.rows, "an update expression")?;
+            let k = table.col_index(col).ok_or_else(|| Error::name(format!("Unrecognized column name [{col}]")))?;
+            cols[k] = scatter(&cols[k], &rows, &vals)?;
+        }
+        changed.push(Some(Table::new(table.names.clone(), cols)?));
+    }
+    commit(i, &t, version, &dirs, changed).map(Some)
+}
+
+/// `delete` from a stored table by partitions; None when it needs the whole table.
+pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<Option<()>> {
+    let Some(t) = target(i, &d.table) else {
+        return Ok(None);
+    };
+    let mut needed = AHashSet::new();
+    d.where_.iter().for_each(|e| names_in(e, &mut needed));
+    let shape = t.shape()?;
+    let quals = vec![(t.name.clone(), identity(&shape))];
+    let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &shape, &quals))).collect();
+    if !all_rowwise(i, &t, &conds) {
+        return Ok(None);
+    }
+    let (version, dirs, tables) = partitions(i, &t, &conds)?;
+    let mut changed = Vec::with_capacity(tables.len());
+    for table in &tables {
+        let mut frame = Frame::from_table(table, &needed, false);
+        frame.track = true;
+        let frame = apply_where(i, frame, &conds)?;
+        if frame.rows == 0 {
+            changed.push(None);
+            continue;
+        }
+        let mut gone = vec![false; table.rows()];
+        for r in frame.source_rows() {
+            gone[r] = true;
+        }
+        let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
+        changed.push(Some(table.take_usize(&keep)));
+    }
+    commit(i, &t, version, &dirs, changed).map(Some)
+}

@@ -1,0 +1,299 @@
+//! Partial states of the decomposable aggregates of `mapreduce.rs`: what one partition
+//! computes per group (sum and count for avg, count/mean/M2 for std and var, sums for wavg,
+//! the grouped kernel itself for sum/min/max/first/last) and how partials are merged and
+//! finalised (Chan et al.'s pairwise update for the variance).
+
+use crate::column::Column;
+use crate::error::{Error, Result};
+use crate::null::Native;
+use crate::types::DataType;
+use ahash::AHashMap;
+use std::sync::Arc;
+
+/// How one aggregate is split into a partial state and merged.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Agg {
+    /// `count(*)`: group sizes.
+    Star,
+    /// `count(x)`: non-null counts.
+    Count,
+    /// sum/min/max/first/last/firstNot/lastNot: the same grouped kernel on the partials.
+    Same(&'static str),
+    /// avg/mean: sum and count.
+    Avg,
+    /// std/stdp/var/varp: count, mean and sum of squared deviations (Chan et al.).
+    Var { pop: bool, root: bool },
+    /// wavg/wsum: sum(x*w), sum(w) and count of rows where both are non-null.
+    Weighted { avg: bool },
+}
+
+pub(super) fn agg_of(name: &str) -> Option<(Agg, usize)> {
+    Some(match name {
+        "count" => (Agg::Count, 1),
+        "sum" => (Agg::Same("sum"), 1),
+        "min" => (Agg::Same("min"), 1),
+        "max" => (Agg::Same("max"), 1),
+        "first" => (Agg::Same("first"), 1),
+        "last" => (Agg::Same("last"), 1),
+        "firstNot" => (Agg::Same("firstNot"), 1),
+        "lastNot" => (Agg::Same("lastNot"), 1),
+        "avg" | "mean" => (Agg::Avg, 1),
+        "std" => (Agg::Var { pop: false, root: true }, 1),
+        "stdp" => (Agg::Var { pop: true, root: true }, 1),
+        "var" => (Agg::Var { pop: false, root: false }, 1),
+        "varp" => (Agg::Var { pop: true, root: false }, 1),
+        "wavg" => (Agg::Weighted { avg: true }, 2),
+        "wsum" => (Agg::Weighted { avg: false }, 2),
+        _ => return None,
+    })
+}
+/// A partition's partial state of one aggregate (one entry per local group).
+pub(super) enum Partial {
+    Col(Column),
+    Count(Vec<i64>),
+    Avg(Vec<f64>, Vec<i64>),
+    Var(Vec<f64>, Vec<f64>, Vec<f64>),
+    Weighted(Vec<f64>, Vec<f64>, Vec<i64>),
+}
+
+pub(super) fn kernel(name: &str, c: &Column, gid: &[u32], n: usize) -> Result<Column> {
+    let k = super::grouped_kernel().ok_or_else(|| Error::runtime("no grouped kernels"))?;
+    k(name, c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {name}"))))
+}
+
+/// Numbers as f64 (NaN for null); only plain numeric types (others take the ordinary path).
+fn f64s(c: &Column) -> Result<Vec<f64>> {
+    let ok = matches!(c.ty, DataType::Bool | DataType::Char | DataType::Short | DataType::Int | DataType::Long | DataType::Float | DataType::Double);
+    if !ok {
+        return Err(Error::unsupported("map-reduce aggregate", c.ty));
+    }
+    c.to_f64_vec().ok_or_else(|| Error::unsupported("map-reduce aggregate", c.ty))
+}
+
+/// The partial state of one aggregate over one partition's groups.
+pub(super) fn partial(agg: Agg, args: &[Column], gid: &[u32], n: usize) -> Result<Partial> {
+    Ok(match agg {
+        Agg::Star => {
+            let mut c = vec![0i64; n];
+            gid.iter().for_each(|&g| c[g as usize] += 1);
+            Partial::Count(c)
+        }
+        Agg::Count => {
+            let c = kernel("count", &args[0], gid, n)?;
+            Partial::Count(crate::kernels::arith::as_native::<i64>(&c).into_owned())
+        }
+        Agg::Same(name) => Partial::Col(kernel(name, &args[0], gid, n)?),
+        Agg::Avg => {
+            let x = f64s(&args[0])?;
+            let (mut s, mut c) = (vec![0f64; n], vec![0i64; n]);
+            for (&v, &g) in x.iter().zip(gid) {
+                if !v.is_nan() {
+                    s[g as usize] += v;
+                    c[g as usize] += 1;
+                }
+            }
+            Partial::Avg(s, c)
+        }
+        Agg::Var { .. } => {
+            let x = f64s(&args[0])?;
+            let (mut c, mut s) = (vec![0f64; n], vec![0f64; n]);
+            for (&v, &g) in x.iter().zip(gid) {
+                if !v.is_nan() {
+                    s[g as usize] += v;
+                    c[g as usize] += 1.0;
+                }
+            }
+            let mean: Vec<f64> = s.iter().zip(&c).map(|(s, &c)| if c > 0.0 { s / c } else { 0.0 }).collect();
+            let mut m2 = vec![0f64; n];
+            for (&v, &g) in x.iter().zip(gid) {
+                if !v.is_nan() {
+                    let d = v - mean[g as usize];
+                    m2[g as usize] += d * d;
+                }
+            }
+            Partial::Var(c, mean, m2)
+        }
+        Agg::Weighted { .. } => {
+            let (x, wt) = (f64s(&args[0])?, f64s(&args[1])?);
+            let (mut sxw, mut sw, mut c) = (vec![0f64; n], vec![0f64; n], vec![0i64; n]);
+            for ((&a, &b), &g) in x.iter().zip(&wt).zip(gid) {
+                if !a.is_nan() && !b.is_nan() {
+                    let g = g as usize;
+                    sxw[g] += a * b;
+                    sw[g] += b;
+                    c[g] += 1;
+                }
+            }
+            Partial::Weighted(sxw, sw, c)
+        }
+    })
+}
+/// Whether no value of a key column occurs in the partial groups of two partitions (then
+/// every partial group is a whole group: e.g. grouping by a partitioning column). Only
+/// symbol and integer keys are checked.
+pub(super) fn disjoint_parts(parts: &[&Column]) -> bool {
+    use crate::column::ColData;
+    let first_dict = match parts.first().map(|c| &*c.data) {
+        Some(ColData::Sym(s)) => Some(s.dict.clone()),
+        _ => None,
+    };
+    if let Some(dict) = first_dict {
+        let mut owner = vec![u32::MAX; dict.names.len().max(1)];
+        for (p, c) in parts.iter().enumerate() {
+            let ColData::Sym(s) = &*c.data else {
+                return false;
+            };
+            if !Arc::ptr_eq(&s.dict, &dict) {
+                return false;
+            }
+            for &code in &s.codes {
+                let Some(o) = owner.get_mut(code as usize) else {
+                    return false;
+                };
+                if *o != u32::MAX && *o != p as u32 {
+                    return false;
+                }
+                *o = p as u32;
+            }
+        }
+        return true;
+    }
+    let mut owner: AHashMap<i64, usize> = AHashMap::new();
+    for (p, c) in parts.iter().enumerate() {
+        let vals: Vec<i64> = match &*c.data {
+            ColData::I32(v) => v.iter().map(|&x| x as i64).collect(),
+            ColData::I64(v) => v.clone(),
+            _ => return false,
+        };
+        for x in vals {
+            if *owner.entry(x).or_insert(p) != p {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+pub(super) fn merge(agg: Agg, parts: &[&Partial], gid: &[u32], n: usize) -> Result<Column> {
+    let bad = || Error::runtime("mismatched partial aggregates");
+    match agg {
+        Agg::Star | Agg::Count => {
+            let mut c = vec![0i64; n];
+            let mut r = 0;
+            for p in parts {
+                let Partial::Count(v) = p else {
+                    return Err(bad());
+                };
+                for &x in v {
+                    c[gid[r] as usize] += x;
+                    r += 1;
+                }
+            }
+            Ok(Column::from_vec(DataType::Int, c.into_iter().map(|x| x as i32).collect::<Vec<i32>>()))
+        }
+        Agg::Same(name) => {
+            let mut cols = Vec::with_capacity(parts.len());
+            for p in parts {
+                let Partial::Col(c) = p else {
+                    return Err(bad());
+                };
+                cols.push(c);
+            }
+            let ty = cols[0].ty;
+            if cols.iter().any(|c| c.ty != ty) {
+                return Err(bad());
+            }
+            let all = Column::concat(ty, &cols);
+            kernel(name, &all, gid, n)
+        }
+        Agg::Avg => {
+            let (mut s, mut c) = (vec![0f64; n], vec![0i64; n]);
+            let mut r = 0;
+            for p in parts {
+                let Partial::Avg(ps, pc) = p else {
+                    return Err(bad());
+                };
+                for (x, y) in ps.iter().zip(pc) {
+                    let g = gid[r] as usize;
+                    s[g] += x;
+                    c[g] += y;
+                    r += 1;
+                }
+            }
+            Ok(dcol(s.iter().zip(&c).map(|(&s, &c)| if c == 0 { f64::NULL } else { s / c as f64 }).collect()))
+        }
+        Agg::Var { pop, root } => {
+            let (mut c, mut mean, mut m2) = (vec![0f64; n], vec![0f64; n], vec![0f64; n]);
+            let mut r = 0;
+            for p in parts {
+                let Partial::Var(pc, pm, pq) = p else {
+                    return Err(bad());
+                };
+                for k in 0..pc.len() {
+                    let g = gid[r] as usize;
+                    r += 1;
+                    let nb = pc[k];
+                    if nb == 0.0 {
+                        continue;
+                    }
+                    let na = c[g];
+                    let tot = na + nb;
+                    let delta = pm[k] - mean[g];
+                    mean[g] += delta * nb / tot;
+                    m2[g] += pq[k] + delta * delta * na * nb / tot;
+                    c[g] = tot;
+                }
+            }
+            Ok(dcol(
+                (0..n)
+                    .map(|g| {
+                        let d = if pop { c[g] } else { c[g] - 1.0 };
+                        if c[g] == 0.0 || d <= 0.0 {
+                            f64::NULL
+                        } else {
+                            let v = (m2[g] / d).max(0.0);
+                            if root {
+                                v.sqrt()
+                            } else {
+                                v
+                            }
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+        Agg::Weighted { avg } => {
+            let (mut sxw, mut sw, mut c) = (vec![0f64; n], vec![0f64; n], vec![0i64; n]);
+            let mut r = 0;
+            for p in parts {
+                let Partial::Weighted(a, b, k) = p else {
+                    return Err(bad());
+                };
+                for j in 0..a.len() {
+                    let g = gid[r] as usize;
+                    sxw[g] += a[j];
+                    sw[g] += b[j];
+                    c[g] += k[j];
+                    r += 1;
+                }
+            }
+            Ok(dcol(
+                (0..n)
+                    .map(|g| {
+                        if c[g] == 0 || (avg && sw[g] == 0.0) {
+                            f64::NULL
+                        } else if avg {
+                            sxw[g] / sw[g]
+                        } else {
+                            sxw[g]
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+    }
+}
+
+fn dcol(v: Vec<f64>) -> Column {
+    Column::from_vec(DataType::Double, v.into_iter().map(|x| if x.is_nan() { f64::NULL } else { x }).collect::<Vec<f64>>())
+}
