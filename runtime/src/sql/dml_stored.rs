@@ -98,6 +98,33 @@ fn all_rowwise(i: &Interpreter, t: &Target, es: &[Expr]) -> bool {
     es.iter().all(|e| is_rowwise(i, e, &is_col))
 }
 
+/// Conditions or expressions with qualified names (`t.x`) resolved against the table's own name.
+fn qualified(t: &Target, es: impl Iterator<Item = Expr>) -> Result<Vec<Expr>> {
+    let shape = t.shape()?;
+    let quals = vec![(t.name.clone(), identity(&shape))];
+    Ok(es.map(|e| rewrite_count_star(&qualify(&e, &shape, &quals))).collect())
+}
+
+/// Run `change` on every reachable partition with rows matching `conds` (given the frame of
+/// the matched rows, tracking their source rows) and commit the partitions it changed.
+fn rewrite_matching(
+    i: &mut Interpreter,
+    t: &Target,
+    needed: &AHashSet<String>,
+    conds: &[Expr],
+    mut change: impl FnMut(&mut Interpreter, &Table, &Frame) -> Result<Table>,
+) -> Result<Option<()>> {
+    let (version, dirs, tables) = partitions(i, t, conds)?;
+    let mut changed = Vec::with_capacity(tables.len());
+    for table in &tables {
+        let mut frame = Frame::from_table(table, needed, false);
+        frame.track = true;
+        let frame = apply_where(i, frame, conds)?;
+        changed.push(if frame.rows == 0 { None } else { Some(change(i, table, &frame)?) });
+    }
+    commit(i, t, version, &dirs, changed).map(Some)
+}
+
 /// `update` of a stored table by partitions; None when the statement needs the whole table.
 pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<Option<()>> {
     if u.from.is_some() || !u.context_by.is_empty() || !u.csort.is_empty() || u.having.is_some() {
@@ -106,43 +133,25 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<Option<()>> 
     let Some(t) = target(i, &u.table) else {
         return Ok(None);
     };
-    if u.sets.iter().any(|(c, _)| !t.cols.contains(&c.to_ascii_lowercase())) {
-        return Ok(None);
-    }
     let mut needed = AHashSet::new();
     u.sets.iter().for_each(|(_, e)| names_in(e, &mut needed));
     u.where_.iter().for_each(|e| names_in(e, &mut needed));
-    // qualified names (`t.x`) resolve against the table's own name
-    let shape = t.shape()?;
-    let quals = vec![(t.name.clone(), identity(&shape))];
-    let q = |e: &Expr| rewrite_count_star(&qualify(e, &shape, &quals));
-    let conds: Vec<Expr> = u.where_.iter().map(q).collect();
-    let sets: Vec<(String, Expr)> = u.sets.iter().map(|(c, e)| (c.clone(), q(e))).collect();
-    let set_exprs: Vec<Expr> = sets.iter().map(|(_, e)| e.clone()).collect();
+    let conds = qualified(&t, u.where_.iter().cloned())?;
+    let set_exprs = qualified(&t, u.sets.iter().map(|(_, e)| e.clone()))?;
     if !all_rowwise(i, &t, &conds) || !all_rowwise(i, &t, &set_exprs) {
         return Ok(None);
     }
-    let (version, dirs, tables) = partitions(i, &t, &conds)?;
-    let mut changed = Vec::with_capacity(tables.len());
-    for table in &tables {
-        let mut frame = Frame::from_table(table, &needed, false);
-        frame.track = true;
-        let frame = apply_where(i, frame, &conds)?;
-        if frame.rows == 0 {
-            changed.push(None);
-            continue;
-        }
+    rewrite_matching(i, &t, &needed, &conds, |i, table, frame| {
         let rows = frame.source_rows();
         let mut cols = table.cols.clone();
-        for (col, e) in &sets {
+        for ((col, _), e) in u.sets.iter().zip(&set_exprs) {
             let v = eval_in(i, frame.scope(), e)?;
             let vals = to_column(&v, frame.rows, "an update expression")?;
             let k = table.col_index(col).ok_or_else(|| Error::name(format!("Unrecognized column name [{col}]")))?;
             cols[k] = scatter(&cols[k], &rows, &vals)?;
         }
-        changed.push(Some(Table::new(table.names.clone(), cols)?));
-    }
-    commit(i, &t, version, &dirs, changed).map(Some)
+        Table::new(table.names.clone(), cols)
+    })
 }
 
 /// `delete` from a stored table by partitions; None when it needs the whole table.
@@ -152,28 +161,16 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<Option<()>> 
     };
     let mut needed = AHashSet::new();
     d.where_.iter().for_each(|e| names_in(e, &mut needed));
-    let shape = t.shape()?;
-    let quals = vec![(t.name.clone(), identity(&shape))];
-    let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &shape, &quals))).collect();
+    let conds = qualified(&t, d.where_.iter().cloned())?;
     if !all_rowwise(i, &t, &conds) {
         return Ok(None);
     }
-    let (version, dirs, tables) = partitions(i, &t, &conds)?;
-    let mut changed = Vec::with_capacity(tables.len());
-    for table in &tables {
-        let mut frame = Frame::from_table(table, &needed, false);
-        frame.track = true;
-        let frame = apply_where(i, frame, &conds)?;
-        if frame.rows == 0 {
-            changed.push(None);
-            continue;
-        }
+    rewrite_matching(i, &t, &needed, &conds, |_, table, frame| {
         let mut gone = vec![false; table.rows()];
         for r in frame.source_rows() {
             gone[r] = true;
         }
         let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
-        changed.push(Some(table.take_usize(&keep)));
-    }
-    commit(i, &t, version, &dirs, changed).map(Some)
+        Ok(table.take_usize(&keep))
+    })
 }
