@@ -4,7 +4,8 @@
 //! symbol base, partitions and their segments) and `CURRENT`, naming the live manifest.
 //!
 //! Every write is one transaction: new segment files (all columns of one partition's new
-//! rows, see `segment`) are written beside the old ones under names no manifest refers to,
+//! rows, see `segment`; the new rows of a first-level folder's partitions share one pack
+//! file) are written beside the old ones under names no manifest refers to,
 //! then the next manifest and `CURRENT` under a temporary name; all of them are made
 //! durable at once (one `syncfs`, or an fsync each when few), and the rename of `CURRENT`
 //! is the commit point (then the folder is fsynced).
@@ -202,8 +203,42 @@ fn seg_place(tdir: &Path, part: &str) -> (PathBuf, String) {
     }
 }
 
-/// The file holding every column of segment `seg` of a partition (see `segment`).
+/// Segment ids with this bit belong to pack files: the segments one write adds to several
+/// partitions below one first-level folder share a file (see `segment`). Such an id is
+/// `PACK_FLAG | pack << PACK_SLOT_BITS | slot`, where `pack` (taken from `next_seg`, like
+/// the id of a segment with a file of its own) names the file `<first>/<pack>.pack`.
+pub const PACK_FLAG: u64 = 1 << 62;
+pub const PACK_SLOT_BITS: u32 = 16;
+/// Most segments in one pack.
+pub const PACK_SLOTS: u64 = 1 << PACK_SLOT_BITS;
+
+/// Whether segment `seg` of partition folder `part` lives in a pack file.
+pub fn in_pack(part: &str, seg: u64) -> bool {
+    seg & PACK_FLAG != 0 && part.contains('/')
+}
+
+/// The id of segment `slot` of pack `pack`.
+pub fn pack_seg_id(pack: u64, slot: u64) -> u64 {
+    PACK_FLAG | pack << PACK_SLOT_BITS | slot
+}
+
+/// The pack number of a pack segment id.
+pub fn pack_of(seg: u64) -> u64 {
+    (seg & !PACK_FLAG) >> PACK_SLOT_BITS
+}
+
+/// The pack file holding segment `seg` of a partition below the first-level folder of `part`.
+pub fn pack_file(tdir: &Path, part: &str, seg: u64) -> PathBuf {
+    let first = part.split_once('/').map_or(part, |(a, _)| a);
+    tdir.join(first).join(format!("{}.pack", pack_of(seg)))
+}
+
+/// The file holding every column of segment `seg` of a partition (see `segment`): its own
+/// segment file, or the pack file it shares with the write's other partitions.
 pub fn seg_file(tdir: &Path, part: &str, seg: u64) -> PathBuf {
+    if in_pack(part, seg) {
+        return pack_file(tdir, part, seg);
+    }
     let (d, pre) = seg_place(tdir, part);
     d.join(format!("{pre}{seg}.seg"))
 }
@@ -405,7 +440,7 @@ fn gc_part(tdir: &Path, dir: &Path, keep: &Keep) {
             continue;
         }
         let fname = e.file_name().to_string_lossy().into_owned();
-        let referenced = if fname.ends_with(".seg") {
+        let referenced = if fname.ends_with(".seg") || fname.ends_with(".pack") {
             keep.segs.contains(&path)
         } else if fname.ends_with(".col") {
             let seg = fname.split('_').next().and_then(|s| s.parse::<u64>().ok());

@@ -44,21 +44,6 @@ pub struct ColumnFile {
 
 // ------------------------------------------------------------------ byte shuffle
 
-fn shuffle(bytes: &[u8], w: usize) -> Vec<u8> {
-    if w <= 1 {
-        return bytes.to_vec();
-    }
-    let n = bytes.len() / w;
-    let mut out = vec![0u8; bytes.len()];
-    for b in 0..w {
-        let dst = &mut out[b * n..(b + 1) * n];
-        for (i, d) in dst.iter_mut().enumerate() {
-            *d = bytes[i * w + b];
-        }
-    }
-    out
-}
-
 fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
     if w <= 1 {
         return bytes.to_vec();
@@ -80,6 +65,8 @@ fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
 pub trait Fixed: Copy + Native {
     const W: usize;
     fn put(self, out: &mut Vec<u8>);
+    /// The little-endian bytes into `out[..W]`.
+    fn put_slice(self, out: &mut [u8; 16]);
     fn get(b: &[u8]) -> Self;
 }
 
@@ -90,6 +77,10 @@ macro_rules! fixed_impl {
             #[inline]
             fn put(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn put_slice(self, out: &mut [u8; 16]) {
+                out[..$w].copy_from_slice(&self.to_le_bytes());
             }
             #[inline]
             fn get(b: &[u8]) -> Self {
@@ -135,8 +126,18 @@ delta_impl!(i16, u16, 16);
 delta_impl!(i32, u32, 32);
 delta_impl!(i64, u64, 64);
 
-fn compress_shuffled(raw: &[u8], w: usize) -> Vec<u8> {
-    lz4_flex::block::compress_prepend_size(&shuffle(raw, w))
+/// Values as little-endian bytes, byte-shuffled (byte j of value i at `j * n + i`), and
+/// compressed: `shuffle` of the encoded values in one pass.
+fn compress_values<T: Fixed>(n: usize, vals: impl Iterator<Item = T>) -> Vec<u8> {
+    let mut out = vec![0u8; n * T::W];
+    let mut a = [0u8; 16];
+    for (i, x) in vals.enumerate().take(n) {
+        x.put_slice(&mut a);
+        for j in 0..T::W {
+            out[j * n + i] = a[j];
+        }
+    }
+    lz4_flex::block::compress_prepend_size(&out)
 }
 
 fn decompress(b: &[u8], what: &str) -> Result<Vec<u8>> {
@@ -144,21 +145,19 @@ fn decompress(b: &[u8], what: &str) -> Result<Vec<u8>> {
 }
 
 fn encode_raw<T: Fixed>(v: &[T]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(v.len() * T::W);
-    for &x in v {
-        x.put(&mut raw);
-    }
-    compress_shuffled(&raw, T::W)
+    compress_values(v.len(), v.iter().copied())
 }
 
 fn encode_delta<T: DeltaInt>(v: &[T]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(v.len() * T::W);
     let mut prev = T::ZERO;
-    for &x in v {
-        T::delta_zig(x, prev).put(&mut raw);
-        prev = x;
-    }
-    compress_shuffled(&raw, T::W)
+    compress_values(
+        v.len(),
+        v.iter().map(|&x| {
+            let d = T::delta_zig(x, prev);
+            prev = x;
+            d
+        }),
+    )
 }
 
 fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
@@ -189,58 +188,68 @@ const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
 /// Most decimals a DECIMAL block keeps; values needing more are stored as exceptions.
 const MAX_SCALE: usize = 15;
 
+/// `y` rounded to an integer, half away from zero, for |y| < 2^53 (a conversion instead of
+/// `f64::round`, a library call on baseline x86-64). Other inputs give some integer or NaN,
+/// which the callers' `s / 10^k == x` check rejects.
+#[inline]
+fn round_int(y: f64) -> f64 {
+    ((y + 0.5f64.copysign(y)) as i64) as f64
+}
+
 /// Smallest k with `x == round(x * 10^k) / 10^k` (None: not a short decimal).
 #[inline]
 fn min_scale(x: f64) -> Option<usize> {
     (0..=MAX_SCALE).find(|&k| {
-        let s = (x * POW10[k]).round();
+        let s = round_int(x * POW10[k]);
         s.abs() < MAX_EXACT && s / POW10[k] == x
     })
 }
 
-/// DECIMAL blocks: scale k, then exceptions (values that are not k-decimals, e.g.
-/// 26.110000000000003) as positions and raw values, then the scaled integers delta-coded.
-fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
-    let n = v.len();
+/// The smallest scale leaving at most 1/16 of `v` as exceptions (values that are not
+/// k-decimals), from the smallest scale of each value.
+fn best_scale(v: impl Iterator<Item = f64>) -> Option<usize> {
     let mut hist = [0usize; MAX_SCALE + 2];
-    let mins: Vec<u8> = v
-        .iter()
-        .map(|&x| {
-            let m = if x.is_null() { 0 } else { min_scale(x).unwrap_or(MAX_SCALE + 1) };
-            hist[m] += 1;
-            m as u8
-        })
-        .collect();
-    // smallest k leaving at most 1/16 of the values as exceptions
+    let mut n = 0;
+    for x in v {
+        let m = if x.is_null() { 0 } else { min_scale(x).unwrap_or(MAX_SCALE + 1) };
+        hist[m] += 1;
+        n += 1;
+    }
     let mut above = n;
-    let mut pick = None;
     for (k, h) in hist.iter().enumerate().take(MAX_SCALE + 1) {
         above -= h;
         if above * 16 <= n {
-            pick = Some(k);
-            break;
+            return Some(k);
         }
     }
-    let Some(k) = pick else { return (RAW, encode_raw(v)) };
-    let mut ints = Vec::with_capacity(n);
+    None
+}
+
+/// A DECIMAL block at scale k, or None past `limit` exceptions.
+fn decimal_block(v: &[f64], k: usize, limit: usize) -> Option<Vec<u8>> {
+    let mut ints = Vec::with_capacity(v.len());
     let mut exc_idx: Vec<u32> = Vec::new();
     let mut exc_val: Vec<f64> = Vec::new();
     let mut prev = 0i64;
+    let p = POW10[k];
     for (i, &x) in v.iter().enumerate() {
         if x.is_null() {
             ints.push(i64::NULL);
-        } else {
-            // a value that needs more decimals, or that is too large to scale by 10^k
-            // exactly (214748.3647 at k = 14 overflows i64), is kept as an exception
-            let s = (x * POW10[k]).round();
-            if mins[i] as usize > k || s.abs() >= MAX_EXACT || s / POW10[k] != x {
-                exc_idx.push(i as u32);
-                exc_val.push(x);
-                ints.push(prev);
-            } else {
-                prev = s as i64;
-                ints.push(prev);
+            continue;
+        }
+        // a value that needs more decimals, or that is too large to scale by 10^k
+        // exactly (214748.3647 at k = 14 overflows i64), is kept as an exception
+        let s = round_int(x * p);
+        if s.abs() >= MAX_EXACT || s / p != x {
+            if exc_idx.len() >= limit {
+                return None;
             }
+            exc_idx.push(i as u32);
+            exc_val.push(x);
+            ints.push(prev);
+        } else {
+            prev = s as i64;
+            ints.push(prev);
         }
     }
     let mut out = vec![k as u8];
@@ -248,7 +257,26 @@ fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
     exc_idx.iter().for_each(|i| out.extend_from_slice(&i.to_le_bytes()));
     exc_val.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
     out.extend_from_slice(&encode_delta(&ints));
-    (DECIMAL, out)
+    Some(out)
+}
+
+/// DECIMAL blocks: scale k, then exceptions (values that are not k-decimals, e.g.
+/// 26.110000000000003) as positions and raw values, then the scaled integers delta-coded.
+/// The scale is first taken from a sample of 64 values and kept when it leaves at most
+/// 1/16 of the block as exceptions (finding each value's smallest scale costs up to 16
+/// divisions a value); otherwise from every value.
+fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
+    let n = v.len();
+    let limit = n / 16;
+    if n >= 256 {
+        if let Some(out) = best_scale(v.iter().step_by(n / 64).copied()).and_then(|k| decimal_block(v, k, limit)) {
+            return (DECIMAL, out);
+        }
+    }
+    match best_scale(v.iter().copied()).and_then(|k| decimal_block(v, k, limit)) {
+        Some(out) => (DECIMAL, out),
+        None => (RAW, encode_raw(v)),
+    }
 }
 
 fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) -> Result<()> {

@@ -9,6 +9,15 @@
 //! checksummed header and blocks) per column. Readers fetch the directory and then only the
 //! byte range of the column they need.
 //!
+//! Pack files: the segments one write adds to the partitions below one first-level folder
+//! (the ~100 symbol ranges of a day) share one file, `<first>/<pack>.pack`, so that an
+//! import creates one file per day instead of one per partition (file creation and the
+//! sync of each file dominated writing small partitions). Their segment ids carry
+//! `catalog::PACK_FLAG` and name the pack (`catalog::in_pack`). Layout: `BLGPAK01`, u32 entry
+//! count, per entry (u64 segment id, u64 offset, u64 length) sorted by id, a checksum of
+//! those bytes; then one segment image (the layout above, offsets relative to the image)
+//! per entry.
+//!
 //! Columns are still named by `catalog::col_file` paths (`<segment>_<column>.col`), which
 //! stay the identity of a column for caches and the format of databases written before
 //! segment files existed: `open_column` reads the segment file when there is one and the
@@ -28,6 +37,61 @@ const FIXED: usize = 12; // magic + column count
 const MAX_COLS: usize = 1 << 16;
 
 pub use crate::catalog::seg_file;
+
+pub const PACK_MAGIC: &[u8; 8] = b"BLGPAK01";
+/// Bytes read at once at the start of a pack (its directory, for up to ~160 entries).
+const PACK_HEAD: u64 = 4096;
+
+/// The directory of a pack file holding segment images of the given ids and lengths (in
+/// id order); the images follow it in the same order.
+pub fn pack_header(entries: &[(u64, usize)]) -> Vec<u8> {
+    let dir_len = FIXED + entries.len() * 24 + 8;
+    let mut out = Vec::with_capacity(dir_len);
+    out.extend_from_slice(PACK_MAGIC);
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    let mut off = dir_len as u64;
+    for &(id, len) in entries {
+        out.extend_from_slice(&id.to_le_bytes());
+        out.extend_from_slice(&off.to_le_bytes());
+        out.extend_from_slice(&(len as u64).to_le_bytes());
+        off += len as u64;
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Offset and length of the image of segment `id` in an open pack file.
+fn pack_entry(f: &File, path: &Path, len: u64, id: u64) -> Result<(u64, u64)> {
+    let name = path.display().to_string();
+    let short = |e: std::io::Error| if e.kind() == IoKind::UnexpectedEof { corrupt(&name, "truncated") } else { io_err(path, e) };
+    let mut head = vec![0u8; len.min(PACK_HEAD) as usize];
+    read_at(f, &mut head, 0).map_err(short)?;
+    if head.len() < FIXED || &head[..8] != PACK_MAGIC {
+        return Err(corrupt(&name, "not a pack file"));
+    }
+    let n = u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as u64;
+    let dir_len = FIXED as u64 + n * 24 + 8;
+    if n > crate::catalog::PACK_SLOTS || dir_len > len {
+        return Err(corrupt(&name, "bad pack directory"));
+    }
+    if dir_len > head.len() as u64 {
+        head = vec![0u8; dir_len as usize];
+        read_at(f, &mut head, 0).map_err(short)?;
+    }
+    let body = dir_len as usize - 8;
+    let word = |k: usize| u64::from_le_bytes(head[k..k + 8].try_into().unwrap_or([0; 8]));
+    if checksum(&head[..body]) != word(body) {
+        return Err(corrupt(&name, "pack directory checksum mismatch"));
+    }
+    let ids: Vec<u64> = (0..n as usize).map(|k| word(FIXED + k * 24)).collect();
+    let k = ids.binary_search(&id).map_err(|_| corrupt(&name, &format!("no segment {id}")))?;
+    let (off, slen) = (word(FIXED + k * 24 + 8), word(FIXED + k * 24 + 16));
+    if off.checked_add(slen).is_none_or(|end| end > len) {
+        return Err(corrupt(&name, "truncated"));
+    }
+    Ok((off, slen))
+}
 
 /// Encode the columns of one segment (SYMBOL codes refer to the table's symbol base).
 pub fn encode(cols: &[Column]) -> Vec<u8> {
@@ -51,9 +115,18 @@ pub fn encode(cols: &[Column]) -> Vec<u8> {
     out
 }
 
-/// Segment file, column index and per-column file of an older database, named by a
-/// `catalog::col_file` path (`[<levels>.]<segment>_<column>.col`).
-fn locate(p: &Path) -> Option<(PathBuf, usize, PathBuf)> {
+/// Where a column named by a `catalog::col_file` path lives.
+struct Place {
+    /// the segment or pack file
+    file: PathBuf,
+    col: usize,
+    /// the segment's id when `file` is a pack
+    pack_id: Option<u64>,
+    /// the per-column file of an older database
+    legacy: PathBuf,
+}
+
+fn locate(p: &Path) -> Option<Place> {
     let name = p.file_name()?.to_str()?;
     let stem = name.strip_suffix(".col")?;
     let (pre, segcol) = match stem.rsplit_once('.') {
@@ -67,22 +140,27 @@ fn locate(p: &Path) -> Option<(PathBuf, usize, PathBuf)> {
         Some(a) => p.parent()?.join(a.replace('.', "/")).join(format!("{seg}_{col}.col")),
         None => p.to_path_buf(),
     };
+    // deeper levels (a prefix) and a pack id: the first level's pack file
+    if pre.is_some() && seg & crate::catalog::PACK_FLAG != 0 {
+        let pack = p.with_file_name(format!("{}.pack", crate::catalog::pack_of(seg)));
+        return Some(Place { file: pack, col, pack_id: Some(seg), legacy });
+    }
     let seg_name = match pre {
         Some(a) => format!("{a}.{seg}.seg"),
         None => format!("{seg}.seg"),
     };
-    Some((p.with_file_name(seg_name), col, legacy))
+    Some(Place { file: p.with_file_name(seg_name), col, pack_id: None, legacy })
 }
 
 /// Size and modification time (ns since the epoch) of the file holding a column: the
 /// identity under which decoded columns may be cached (files are never rewritten in place).
 pub fn stamp(p: &Path) -> Result<(u64, i128)> {
     let loc = locate(p);
-    let md = match loc.as_ref().map(|(s, _, _)| std::fs::metadata(s)) {
-        Some(Ok(md)) => md,
-        Some(Err(e)) if e.kind() != IoKind::NotFound => return Err(io_err(p, e)),
+    let md = match loc.as_ref().map(|l| (l, std::fs::metadata(&l.file))) {
+        Some((_, Ok(md))) => md,
+        Some((l, Err(e))) if e.kind() != IoKind::NotFound || l.pack_id.is_some() => return Err(io_err(&l.file, e)),
         _ => {
-            let old = loc.map(|(_, _, l)| l).unwrap_or_else(|| p.to_path_buf());
+            let old = loc.map(|l| l.legacy).unwrap_or_else(|| p.to_path_buf());
             std::fs::metadata(&old).map_err(|e| io_err(&old, e))?
         }
     };
@@ -94,14 +172,19 @@ pub fn stamp(p: &Path) -> Result<(u64, i128)> {
 /// per-column file of an older database.
 pub fn open_column(p: &Path) -> Result<ColumnFile> {
     let loc = locate(p);
-    if let Some((seg, col, _)) = &loc {
-        match File::open(seg) {
-            Ok(f) => return read_column(&f, seg, *col),
-            Err(e) if e.kind() != IoKind::NotFound => return Err(io_err(seg, e)),
-            Err(_) => {}
+    if let Some(l) = &loc {
+        match (File::open(&l.file), l.pack_id) {
+            (Ok(f), Some(id)) => {
+                let len = f.metadata().map_err(|e| io_err(&l.file, e))?.len();
+                let (off, slen) = pack_entry(&f, &l.file, len, id)?;
+                return read_column_in(&f, &l.file, off, slen, l.col);
+            }
+            (Ok(f), None) => return read_column(&f, &l.file, l.col),
+            (Err(e), id) if e.kind() != IoKind::NotFound || id.is_some() => return Err(io_err(&l.file, e)),
+            (Err(_), _) => {}
         }
     }
-    let old = loc.map(|(_, _, l)| l).unwrap_or_else(|| p.to_path_buf());
+    let old = loc.map(|l| l.legacy).unwrap_or_else(|| p.to_path_buf());
     let bytes = std::fs::read(&old).map_err(|e| io_err(&old, e))?;
     ColumnFile::open(bytes, &old.display().to_string())
 }
@@ -123,11 +206,16 @@ fn read_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
 
 /// Read column `col` of an open segment file.
 pub fn read_column(f: &File, path: &Path, col: usize) -> Result<ColumnFile> {
-    let name = path.display().to_string();
     let len = f.metadata().map_err(|e| io_err(path, e))?.len();
+    read_column_in(f, path, 0, len, col)
+}
+
+/// Read column `col` of the segment image at bytes [base, base + len) of an open file.
+fn read_column_in(f: &File, path: &Path, base: u64, len: u64, col: usize) -> Result<ColumnFile> {
+    let name = path.display().to_string();
     let short = |e: std::io::Error| if e.kind() == IoKind::UnexpectedEof { corrupt(&name, "truncated") } else { io_err(path, e) };
     let mut fixed = [0u8; FIXED];
-    read_at(f, &mut fixed, 0).map_err(short)?;
+    read_at(f, &mut fixed, base).map_err(short)?;
     if &fixed[..8] != SEG_MAGIC {
         return Err(corrupt(&name, "not a segment file"));
     }
@@ -136,7 +224,7 @@ pub fn read_column(f: &File, path: &Path, col: usize) -> Result<ColumnFile> {
         return Err(corrupt(&name, "bad column directory"));
     }
     let mut dir = vec![0u8; FIXED + ncols * 16 + 8];
-    read_at(f, &mut dir, 0).map_err(short)?;
+    read_at(f, &mut dir, base).map_err(short)?;
     let body = dir.len() - 8;
     let want = u64::from_le_bytes(dir[body..].try_into().map_err(|_| corrupt(&name, "directory"))?);
     if checksum(&dir[..body]) != want {
@@ -152,7 +240,7 @@ pub fn read_column(f: &File, path: &Path, col: usize) -> Result<ColumnFile> {
         return Err(corrupt(&name, "truncated"));
     }
     let mut bytes = vec![0u8; clen as usize];
-    read_at(f, &mut bytes, off).map_err(short)?;
+    read_at(f, &mut bytes, base + off).map_err(short)?;
     ColumnFile::open(bytes, &format!("{name} (column {col})"))
 }
 
@@ -194,13 +282,35 @@ mod tests {
         // deeper levels live in the first level's folder; older databases had a folder each
         let deep = crate::catalog::col_file(&dir, "20070801/A_B/Key3", 12, 4);
         assert_eq!(deep, dir.join("20070801").join("A_B.Key3.12_4.col"));
-        let (s, c, old) = locate(&deep).unwrap();
-        assert_eq!((s, c), (crate::catalog::seg_file(&dir, "20070801/A_B/Key3", 12), 4));
+        let l = locate(&deep).unwrap();
+        assert_eq!((l.file, l.col, l.pack_id), (crate::catalog::seg_file(&dir, "20070801/A_B/Key3", 12), 4, None));
+        let old = l.legacy;
         assert_eq!(old, dir.join("20070801/A_B/Key3/12_4.col"));
         std::fs::create_dir_all(old.parent().unwrap()).unwrap();
         std::fs::write(&old, crate::column_file::encode(&Column::from_vec(DataType::Long, vec![5i64]))).unwrap();
         assert_eq!(open_column(&deep).unwrap().decode(None, None).unwrap().i64_at(0), Some(5));
         assert!(stamp(&deep).is_ok());
+        // pack files: segments of several partitions below one first-level folder
+        let (p0, p1) = (crate::catalog::pack_seg_id(9, 0), crate::catalog::pack_seg_id(9, 1));
+        let img0 = encode(&[Column::from_vec(DataType::Int, vec![1, 2, 3])]);
+        let img1 = encode(&[Column::from_vec(DataType::Int, vec![7]), Column::from_vec(DataType::Double, vec![0.5])]);
+        let mut pack = pack_header(&[(p0, img0.len()), (p1, img1.len())]);
+        pack.extend_from_slice(&img0);
+        pack.extend_from_slice(&img1);
+        let pf = crate::catalog::seg_file(&dir, "20070802/C_D", p1);
+        assert_eq!(pf, dir.join("20070802").join("9.pack"));
+        std::fs::create_dir_all(pf.parent().unwrap()).unwrap();
+        std::fs::write(&pf, &pack).unwrap();
+        let c = |part: &str, seg: u64, col: usize| open_column(&crate::catalog::col_file(&dir, part, seg, col)).and_then(|f| f.decode(None, None));
+        assert_eq!(c("20070802/A_C", p0, 0).unwrap().i64_at(2), Some(3));
+        assert_eq!(c("20070802/C_D", p1, 0).unwrap().i64_at(0), Some(7));
+        let ColData::F64(v) = &*c("20070802/C_D", p1, 1).unwrap().data else { panic!("type") };
+        assert_eq!(v, &vec![0.5]);
+        assert_eq!(stamp(&crate::catalog::col_file(&dir, "20070802/C_D", p1, 1)).unwrap().0, pack.len() as u64);
+        let e = c("20070802/C_D", crate::catalog::pack_seg_id(9, 2), 0).err().expect("no such segment");
+        assert!(e.message.contains("9.pack"), "{}", e.message);
+        std::fs::write(&pf, &pack[..pack.len() - 3]).unwrap();
+        assert!(c("20070802/C_D", p1, 1).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -112,6 +112,39 @@ pub fn concat_stored(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) ->
     crate::csv::parse::concat(ty, parts)
 }
 
+/// Starts of the runs of equal values of `v` (the first is 0), or None past `max` runs.
+fn runs<T: Copy>(v: &[T], max: usize, eq: impl Fn(T, T) -> bool) -> Option<Vec<usize>> {
+    let mut starts = Vec::new();
+    let mut prev = *v.first()?;
+    starts.push(0);
+    for (i, &x) in v.iter().enumerate().skip(1) {
+        if !eq(x, prev) {
+            if starts.len() >= max {
+                return None;
+            }
+            starts.push(i);
+            prev = x;
+        }
+    }
+    Some(starts)
+}
+
+/// Starts of the runs of equal values of a column (floats compared by bits), or None when
+/// it has more than `max` runs (or holds strings).
+fn run_starts(c: &Column, max: usize) -> Option<Vec<usize>> {
+    match &*c.data {
+        ColData::I8(v) => runs(v, max, |a, b| a == b),
+        ColData::I16(v) => runs(v, max, |a, b| a == b),
+        ColData::I32(v) => runs(v, max, |a, b| a == b),
+        ColData::I64(v) => runs(v, max, |a, b| a == b),
+        ColData::I128(v) => runs(v, max, |a, b| a == b),
+        ColData::F32(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
+        ColData::F64(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
+        ColData::Sym(s) => runs(&s.codes, max, |a, b| a == b),
+        ColData::Str(_) => None,
+    }
+}
+
 impl Appender {
     /// Start a transaction on an existing table.
     pub fn open(dir: &Path, name: &str) -> Result<Appender> {
@@ -224,13 +257,29 @@ impl Appender {
             self.buffer(vec![], tab);
             return self.maybe_flush();
         }
-        // partition index of every row, per level
+        // partition index of every row, per level (decided once per run of equal values:
+        // a daily file has one date, files sorted by symbol have one run per symbol)
         let mut keys: Vec<Vec<u32>> = Vec::with_capacity(self.db.levels.len());
         for (lv, pc) in self.meta.part_cols.clone().iter().enumerate() {
             let ci = self.meta.col_index(pc).ok_or_else(|| Error::runtime(format!("Missing partitioning column {pc}")))?;
             let key_col = conform(&tab.cols[ci], self.db.levels[lv].key_type(), pc)?;
-            let (idx, changed) = self.db.levels[lv].assign(&key_col)?;
-            self.db_changed |= changed;
+            let idx = match run_starts(&key_col, n / 8) {
+                Some(starts) => {
+                    let (per_run, changed) = self.db.levels[lv].assign(&key_col.take_usize(&starts))?;
+                    self.db_changed |= changed;
+                    let mut idx = Vec::with_capacity(n);
+                    for (j, &s) in starts.iter().enumerate() {
+                        let e = starts.get(j + 1).copied().unwrap_or(n);
+                        idx.resize(idx.len() + (e - s), per_run[j]);
+                    }
+                    idx
+                }
+                None => {
+                    let (idx, changed) = self.db.levels[lv].assign(&key_col)?;
+                    self.db_changed |= changed;
+                    idx
+                }
+            };
             let drops_nulls = matches!(self.db.levels[lv], crate::partition::Level::Hash(..));
             if !drops_nulls {
                 if let Some(r) = idx.iter().position(|&x| x == NONE) {
@@ -246,11 +295,18 @@ impl Appender {
             }
             keys.push(idx);
         }
-        // group rows by partition: pack the level indices into one u64 per row
+        // group the runs of rows in one partition (all levels equal) by partition: pack the
+        // level indices into one u64 per run
         let mut gid: AHashMap<u64, u32> = AHashMap::new();
         let mut keys_of: Vec<Vec<u32>> = Vec::new();
-        let mut row_group: Vec<u32> = Vec::with_capacity(n);
-        for r in 0..n {
+        let mut ranges: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut nranges = 0;
+        let mut r = 0;
+        while r < n {
+            let mut e = r + 1;
+            while e < n && keys.iter().all(|k| k[e] == k[r]) {
+                e += 1;
+            }
             let mut packed: u64 = 0;
             let mut dropped = false;
             for k in &keys {
@@ -260,26 +316,43 @@ impl Appender {
                 }
                 packed = (packed << 21) | k[r] as u64;
             }
-            if dropped {
-                row_group.push(NONE);
-                continue;
+            if !dropped {
+                let next = keys_of.len() as u32;
+                let g = *gid.entry(packed).or_insert_with(|| {
+                    keys_of.push(keys.iter().map(|k| k[r]).collect());
+                    next
+                });
+                if g == next {
+                    ranges.push(Vec::new());
+                }
+                ranges[g as usize].push((r, e));
+                nranges += 1;
             }
-            let next = keys_of.len() as u32;
-            let g = *gid.entry(packed).or_insert_with(|| {
-                keys_of.push(keys.iter().map(|k| k[r]).collect());
-                next
-            });
-            row_group.push(g);
+            r = e;
         }
-        let mut idx: Vec<Vec<usize>> = vec![Vec::new(); keys_of.len()];
-        for (r, &g) in row_group.iter().enumerate() {
-            if g != NONE {
-                idx[g as usize].push(r);
-            }
-        }
-        let mut gs: Vec<(Vec<u32>, Vec<usize>)> = keys_of.into_iter().zip(idx).collect();
+        let mut gs: Vec<(Vec<u32>, Vec<(usize, usize)>)> = keys_of.into_iter().zip(ranges).collect();
         gs.sort_by(|a, b| a.0.cmp(&b.0));
-        let parts: Vec<(Vec<u32>, Table)> = gs.into_par_iter().map(|(k, idx)| (k, tab.take_usize(&idx))).collect();
+        // few long runs: copy slices; many short ones: gather rows
+        let by_slices = nranges <= n / 16;
+        let types = &self.meta.types;
+        let symbols = &self.meta.symbols;
+        let parts: Vec<(Vec<u32>, Table)> = gs
+            .into_par_iter()
+            .map(|(k, rg)| {
+                if rg.len() == 1 {
+                    return Ok((k, tab.slice(rg[0].0, rg[0].1)));
+                }
+                if by_slices {
+                    let pieces: Vec<Table> = rg.iter().map(|&(s, e)| tab.slice(s, e)).collect();
+                    let cols = (0..types.len())
+                        .map(|ci| concat_stored(types[ci], &pieces.iter().map(|t| &t.cols[ci]).collect::<Vec<_>>(), symbols))
+                        .collect();
+                    return Ok((k, Table::new(tab.names.clone(), cols)?));
+                }
+                let idx: Vec<usize> = rg.iter().flat_map(|&(s, e)| s..e).collect();
+                Ok((k, tab.take_usize(&idx)))
+            })
+            .collect::<Result<_>>()?;
         for (k, t) in parts {
             self.buffer(k, t);
         }
@@ -306,20 +379,20 @@ impl Appender {
         key.iter().enumerate().map(|(l, &k)| self.db.levels[l].dir_name(k as usize)).collect::<Vec<_>>().join("/")
     }
 
-    /// Write the buffered rows as one new segment per partition.
+    /// Write the buffered rows as one new segment per partition: the partitions below one
+    /// first-level folder share a pack file (see `segment`), a one-level partition has a
+    /// segment file of its own.
     pub fn flush(&mut self) -> Result<()> {
         let mut bufs: Vec<(Vec<u32>, Vec<Table>)> = std::mem::take(&mut self.buffers).into_iter().collect();
         bufs.sort_by(|a, b| a.0.cmp(&b.0));
         self.buffered = 0;
-        let mut jobs: Vec<(PathBuf, Vec<Column>)> = Vec::new();
+        // (partition folder, rows, columns) in key order, so a first level's partitions are adjacent
+        let mut parts: Vec<(Vec<u32>, String, usize, Vec<Column>)> = Vec::with_capacity(bufs.len());
         for (key, tables) in bufs {
             let rows: usize = tables.iter().map(|t| t.rows()).sum();
             if rows == 0 {
                 continue;
             }
-            let seg = self.meta.next_seg;
-            self.meta.next_seg += 1;
-            let dir = self.dir_of(&key);
             // columns of the partition's buffered tables, concatenated per column
             let cols: Vec<Column> = (0..self.meta.types.len())
                 .map(|ci| {
@@ -327,16 +400,72 @@ impl Appender {
                     concat_stored(self.meta.types[ci], &parts, &self.meta.symbols)
                 })
                 .collect();
-            jobs.push((segment::seg_file(&self.tdir, &dir, seg), cols));
-            match self.meta.parts.iter_mut().find(|p| p.key == key) {
-                Some(p) => p.segs.push(SegMeta { id: seg, rows: rows as u64 }),
-                None => self.meta.parts.push(PartMeta { key, dir, segs: vec![SegMeta { id: seg, rows: rows as u64 }] }),
+            let dir = self.dir_of(&key);
+            parts.push((key, dir, rows, cols));
+        }
+        let mut at: AHashMap<Vec<u32>, usize> = self.meta.parts.iter().enumerate().map(|(k, p)| (p.key.clone(), k)).collect();
+        // files to write: (path, [(segment id, columns)], is a pack)
+        let mut files: Vec<(PathBuf, Vec<(u64, Vec<Column>)>, bool)> = Vec::new();
+        let mut it = parts.into_iter().peekable();
+        while let Some(head) = it.next() {
+            // the following partitions of the same first level share a pack file with it
+            let first = head.1.split_once('/').map(|(a, _)| a.to_string());
+            let mut group = vec![head];
+            while let Some(f) = &first {
+                if group.len() as u64 >= catalog::PACK_SLOTS {
+                    break;
+                }
+                match it.next_if(|(_, d, _, _)| d.split_once('/').is_some_and(|(a, _)| a == f)) {
+                    Some(x) => group.push(x),
+                    None => break,
+                }
+            }
+            let seg = self.meta.next_seg;
+            self.meta.next_seg += 1;
+            if group.len() == 1 {
+                // alone (or a one-level partition): a segment file of its own
+                for (key, dir, rows, cols) in group {
+                    self.record_seg(&mut at, key, dir.clone(), seg, rows);
+                    files.push((segment::seg_file(&self.tdir, &dir, seg), vec![(seg, cols)], false));
+                }
+                continue;
+            }
+            let path = catalog::pack_file(&self.tdir, &group[0].1, catalog::pack_seg_id(seg, 0));
+            let mut segs = Vec::with_capacity(group.len());
+            for (slot, (key, dir, rows, cols)) in group.into_iter().enumerate() {
+                let id = catalog::pack_seg_id(seg, slot as u64);
+                self.record_seg(&mut at, key, dir, id, rows);
+                segs.push((id, cols));
+            }
+            files.push((path, segs, true));
+        }
+        self.written.extend(files.iter().map(|(p, _, _)| p.clone()));
+        // encode (every segment on the rayon pool) and write each file; nothing is synced
+        // here: `commit` makes every file of the transaction durable at once
+        files.into_par_iter().try_for_each(|(p, segs, pack)| {
+            let images: Vec<Vec<u8>> = segs.par_iter().map(|(_, cols)| segment::encode(cols)).collect();
+            if !pack {
+                return images.iter().try_for_each(|b| catalog::write_new(&p, b));
+            }
+            let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _), b)| (*id, b.len())).collect();
+            let mut bytes = segment::pack_header(&ids);
+            bytes.reserve(images.iter().map(|b| b.len()).sum());
+            images.iter().for_each(|b| bytes.extend_from_slice(b));
+            catalog::write_new(&p, &bytes)
+        })
+    }
+
+    /// Add segment `id` of `rows` rows to partition `key` (folder `dir`) in the manifest;
+    /// `at` indexes the manifest's partitions by key.
+    fn record_seg(&mut self, at: &mut AHashMap<Vec<u32>, usize>, key: Vec<u32>, dir: String, id: u64, rows: usize) {
+        let seg = SegMeta { id, rows: rows as u64 };
+        match at.get(&key) {
+            Some(&k) => self.meta.parts[k].segs.push(seg),
+            None => {
+                at.insert(key.clone(), self.meta.parts.len());
+                self.meta.parts.push(PartMeta { key, dir, segs: vec![seg] });
             }
         }
-        self.written.extend(jobs.iter().map(|(p, _)| p.clone()));
-        // encode and write one segment file per partition on the rayon pool; nothing is
-        // synced here: `commit` makes every file of the transaction durable at once
-        jobs.into_par_iter().try_for_each(|(p, cols)| catalog::write_new(&p, &segment::encode(&cols)))
     }
 
     /// Make the transaction durable and visible.
@@ -484,6 +613,66 @@ mod tests {
         std::fs::write(&mf, &m).unwrap();
         let e = read_table(&dir, "pt").unwrap_err();
         assert!(e.message.contains("manifest"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn partitions_of_one_first_level_share_a_pack_file() {
+        let dir = scratch("pack");
+        let levels = vec![
+            Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001, 18002])),
+            Level::Range(Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["A", "J", "N", "Z"])))),
+        ];
+        let meta = DbMeta { levels, engine: "OLAP".into() };
+        write_db_meta(&dir, &meta).unwrap();
+        let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+        let t = sample(0, 18000);
+        Appender::create(&dir, "pt", t.names.clone(), types, vec!["date".into(), "sym".into()]).unwrap().commit().unwrap();
+        let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+        let h = TableHandle { db, name: "pt".into() };
+        // dates and symbols independent: 9 partitions
+        let n = 3000;
+        let mut t = sample(n, 18000);
+        let sym = SymCol::from_iter((0..n).map(|k| ["IBM", "MSFT", "NA"][(k / 3) % 3]));
+        t.cols[1] = Column::new(DataType::Symbol, ColData::Sym(sym));
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&t, None).unwrap();
+        ap.commit().unwrap();
+        // 3 dates x 3 symbol ranges: one pack per date, no segment file
+        let files = |d: &str| -> Vec<String> {
+            let mut v: Vec<String> = std::fs::read_dir(dir.join("pt").join(d)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            v.sort();
+            v
+        };
+        let meta = read_table(&dir, "pt").unwrap();
+        assert_eq!(meta.parts.len(), 9);
+        let f = files("20190414");
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].ends_with(".pack"), "{f:?}");
+        // one more partition alone gets a segment file beside the pack, which is kept
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&sample(3, 18000).take_usize(&[1]), None).unwrap();
+        ap.commit().unwrap();
+        let f = files("20190415");
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(f.iter().any(|x| x.starts_with("J_N.") && x.ends_with(".seg")), "{f:?}");
+        let mut i = Interpreter::new(Registry::new());
+        let back = crate::query::load(&mut i, &h, None, &[]).unwrap();
+        assert_eq!(back.rows(), 3001);
+        let ColData::F64(x) = &*back.cols[2].data else { panic!() };
+        let want: f64 = (0..3000).map(|k| k as f64 / 4.0).sum::<f64>() + 0.25;
+        assert_eq!(x.iter().sum::<f64>(), want);
+        let ColData::Sym(s) = &*back.cols[1].data else { panic!() };
+        // 999 of the first rows ((k / 3) % 3 == 1) and the appended one
+        assert_eq!(s.codes.iter().filter(|&&c| s.dict.get(c) == "MSFT").count(), 1000);
+        // a damaged pack directory is reported with the file's name
+        let pack = dir.join("pt").join("20190414").join(&files("20190414")[0]);
+        let mut b = std::fs::read(&pack).unwrap();
+        b[20] ^= 1;
+        std::fs::write(&pack, &b).unwrap();
+        crate::query::clear_cache();
+        let e = crate::query::load(&mut i, &h, None, &[]).unwrap_err();
+        assert!(e.message.contains(".pack"), "{}", e.message);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -22,6 +22,8 @@ use std::time::Instant;
 const CHUNK: usize = 32 << 20;
 /// Bytes read to detect the header and infer types.
 const HEAD: usize = 4 << 20;
+/// Bytes read first to find the header when a schema gives the types.
+const SMALL_HEAD: usize = 64 << 10;
 
 fn opt(args: &[Value], k: usize) -> Option<&Value> {
     args.get(k).filter(|v| !matches!(v, Value::Void))
@@ -52,14 +54,16 @@ fn skip_lines(buf: &[u8], mut pos: usize, n: usize) -> usize {
     pos
 }
 
-fn read_head(path: &str) -> Result<Vec<u8>> {
+/// The first `size` bytes of a file (without a UTF-8 BOM), and whether there may be more.
+fn read_head(path: &str, size: usize) -> Result<(Vec<u8>, bool)> {
     let mut f = File::open(path).map_err(|e| io(path, e))?;
-    let mut buf = Vec::with_capacity(HEAD);
-    (&mut f).take(HEAD as u64).read_to_end(&mut buf).map_err(|e| io(path, e))?;
+    let mut buf = Vec::with_capacity(size);
+    (&mut f).take(size as u64).read_to_end(&mut buf).map_err(|e| io(path, e))?;
+    let more = buf.len() == size;
     if buf.starts_with(&[0xEF, 0xBB, 0xBF]) {
         buf.drain(..3);
     }
-    Ok(buf)
+    Ok((buf, more))
 }
 
 /// Column names and types given by a schema table (`name`, `type`, optional `col`, `format`).
@@ -113,12 +117,22 @@ fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
 /// Work out header, names and types of a file.
 pub fn plan(path: &str, delim: &str, schema: Option<&Table>, skip_rows: usize, header: Option<bool>) -> Result<Plan> {
     let dialect = Dialect::new(delim);
-    let head = read_head(path)?;
-    let mut pos = skip_lines(&head, 0, skip_rows);
-    while let Some(q) = blank_line(&head, pos) {
-        pos = q;
-    }
-    let (first, after) = first_record(&head, pos, &dialect).unwrap_or((vec![], head.len()));
+    // with a schema only the header is needed: read a little first, and more if the
+    // skipped lines and the first record don't fit
+    let mut size = if schema.is_some() { SMALL_HEAD } else { HEAD };
+    let (head, more, pos, first, after) = loop {
+        let (head, more) = read_head(path, size)?;
+        let mut pos = skip_lines(&head, 0, skip_rows);
+        while let Some(q) = blank_line(&head, pos) {
+            pos = q;
+        }
+        let (first, after) = first_record(&head, pos, &dialect).unwrap_or((vec![], head.len()));
+        if size < HEAD && more && after >= head.len() {
+            size = HEAD;
+            continue;
+        }
+        break (head, more, pos, first, after);
+    };
     let ncols = first.len();
     let has_header = header.unwrap_or_else(|| looks_like_header(&first));
     let data_start = if has_header { after } else { pos };
@@ -129,7 +143,7 @@ pub fn plan(path: &str, delim: &str, schema: Option<&Table>, skip_rows: usize, h
         let mut p = data_start;
         let mut f: Vec<Field> = Vec::new();
         let mut scratch = Vec::new();
-        let (complete, _) = if head.len() < HEAD { (head.len(), vec![]) } else { boundaries(&head, usize::MAX) };
+        let (complete, _) = if !more { (head.len(), vec![]) } else { boundaries(&head, usize::MAX) };
         while p < complete && sample.len() < SAMPLE_RECORDS {
             if let Some(q) = blank_line(&head, p) {
                 p = q;
@@ -231,9 +245,44 @@ impl Drop for Progress {
     }
 }
 
+/// The text buffer of the last import, kept for the next one: a fresh buffer costs a page
+/// fault per 4 KiB written (as much as parsing a tenth of the text).
+static TEXT_BUF: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// Keep freed memory in the process between imports (glibc): every import allocates and
+/// frees tens of MB of columns and encoded blocks, which glibc otherwise unmaps or trims
+/// and the next import faults in again, zeroed, page by page.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: mallopt only sets allocator parameters; it is safe to call at any time.
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+                libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+            }
+        });
+    }
+}
+
 /// Read a planned file chunk by chunk; `sink` receives each chunk's table and the line
 /// number of its first record.
 pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+    keep_freed_memory();
+    let mut buf = TEXT_BUF.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
+    buf.clear();
+    let r = read_chunks_into(p, &mut buf, sink);
+    if buf.capacity() <= 2 * CHUNK {
+        buf.clear();
+        if let Ok(mut b) = TEXT_BUF.lock() {
+            *b = buf;
+        }
+    }
+    r
+}
+
+fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     let mut f = File::open(&p.path).map_err(|e| io(&p.path, e))?;
     let total = f.metadata().map(|m| m.len()).unwrap_or(0);
     let progress = Progress::new(total, &p.path);
@@ -243,14 +292,16 @@ pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -
     let offset = if n == 3 && bom == [0xEF, 0xBB, 0xBF] { 3 } else { 0 };
     use std::io::Seek;
     f.seek(std::io::SeekFrom::Start((offset + p.data_start) as u64)).map_err(|e| io(&p.path, e))?;
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+    // the whole file when it fits in a chunk
+    let want_cap = (total as usize).min(CHUNK) + (1 << 20);
+    buf.reserve(want_cap.saturating_sub(buf.len()));
     let mut line = p.lines_before + 1;
     progress.add((offset + p.data_start) as u64);
     let threads = rayon::current_num_threads().max(1);
     let names: Vec<String> = p.specs.iter().map(|s| s.name.clone()).collect();
     loop {
         let want = CHUNK.saturating_sub(buf.len()).max(1 << 20);
-        let got = (&mut f).take(want as u64).read_to_end(&mut buf).map_err(|e| io(&p.path, e))?;
+        let got = (&mut f).take(want as u64).read_to_end(buf).map_err(|e| io(&p.path, e))?;
         let eof = got == 0 || got < want;
         if buf.is_empty() {
             break;

@@ -106,7 +106,6 @@ pub fn record(buf: &[u8], pos: usize, d: &Dialect, fields: &mut Vec<Field>) -> R
 /// always a true match; borrows only flag bytes above one).
 #[inline]
 fn scan(buf: &[u8], mut p: usize, c: u8) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let (dc, dn) = (LO * c as u64, LO * b'\n' as u64);
     let n = buf.len();
@@ -125,6 +124,113 @@ fn scan(buf: &[u8], mut p: usize, c: u8) -> usize {
         p += 1;
     }
     p
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const L7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// The high bit of every zero byte of `x` (exact: no borrow crosses bytes).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & L7).wrapping_add(L7)) | x | L7)
+}
+
+/// Positions of the delimiter and newline bytes of a buffer, in order, found eight bytes
+/// at a time.
+struct Seps {
+    /// start of the word whose flags are in `mask`
+    base: usize,
+    /// the high bit of each byte of the word at `base` that is still to be returned
+    mask: u64,
+    dc: u64,
+    dn: u64,
+    c: u8,
+}
+
+impl Seps {
+    fn new(buf: &[u8], pos: usize, c: u8) -> Seps {
+        let mut s = Seps { base: pos, mask: 0, dc: LO * c as u64, dn: LO * b'\n' as u64, c };
+        s.load(buf);
+        s
+    }
+
+    #[inline]
+    fn load(&mut self, buf: &[u8]) {
+        let p = self.base;
+        if p + 8 <= buf.len() {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&buf[p..p + 8]);
+            let w = u64::from_le_bytes(a);
+            self.mask = zero_bytes(w ^ self.dc) | zero_bytes(w ^ self.dn);
+        } else {
+            self.mask = 0;
+            for (k, &b) in buf.get(p..).unwrap_or(&[]).iter().enumerate() {
+                if b == self.c || b == b'\n' {
+                    self.mask |= 0x80 << (8 * k);
+                }
+            }
+        }
+    }
+
+    /// The next delimiter or newline at or after the last one returned (`buf.len()` at the end).
+    #[inline]
+    fn next(&mut self, buf: &[u8]) -> usize {
+        loop {
+            if self.mask != 0 {
+                let k = self.base + (self.mask.trailing_zeros() / 8) as usize;
+                self.mask &= self.mask - 1;
+                return k;
+            }
+            if self.base + 8 >= buf.len() {
+                self.base = buf.len();
+                return buf.len();
+            }
+            self.base += 8;
+            self.load(buf);
+        }
+    }
+}
+
+/// Split up to `max_rows` records of a buffer without quotes, with a one-byte delimiter,
+/// starting at `pos`: appends `nf` field ranges per record to `out` (fields past `nf` are
+/// dropped, missing ones are empty), skipping blank lines. Returns the position after the
+/// last record and the number of records.
+pub fn plain_rows(buf: &[u8], mut pos: usize, c: u8, nf: usize, out: &mut Vec<(u32, u32)>, max_rows: usize) -> (usize, usize) {
+    let n = buf.len();
+    let mut seps = Seps::new(buf, pos, c);
+    let mut rows = 0;
+    while rows < max_rows && pos < n {
+        let first = out.len();
+        let mut start = pos;
+        let mut f = 0;
+        let ended = loop {
+            let s = seps.next(buf);
+            let nl = s >= n || buf[s] == b'\n';
+            let mut e = s.min(n);
+            if nl && e > start && buf[e - 1] == b'\r' {
+                e -= 1;
+            }
+            if f < nf {
+                out.push((start as u32, e as u32));
+            }
+            f += 1;
+            start = s + 1;
+            if nl {
+                break s < n;
+            }
+        };
+        pos = start.min(n);
+        if f == 1 && ended && out.get(first).is_some_and(|r| r.0 == r.1) {
+            // a blank line
+            out.truncate(first);
+            continue;
+        }
+        for _ in f..nf {
+            out.push((0, 0));
+        }
+        rows += 1;
+    }
+    (pos, rows)
 }
 
 #[inline]
@@ -226,6 +332,43 @@ mod tests {
                 for start in 0..=len {
                     let want = (start..len).find(|&k| buf[k] == b',' || buf[k] == b'\n').unwrap_or(len);
                     assert_eq!(scan(&buf, start, b','), want, "{buf:?} from {start}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_rows_match_records() {
+        let d = Dialect::new(",");
+        let texts = ["a,b,c\n1,,3\r\n\n,x\n\r\nlast,1,2,3,4", "x\n\ny\n", "", "\n\n", "1,2\n3,4\n", "abcdefghijklmnop,q\r\n"];
+        for t in texts {
+            let b = t.as_bytes();
+            for nf in 1..4 {
+                let mut want: Vec<(u32, u32)> = Vec::new();
+                let mut nrec = 0;
+                let mut p = 0;
+                let mut f = Vec::new();
+                while p < b.len() {
+                    if let Some(q) = blank_line(b, p) {
+                        p = q;
+                        continue;
+                    }
+                    let Rec::Next(q) = record(b, p, &d, &mut f) else { panic!() };
+                    p = q;
+                    for k in 0..nf {
+                        want.push(f.get(k).map_or((0, 0), |x| (x.start as u32, x.end as u32)));
+                    }
+                    nrec += 1;
+                }
+                for step in [1, 2, 100] {
+                    let mut got = Vec::new();
+                    let (mut p, mut rows) = (0, 0);
+                    while p < b.len() {
+                        let (q, r) = plain_rows(b, p, b',', nf, &mut got, step);
+                        (p, rows) = (q, rows + r);
+                    }
+                    let norm = |v: &[(u32, u32)]| v.iter().map(|&(s, e)| if s == e { (0, 0) } else { (s, e) }).collect::<Vec<_>>();
+                    assert_eq!((rows, norm(&got)), (nrec, norm(&want)), "{t:?} nf {nf} step {step}");
                 }
             }
         }
