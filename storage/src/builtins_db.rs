@@ -164,8 +164,8 @@ pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             catalog::sync_dir(parent);
         }
     }
+    crate::cache::forget(&dir);
     catalog::remove_tree(&dir)?;
-    crate::query::clear_cache();
     Ok(Value::Void)
 }
 
@@ -186,8 +186,25 @@ pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let tdir = catalog::table_dir(dir, name);
     let _ = std::fs::remove_file(tdir.join("CURRENT"));
     catalog::sync_dir(&tdir);
+    crate::cache::forget(&tdir);
     catalog::remove_tree(&tdir)?;
-    crate::query::clear_cache();
+    Ok(Value::Void)
+}
+
+/// `clearAllCache()`: drop the cached data of stored tables (decoded columns, manifests).
+pub fn clear_all_cache(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    crate::cache::clear();
+    Ok(Value::Void)
+}
+
+/// `clearCachedDatabase(dbUrl, [tableName])`: drop the cached data of one database or table.
+pub fn clear_cached_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let p = str_of("clearCachedDatabase", &args[0], "dbUrl")?;
+    let dir = catalog::db_dir(p).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    match opt(&args, 1) {
+        Some(t) => crate::cache::forget(&catalog::table_dir(&dir, str_of("clearCachedDatabase", t, "tableName")?)),
+        None => crate::cache::forget(&dir),
+    }
     Ok(Value::Void)
 }
 
@@ -366,6 +383,14 @@ pub fn handle_partitions(i: &mut Interpreter, args: Vec<Value>) -> Result<Value>
     let (h, names, conds) = load_args("__handlePartitions", &args)?;
     let parts = crate::query::load_partitions(i, h, names.as_deref(), &conds)?;
     Ok(Value::tuple(parts.into_iter().map(Value::table).collect()))
+}
+
+/// `__handleDecided(handle, VOID, [conditions…])`: BOOL per condition, true when it holds
+/// for every row of every partition `__handlePartitions` returns for the same conditions.
+pub fn handle_decided(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let (h, _, conds) = load_args("__handleDecided", &args)?;
+    let d = crate::load::decided_conditions(i, h, &conds)?;
+    Ok(Value::Vector(Column::from_vec(DataType::Bool, d.into_iter().map(|b| b as i8).collect::<Vec<i8>>())))
 }
 
 /// `__handleColumn(handle, name)`: `pt.col`.

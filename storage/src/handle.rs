@@ -59,8 +59,9 @@ impl TableHandle {
     pub fn dir(&self) -> Result<PathBuf> {
         Ok(catalog::table_dir(self.db.dir()?, &self.name))
     }
-    pub fn meta(&self) -> Result<catalog::TableMeta> {
-        catalog::read_table(self.db.dir()?, &self.name)
+    /// The live manifest (kept in memory until the table's `CURRENT` changes).
+    pub fn meta(&self) -> Result<Arc<catalog::TableMeta>> {
+        Ok(crate::cache::table_state(self.db.dir()?, &self.name)?.meta.clone())
     }
 }
 

@@ -5,7 +5,9 @@
 //! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes.
 //! * `catalog`: database and table metadata on disk, atomic commits, the writer lock.
 //! * `store`: write transactions (append, overwrite) split by partition.
-//! * `query`: loading for queries with partition pruning and filters pushed into the scan.
+//! * `query`: analysis of `where` for stored tables (pruning, filters pushed into the scan).
+//! * `load`: loading for queries: parallel decode, per-partition filters, assembly.
+//! * `cache`: decoded columns and table manifests kept in memory between queries.
 //! * `csv`: tokenizing, schema inference and parallel typed parsing of text files.
 //! * `text`: loadText, ploadText, loadTextEx, saveText, extractTextSchema, files.
 //! * `handle`, `builtins_db`, `builtins`: handles and the builtin table.
@@ -13,10 +15,12 @@
 pub mod bin;
 pub mod builtins;
 pub mod builtins_db;
+pub mod cache;
 pub mod catalog;
 pub mod column_file;
 pub mod csv;
 pub mod handle;
+pub mod load;
 pub mod partition;
 pub mod query;
 pub mod rewrite;

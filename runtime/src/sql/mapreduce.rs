@@ -423,7 +423,7 @@ fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &
     let needed = need.names.clone();
     let group: Vec<SelectItem> = p.group.as_ref().map(|(_, g)| g.clone()).unwrap_or_default();
     let leaves = &plan.leaves;
-    let where_ = &p.where_;
+    let where_ = &undecided(i, q, need, &p.where_);
     let outs: Vec<Option<PartOut>> = sources
         .par_iter()
         .map_init(
@@ -440,6 +440,21 @@ fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &
         return Ok(None);
     }
     reduce(outs, leaves).map(Some)
+}
+
+/// The `where` conditions the map step evaluates: those the storage reports true on every
+/// row of every loaded partition (conditions its partition keys decide) are left out.
+fn undecided(i: &mut Interpreter, q: &SelectQuery, need: &Need, where_: &[Expr]) -> Vec<Expr> {
+    let all = where_.to_vec();
+    let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, _)) = &q.from else { return all };
+    let (Ok(h), Ok(f)) = (i.resolve(name), i.resolve_function("__handleDecided")) else { return all };
+    // the conditions `__handlePartitions` received (built as `source::prune_conditions` does)
+    let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
+    let lead: Vec<Expr> = need.push.iter().take_while(|c| is_rowwise(i, c, &is_col)).cloned().collect();
+    let conds = Value::tuple(lead.iter().map(|c| Value::Code(Arc::new(c.clone()))).collect());
+    let Ok(Value::Vector(d)) = i.call_value(&f, vec![h, Value::Void, conds]) else { return all };
+    let skip: AHashSet<String> = lead.iter().enumerate().filter(|(k, _)| d.i64_at(*k) == Some(1)).map(|(_, c)| text(c)).collect();
+    all.into_iter().filter(|c| !skip.contains(&text(c))).collect()
 }
 
 /// The map step on one partition: None when no row survives the `where` conditions.

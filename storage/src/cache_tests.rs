@@ -1,0 +1,197 @@
+//! Tests of the read caches: hits share data, every kind of write is seen, eviction keeps
+//! the budget, `clearAllCache` empties everything.
+
+use super::*;
+use crate::catalog::{write_db_meta, DbMeta};
+use crate::handle::{db_value, DbHandle, TableHandle};
+use crate::store::Appender;
+use beluga_runtime::column::SymCol;
+use beluga_runtime::{DataType, Interpreter, Registry, Table, Value};
+
+fn scratch(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("beluga-cache-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// `n` rows over days `day0..day0+3`, x = (k + 0.5) * scale.
+fn sample(n: usize, day0: i32, scale: f64) -> Table {
+    let date: Vec<i32> = (0..n).map(|k| day0 + (k % 3) as i32).collect();
+    let sym = SymCol::from_iter((0..n).map(|k| ["IBM", "MSFT", "NA"][k % 3]));
+    let x: Vec<f64> = (0..n).map(|k| (k as f64 + 0.5) * scale).collect();
+    Table::new(
+        vec!["date".into(), "sym".into(), "x".into()],
+        vec![
+            Column::from_vec(DataType::Date, date),
+            Column::new(DataType::Symbol, ColData::Sym(sym)),
+            Column::from_vec(DataType::Double, x),
+        ],
+    )
+    .unwrap()
+}
+
+fn create(dir: &Path) -> TableHandle {
+    let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001, 18002]))];
+    let meta = DbMeta { levels, engine: "OLAP".into() };
+    write_db_meta(dir, &meta).unwrap();
+    let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+    Appender::create(dir, "pt", vec!["date".into(), "sym".into(), "x".into()], types, vec!["date".into()]).unwrap().commit().unwrap();
+    let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.to_path_buf()), meta });
+    TableHandle { db, name: "pt".into() }
+}
+
+fn append(h: &TableHandle, t: &Table) {
+    let mut ap = Appender::open(h.db.dir().unwrap(), &h.name).unwrap();
+    ap.push(t, None).unwrap();
+    ap.commit().unwrap();
+}
+
+/// (date, sym, x) rows of a table, sorted.
+fn rows(t: &Table) -> Vec<(i64, String, u64)> {
+    let mut v: Vec<(i64, String, u64)> = (0..t.rows())
+        .map(|k| {
+            let x = t.cols[2].f64_at(k).unwrap();
+            (t.cols[0].i64_at(k).unwrap(), t.cols[1].str_at(k).unwrap_or("").to_string(), x.to_bits())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn load_all(i: &mut Interpreter, h: &TableHandle) -> Table {
+    crate::load::load(i, h, None, &[]).unwrap()
+}
+
+fn date_value(d: i32) -> Value {
+    Value::Scalar(Column::from_vec(DataType::Date, vec![d]))
+}
+
+#[test]
+fn hits_share_data_and_every_write_is_seen() {
+    let dir = scratch("writes");
+    let h = create(&dir);
+    let mut i = Interpreter::new(Registry::new());
+    append(&h, &sample(30, 18000, 1.0));
+    let a = load_all(&mut i, &h);
+    assert_eq!(rows(&a), rows(&sample(30, 18000, 1.0)));
+    // a second load of whole partitions shares the assembled columns
+    let b = load_all(&mut i, &h);
+    assert!(a.cols.iter().zip(&b.cols).all(|(x, y)| Arc::ptr_eq(&x.data, &y.data)));
+    // per-partition tables share the cached segment columns
+    let p1 = crate::load::load_partitions(&mut i, &h, None, &[]).unwrap();
+    let p2 = crate::load::load_partitions(&mut i, &h, None, &[]).unwrap();
+    assert_eq!(p1.len(), 3);
+    assert!(p1.iter().zip(&p2).all(|(x, y)| Arc::ptr_eq(&x.cols[2].data, &y.cols[2].data)));
+    // the manifest is kept too
+    assert!(Arc::ptr_eq(&h.meta().unwrap(), &h.meta().unwrap()));
+
+    // append: new rows, new symbols
+    let more = {
+        let mut t = sample(6, 18000, 100.0);
+        t.cols[1] = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["A", "B", "C", "D", "E", "F"])));
+        t
+    };
+    append(&h, &more);
+    let c = load_all(&mut i, &h);
+    let mut want = rows(&sample(30, 18000, 1.0));
+    want.extend(rows(&more));
+    want.sort();
+    assert_eq!(rows(&c), want);
+
+    // update (a partition rewritten): x of day 18001 multiplied by 10
+    let meta = h.meta().unwrap();
+    let mut parts = crate::load::load_whole_partitions(&mut i, &h, &[]).unwrap();
+    let k = meta.parts.iter().position(|p| p.key == vec![1]).unwrap();
+    let old = &parts.2[k];
+    let x10: Vec<f64> = (0..old.rows()).map(|r| old.cols[2].f64_at(r).unwrap() * 10.0).collect();
+    let mut upd = old.clone();
+    upd.cols[2] = Column::from_vec(DataType::Double, x10);
+    crate::rewrite::rewrite_parts(&h, parts.0, &[parts.1[k].clone()], &[Arc::new(upd)]).unwrap();
+    let want: Vec<_> =
+        want.iter().map(|(d, s, x)| (*d, s.clone(), if *d == 18001 { (f64::from_bits(*x) * 10.0).to_bits() } else { *x })).collect();
+    let mut want_sorted = want.clone();
+    want_sorted.sort();
+    assert_eq!(rows(&load_all(&mut i, &h)), want_sorted);
+
+    // delete (a partition rewritten with fewer rows): day 18002 loses its rows with x >= 20
+    parts = crate::load::load_whole_partitions(&mut i, &h, &[]).unwrap();
+    let k = parts.1.iter().position(|d| d == &meta.parts.iter().find(|p| p.key == vec![2]).unwrap().dir).unwrap();
+    let old = &parts.2[k];
+    let keep: Vec<bool> = (0..old.rows()).map(|r| old.cols[2].f64_at(r).unwrap() < 20.0).collect();
+    let del = old.filter(&keep);
+    crate::rewrite::rewrite_parts(&h, parts.0, &[parts.1[k].clone()], &[Arc::new(del)]).unwrap();
+    let want: Vec<_> = want_sorted.iter().filter(|(d, _, x)| *d != 18002 || f64::from_bits(*x) < 20.0).cloned().collect();
+    assert_eq!(rows(&load_all(&mut i, &h)), want);
+
+    // dropPartition
+    let dbv = db_value((*h.db).clone());
+    crate::builtins_db::drop_partition(&mut i, vec![dbv.clone(), date_value(18000), Value::string("pt")]).unwrap();
+    let want: Vec<_> = want.iter().filter(|(d, _, _)| *d != 18000).cloned().collect();
+    assert_eq!(rows(&load_all(&mut i, &h)), want);
+
+    // dropTable, then a table of the same name and shape with other values
+    let before = load_all(&mut i, &h);
+    crate::builtins_db::drop_table(&mut i, vec![dbv.clone(), Value::string("pt")]).unwrap();
+    assert!(crate::load::load(&mut i, &h, None, &[]).is_err());
+    let h = create(&dir);
+    append(&h, &sample(30, 18000, -1.0));
+    let after = load_all(&mut i, &h);
+    assert_eq!(rows(&after), rows(&sample(30, 18000, -1.0)));
+    assert!(!Arc::ptr_eq(&before.cols[2].data, &after.cols[2].data));
+
+    // dropDatabase, then the database again with other values
+    crate::builtins_db::drop_database(&mut i, vec![Value::string(&dir.display().to_string())]).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = create(&dir);
+    append(&h, &sample(30, 18000, 0.5));
+    assert_eq!(rows(&load_all(&mut i, &h)), rows(&sample(30, 18000, 0.5)));
+
+    // clearAllCache: nothing shared afterwards, same rows
+    let a = load_all(&mut i, &h);
+    let (bytes, entries, _) = usage();
+    assert!(bytes > 0 && entries > 0);
+    crate::builtins_db::clear_all_cache(&mut i, vec![]).unwrap();
+    let b = load_all(&mut i, &h);
+    assert!(!Arc::ptr_eq(&a.cols[2].data, &b.cols[2].data));
+    assert_eq!(rows(&a), rows(&b));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn entry(n: usize) -> Arc<Decoded> {
+    Arc::new(Decoded { col: Column::from_vec(DataType::Long, vec![7i64; n]), blocks: vec![] })
+}
+
+fn seg(k: u64) -> Key {
+    Key::Seg { table: 1, seg: k, col: 0 }
+}
+
+#[test]
+fn clock_eviction_keeps_the_budget_and_recently_used_entries() {
+    let one = 1000 * 8 + 64;
+    let mut c = Columns { map: AHashMap::new(), ring: VecDeque::new(), bytes: 0, budget: 3 * one, stats: Stats::default() };
+    let st = (1, 2, 3);
+    for k in 0..3 {
+        c.put(seg(k), entry(1000), st);
+    }
+    assert_eq!((c.map.len(), c.bytes), (3, 3 * one));
+    // entry 0 is used: the next insertion evicts 1 (the oldest unused), then 2
+    assert!(c.get(&seg(0), st).is_some());
+    c.put(seg(3), entry(1000), st);
+    assert!(c.map.contains_key(&seg(0)) && !c.map.contains_key(&seg(1)));
+    c.put(seg(4), entry(1000), st);
+    assert!(c.map.contains_key(&seg(0)) && !c.map.contains_key(&seg(2)));
+    assert!(c.bytes <= c.budget);
+    assert_eq!(c.stats.evictions, 2);
+    // another stamp (the file changed) is a miss
+    assert!(c.get(&seg(0), (9, 9, 9)).is_none());
+    // an entry larger than the budget is not kept; replacing an entry keeps one ring slot
+    c.put(seg(9), entry(10_000), st);
+    assert!(!c.map.contains_key(&seg(9)));
+    c.put(seg(4), entry(10), st);
+    assert_eq!(c.ring.iter().filter(|k| **k == seg(4)).count(), 1);
+    assert_eq!(c.bytes, c.map.values().map(|s| s.bytes).sum::<usize>());
+    // retain drops entries and their ring slots
+    c.retain(|k| *k != seg(0));
+    assert!(!c.ring.contains(&seg(0)) && c.bytes == c.map.values().map(|s| s.bytes).sum::<usize>());
+}

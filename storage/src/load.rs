@@ -1,0 +1,498 @@
+//! Loading stored tables for queries (the analysis of `where` is in `query`): the surviving
+//! partitions' segments are decoded on rayon through the column cache (`cache`), filtered
+//! by the conditions their partition key does not decide, and assembled into one table
+//! (columns copied in parallel into preallocated vectors; whole-partition loads are cached
+//! as assembled columns), one table per partition, or whole partitions for rewrites.
+
+use crate::cache::{self, Decoded, TableState};
+use crate::catalog::{PartMeta, TableMeta};
+use crate::handle::TableHandle;
+use crate::partition::Level;
+use crate::query::{block_keep, conjuncts, filter_mask, prune, Analyzer, Filter};
+use beluga_lang::ast::Expr;
+use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
+use beluga_runtime::null::Native;
+use beluga_runtime::{with_numeric, DataType, Error, Interpreter, Result, Table};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Rows from which an assembled column is copied in parallel.
+const PAR_ROWS: usize = 1 << 16;
+
+/// One segment to read.
+struct Job {
+    part: usize,
+    seg: u64,
+    /// index of the partition's row filters in `Plan::filters`
+    filters: usize,
+}
+
+/// How much of the conditions the loader applies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Apply {
+    /// partitions, blocks (by min/max) and rows
+    Rows,
+    /// partitions only
+    Parts,
+}
+
+/// What a query reads: the table version, the referenced columns, one job per segment.
+struct Plan {
+    apply: Apply,
+    st: Arc<TableState>,
+    tdir: PathBuf,
+    want: Vec<usize>,
+    jobs: Vec<Job>,
+    /// per surviving partition, the conditions its partition key does not decide
+    filters: Vec<Vec<Filter>>,
+}
+
+/// Whether a condition holds for every row of a partition (Some(true)), for none
+/// (Some(false)), or depends on the row: decided when it tests only a VALUE-partitioned
+/// column stored with the level's type (each of its partitions holds one value).
+fn decided(meta: &TableMeta, levels: &[Level], p: &PartMeta, f: &Filter) -> Option<bool> {
+    let c = match f {
+        Filter::Cmp(c, ..) | Filter::Between(c, ..) | Filter::In(c, _) => *c,
+        Filter::ColCmp(..) => return None,
+    };
+    let l = meta.part_cols.iter().position(|pc| meta.col_index(pc) == Some(c))?;
+    let Some(Level::Value(vals)) = levels.get(l) else {
+        return None;
+    };
+    if vals.ty != meta.types[c] {
+        return None;
+    }
+    let k = *p.key.get(l)? as usize;
+    if k >= vals.len() {
+        return None;
+    }
+    let mut cols: Vec<Option<Column>> = vec![None; meta.names.len()];
+    cols[c] = Some(vals.slice(k, k + 1));
+    match filter_mask(f, &cols) {
+        Some(m) if m.len() == 1 => Some(m[0]),
+        _ => None,
+    }
+}
+
+/// The row filters of a partition, None when its key rules every row out.
+fn part_filters(meta: &TableMeta, levels: &[Level], p: &PartMeta, filters: &[Filter]) -> Option<Vec<Filter>> {
+    let mut left = Vec::new();
+    for f in filters {
+        match decided(meta, levels, p, f) {
+            Some(true) => {}
+            Some(false) => return None,
+            None => left.push(f.clone()),
+        }
+    }
+    Some(left)
+}
+
+/// Leading row-wise simple conditions of `conds`.
+fn simple_filters(i: &mut Interpreter, meta: &TableMeta, conds: &[Expr]) -> Vec<Filter> {
+    let an = Analyzer { meta };
+    let mut all = Vec::new();
+    for c in conds {
+        conjuncts(c, &mut all);
+    }
+    let mut filters = Vec::new();
+    for c in &all {
+        if !an.row_wise(i, c) {
+            break;
+        }
+        if let Some(f) = an.filter(i, c) {
+            filters.push(f);
+        }
+    }
+    filters
+}
+
+fn plan(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr], apply: Apply) -> Result<Plan> {
+    let dir = h.db.dir()?.clone();
+    let st = cache::table_state(&dir, &h.name)?;
+    let meta = &*st.meta;
+    let mut want: Vec<usize> = match names {
+        None => (0..meta.names.len()).collect(),
+        Some(ns) => {
+            let mut v: Vec<usize> = ns.iter().filter_map(|n| meta.col_index(n)).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+    };
+    if want.is_empty() {
+        want.push(meta.part_cols.first().and_then(|p| meta.col_index(p)).unwrap_or(0));
+    }
+    let filters = simple_filters(i, meta, conds);
+    let keep = prune(meta, &st.levels, &filters);
+    let mut lists = Vec::new();
+    let mut jobs = Vec::new();
+    for (pi, p) in meta.parts.iter().enumerate() {
+        if !keep[pi] {
+            continue;
+        }
+        let Some(left) = part_filters(meta, &st.levels, p, &filters) else {
+            continue;
+        };
+        let k = lists.len();
+        lists.push(if apply == Apply::Parts { Vec::new() } else { left });
+        jobs.extend(p.segs.iter().map(|s| Job { part: pi, seg: s.id, filters: k }));
+    }
+    let tdir = crate::catalog::table_dir(&dir, &h.name);
+    Ok(Plan { apply, st, tdir, want, jobs, filters: lists })
+}
+
+impl Plan {
+    /// The segment ids when more than one segment is read and every one is read whole.
+    fn whole(&self) -> Option<Arc<[u64]>> {
+        if self.jobs.len() < 2 || self.filters.iter().any(|f| !f.is_empty()) {
+            return None;
+        }
+        Some(self.jobs.iter().map(|j| j.seg).collect())
+    }
+
+    /// Load every segment on rayon (None: no row of it passes).
+    fn run(&self) -> Result<Vec<Option<Vec<Column>>>> {
+        let meta = &self.st.meta;
+        self.jobs
+            .par_iter()
+            .map(|j| {
+                let rows = self.apply == Apply::Rows;
+                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows)
+            })
+            .collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.want.iter().map(|&c| self.st.meta.names[c].clone()).collect()
+    }
+
+    fn types(&self) -> Vec<DataType> {
+        self.want.iter().map(|&c| self.st.meta.types[c]).collect()
+    }
+}
+
+/// Load one segment: filter columns first (skipping blocks by min/max, then rows when
+/// `rows`), then the others.
+fn load_segment(
+    st: &TableState,
+    tdir: &Path,
+    part: &str,
+    seg: u64,
+    want: &[usize],
+    filters: &[Filter],
+    rows: bool,
+) -> Result<Option<Vec<Column>>> {
+    let ncols = st.meta.names.len();
+    let mut files: Vec<Option<Arc<Decoded>>> = (0..ncols).map(|_| None).collect();
+    let mut keep: Option<Vec<bool>> = None;
+    for f in filters {
+        for c in f.cols() {
+            if files[c].is_none() {
+                files[c] = Some(st.seg_column(tdir, part, seg, c)?);
+            }
+        }
+        if let Some(k) = files[f.cols()[0]].as_ref().and_then(|d| block_keep(f, d.col.ty, &d.blocks)) {
+            keep = Some(match keep {
+                None => k,
+                Some(old) => old.iter().zip(&k).map(|(a, b)| *a && *b).collect(),
+            });
+        }
+    }
+    if keep.as_ref().is_some_and(|k| !k.iter().any(|&b| b)) {
+        return Ok(None);
+    }
+    let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    let mut mask: Option<Vec<bool>> = None;
+    for f in filters.iter().filter(|_| rows) {
+        for c in f.cols() {
+            if cols[c].is_none() {
+                let d = files[c].as_ref().ok_or_else(|| Error::runtime("internal: filter column not read"))?;
+                cols[c] = Some(d.rows(keep.as_deref()));
+            }
+        }
+        if let Some(m) = filter_mask(f, &cols) {
+            mask = Some(match mask {
+                None => m,
+                Some(old) => old.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
+            });
+        }
+    }
+    if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(want.len());
+    for &c in want {
+        let col = match cols[c].take() {
+            Some(col) => col,
+            None => {
+                let d = match files[c].take() {
+                    Some(d) => d,
+                    None => st.seg_column(tdir, part, seg, c)?,
+                };
+                d.rows(keep.as_deref())
+            }
+        };
+        out.push(col);
+    }
+    if let Some(m) = mask {
+        let kept = m.iter().filter(|&&b| b).count();
+        if kept < m.len() {
+            let mut idx = Vec::with_capacity(kept);
+            idx.extend(m.iter().enumerate().filter(|(_, b)| **b).map(|(k, _)| k));
+            out = out.iter().map(|c| c.take_usize(&idx)).collect();
+        }
+    }
+    Ok(Some(out))
+}
+
+fn empty_column(ty: DataType, symbols: &Arc<SymbolDict>) -> Column {
+    if ty == DataType::Symbol {
+        return Column::new(ty, ColData::Sym(SymCol { codes: vec![], dict: symbols.clone() }));
+    }
+    Column::nulls(ty, 0)
+}
+
+/// Concatenate slices into one preallocated vector, copying in parallel when large.
+fn par_copy<T: Copy + Default + Send + Sync>(slices: &[&[T]]) -> Vec<T> {
+    let n: usize = slices.iter().map(|s| s.len()).sum();
+    // zero-initialised (calloc'ed) storage: pages are first touched by the copying threads
+    let mut out = vec![T::default(); n];
+    let mut rest: &mut [T] = &mut out;
+    let mut pairs = Vec::with_capacity(slices.len());
+    for s in slices {
+        let (a, b) = std::mem::take(&mut rest).split_at_mut(s.len());
+        pairs.push((a, *s));
+        rest = b;
+    }
+    if n >= PAR_ROWS {
+        pairs.into_par_iter().with_min_len(4).for_each(|(d, s)| d.copy_from_slice(s));
+    } else {
+        pairs.into_iter().for_each(|(d, s)| d.copy_from_slice(s));
+    }
+    out
+}
+
+/// The pieces as slices of `first`'s element type (None if one has another type).
+fn numeric_concat<T: Native + Default>(first: &[T], parts: &[&Column]) -> Option<Vec<T>> {
+    let mut slices: Vec<&[T]> = Vec::with_capacity(parts.len());
+    slices.push(first);
+    for c in &parts[1..] {
+        let s = with_numeric!(&*c.data, w => (w as &dyn std::any::Any).downcast_ref::<Vec<T>>().map(|v| v.as_slice())).flatten()?;
+        slices.push(s);
+    }
+    Some(par_copy(&slices))
+}
+
+/// One column from the segments' pieces (SYMBOL codes all refer to a prefix of `base`).
+fn assemble(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) -> Column {
+    let Some(first) = parts.first() else {
+        return empty_column(ty, base);
+    };
+    if let ColData::Sym(s) = &*first.data {
+        if parts.len() == 1 && Arc::ptr_eq(&s.dict, base) {
+            return (*first).clone();
+        }
+        let slices: Option<Vec<&[u32]>> = parts
+            .iter()
+            .map(|c| match &*c.data {
+                ColData::Sym(s) => Some(s.codes.as_slice()),
+                _ => None,
+            })
+            .collect();
+        return match slices {
+            Some(sl) => Column::new(ty, ColData::Sym(SymCol { codes: par_copy(&sl), dict: base.clone() })),
+            None => crate::store::concat_stored(ty, parts, base),
+        };
+    }
+    if parts.len() == 1 {
+        return (*first).clone();
+    }
+    match with_numeric!(&*first.data, v => numeric_concat(v, parts).map(|o| Column::from_vec(ty, o))) {
+        Some(Some(c)) => c,
+        _ => crate::store::concat_stored(ty, parts, base),
+    }
+}
+
+/// Materialise the referenced columns of the rows that may satisfy `conds`.
+pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
+    let plan = plan(i, h, names, conds, Apply::Rows)?;
+    let whole = plan.whole();
+    let cached: Option<Vec<Column>> = whole.as_ref().and_then(|s| plan.want.iter().map(|&c| plan.st.joined(c, s)).collect());
+    let cols = match cached {
+        Some(cols) => cols,
+        None => {
+            let segs: Vec<Vec<Column>> = plan.run()?.into_iter().flatten().collect();
+            let types = plan.types();
+            let symbols = &plan.st.meta.symbols;
+            let cols: Vec<Column> = types
+                .par_iter()
+                .enumerate()
+                .map(|(k, ty)| {
+                    let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
+                    assemble(*ty, &parts, symbols)
+                })
+                .collect();
+            if let Some(s) = &whole {
+                for (k, c) in cols.iter().enumerate() {
+                    plan.st.put_joined(plan.want[k], s, c);
+                }
+            }
+            cols
+        }
+    };
+    let mut t = Table::new(plan.names(), cols)?;
+    t.name = Some(h.name.clone());
+    Ok(t)
+}
+
+/// One table per surviving partition (for per-partition execution, `map` queries).
+/// Partitions without a row passing the simple conditions are left out; conditions the
+/// partition key decides cost nothing, and unfiltered tables share the cached columns.
+pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Vec<Table>> {
+    let plan = plan(i, h, names, conds, Apply::Rows)?;
+    let loaded = plan.run()?;
+    let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
+    let mut out = Vec::new();
+    for_each_part(&plan, loaded, |segs| {
+        let cols = types
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
+                assemble(*ty, &parts, symbols)
+            })
+            .collect();
+        let mut t = Table::new(names.clone(), cols)?;
+        t.name = Some(h.name.clone());
+        out.push(t);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Group the loaded segments by partition (skipping segments without rows).
+fn for_each_part(plan: &Plan, loaded: Vec<Option<Vec<Column>>>, mut f: impl FnMut(Vec<Vec<Column>>) -> Result<()>) -> Result<()> {
+    let mut cur: Vec<Vec<Column>> = Vec::new();
+    let mut last = usize::MAX;
+    for (j, seg) in plan.jobs.iter().zip(loaded) {
+        if j.part != last && !cur.is_empty() {
+            f(std::mem::take(&mut cur))?;
+        }
+        last = j.part;
+        if let Some(seg) = seg {
+            cur.push(seg);
+        }
+    }
+    if !cur.is_empty() {
+        f(cur)?;
+    }
+    Ok(())
+}
+
+/// Every row of the partitions that may hold rows satisfying `conds` (pruning only), with
+/// each partition's folder and the table version: what update/delete rewrite.
+pub fn load_whole_partitions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<(u64, Vec<String>, Vec<Table>)> {
+    let plan = plan(i, h, None, conds, Apply::Parts)?;
+    let loaded = plan.run()?;
+    let meta = &plan.st.meta;
+    let (names, types) = (plan.names(), plan.types());
+    let mut dirs = Vec::new();
+    let mut tables = Vec::new();
+    let mut last = usize::MAX;
+    for j in &plan.jobs {
+        if j.part != last {
+            dirs.push(meta.parts[j.part].dir.clone());
+            last = j.part;
+        }
+    }
+    for_each_part(&plan, loaded, |segs| {
+        let cols = types
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
+                crate::store::concat_stored(*ty, &parts, &meta.symbols)
+            })
+            .collect();
+        let mut t = Table::new(names.clone(), cols)?;
+        t.name = Some(h.name.clone());
+        tables.push(t);
+        Ok(())
+    })?;
+    if dirs.len() != tables.len() {
+        return Err(Error::runtime("internal: partitions and their folders differ in number"));
+    }
+    Ok((meta.version, dirs, tables))
+}
+
+/// The number of rows satisfying `conds` when the partition metadata decides it: every
+/// condition is a simple filter on a VALUE-partitioned column stored with the level's
+/// own type, so it holds for all rows of a partition or for none. None otherwise.
+pub fn count_rows(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<Option<u64>> {
+    let st = cache::table_state(h.db.dir()?, &h.name)?;
+    let meta = &*st.meta;
+    let an = Analyzer { meta };
+    let mut all = Vec::new();
+    for c in conds {
+        conjuncts(c, &mut all);
+    }
+    let mut filters = Vec::with_capacity(all.len());
+    for c in &all {
+        if !an.row_wise(i, c) {
+            return Ok(None);
+        }
+        match an.filter(i, c) {
+            Some(f @ (Filter::Cmp(..) | Filter::Between(..) | Filter::In(..))) => filters.push(f),
+            _ => return Ok(None),
+        }
+    }
+    let mut total = 0u64;
+    for p in &meta.parts {
+        let mut keep = true;
+        for f in &filters {
+            match decided(meta, &st.levels, p, f) {
+                Some(k) => keep &= k,
+                None => return Ok(None),
+            }
+        }
+        if keep {
+            total += p.rows();
+        }
+    }
+    Ok(Some(total))
+}
+
+/// For each of `conds` (the conditions `load_partitions` receives): whether it holds for
+/// every row of every partition `load_partitions` returns for them, so the executor need
+/// not evaluate it per partition. True only for conditions whose every conjunct is a simple
+/// filter the loader uses (in the leading row-wise run) and the partition key decides on
+/// every surviving partition (a partition where it is false is never returned).
+pub fn decided_conditions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<Vec<bool>> {
+    let st = cache::table_state(h.db.dir()?, &h.name)?;
+    let meta = &*st.meta;
+    let filters = simple_filters(i, meta, conds);
+    let keep = prune(meta, &st.levels, &filters);
+    let survivors: Vec<&PartMeta> = meta
+        .parts
+        .iter()
+        .zip(&keep)
+        .filter(|(p, k)| **k && part_filters(meta, &st.levels, p, &filters).is_some())
+        .map(|(p, _)| p)
+        .collect();
+    let an = Analyzer { meta };
+    let mut out = Vec::with_capacity(conds.len());
+    let mut in_run = true;
+    for c in conds {
+        let mut parts = Vec::new();
+        conjuncts(c, &mut parts);
+        let mut ok = !survivors.is_empty();
+        for x in &parts {
+            in_run = in_run && an.row_wise(i, x);
+            let f = if in_run { an.filter(i, x) } else { None };
+            ok = ok && f.is_some_and(|f| survivors.iter().all(|p| decided(meta, &st.levels, p, &f) == Some(true)));
+        }
+        out.push(ok && in_run);
+    }
+    Ok(out)
+}
