@@ -132,11 +132,30 @@ fn first_not_impl(args: &[Value], from_start: bool, index: bool) -> Result<Value
     })
 }
 
+/// ifirstNot/ilastNot of a tuple of equal-length vectors: the first (last) position where
+/// no vector is null, or -1.
+fn tuple_index_not(name: &str, items: &[Value], from_start: bool) -> Result<Value> {
+    let cols: Vec<Column> = items.iter().map(|v| col(name, v)).collect::<Result<_>>()?;
+    let n = cols.first().map_or(0, |c| c.len());
+    if cols.iter().any(|c| c.len() != n) {
+        return Err(Error::size(format!("The vectors passed to [{name}] must have the same length")));
+    }
+    let ok = |j: usize| cols.iter().all(|c| !c.is_null(j));
+    let p = if from_start { (0..n).find(|&j| ok(j)) } else { (0..n).rev().find(|&j| ok(j)) };
+    Ok(Value::int(p.map_or(-1, |k| k as i32)))
+}
+
 fn ifirst_not(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    first_not_impl(&args, true, true)
+    match &args[0] {
+        Value::Tuple(items) => tuple_index_not("ifirstNot", items, true),
+        _ => first_not_impl(&args, true, true),
+    }
 }
 fn ilast_not(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    first_not_impl(&args, false, true)
+    match &args[0] {
+        Value::Tuple(items) => tuple_index_not("ilastNot", items, false),
+        _ => first_not_impl(&args, false, true),
+    }
 }
 
 // ------------------------------------------------------------------ indexing functions
@@ -145,14 +164,24 @@ fn at(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     match args.len() {
         1 => {
             let c = col("at", &args[0])?;
-            if c.ty != DataType::Bool {
-                return Err(Error::arg("at(X) with one argument needs a BOOL vector"));
-            }
-            let idx: Vec<i32> = (0..c.len()).filter(|&k| c.i64_at(k) == Some(1)).map(|k| k as i32).collect();
+            let idx: Vec<i32> = if c.ty == DataType::Bool {
+                (0..c.len()).filter(|&k| c.i64_at(k) == Some(1)).map(|k| k as i32).collect()
+            } else if c.ty.is_integral() {
+                // an integer vector: index k repeated X[k] times (`at(2 3 -1 0 1)` is [0,0,1,1,1,4])
+                (0..c.len())
+                    .flat_map(|k| std::iter::repeat_n(k as i32, c.i64_at(k).unwrap_or(0).max(0) as usize))
+                    .collect()
+            } else {
+                return Err(Error::arg("at(X) with one argument needs a BOOL or integer vector"));
+            };
             Ok(Value::Vector(Column::from_vec(DataType::Int, idx)))
         }
-        _ => match &args[0] {
-            Value::Function(_) => i.call_value(&args[0], args[1..].to_vec()),
+        n => match (&args[0], &args[1]) {
+            (Value::Function(_), _) => i.call_value(&args[0], args[1..].to_vec()),
+            // a (row, column) tuple index on a matrix or table
+            (Value::Matrix(_) | Value::Table(_), Value::Tuple(t)) if n == 2 && t.len() == 2 => {
+                i.index_value(args[0].clone(), t.to_vec())
+            }
             _ => i.index_value(args[0].clone(), args[1..].to_vec()),
         },
     }
@@ -347,9 +376,23 @@ fn flatten_into(v: &Value, out: &mut Vec<Value>) {
 }
 
 fn flatten(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    match &args[0] {
+    flatten_value(&args[0])
+}
+
+/// `flatten(X)`: a matrix or a tuple without tuple elements becomes one vector; a tuple
+/// that holds tuples stays a tuple whose tuple elements are flattened by the same rule, so
+/// each call removes one level of nesting (`flatten((1,(2,(3,4)),8))` is `(1,(2,[3,4]),8)`).
+fn flatten_value(v: &Value) -> Result<Value> {
+    match v {
         Value::Matrix(m) => Ok(Value::Vector(m.data.clone())),
-        Value::Vector(_) | Value::Scalar(_) => Ok(args[0].clone()),
+        Value::Vector(_) | Value::Scalar(_) => Ok(v.clone()),
+        Value::Tuple(items) if items.iter().any(|x| matches!(x, Value::Tuple(_))) => {
+            let out: Vec<Value> = items
+                .iter()
+                .map(|x| if matches!(x, Value::Tuple(_)) { flatten_value(x) } else { Ok(x.clone()) })
+                .collect::<Result<_>>()?;
+            Ok(Value::tuple(out))
+        }
         Value::Tuple(items) => {
             // fast path: a tuple of vectors of one type concatenates directly
             if let Some(first) = items.first().and_then(|v| v.column()) {
@@ -360,7 +403,7 @@ fn flatten(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
                 }
             }
             let mut out = Vec::new();
-            flatten_into(&args[0], &mut out);
+            flatten_into(v, &mut out);
             Ok(beluga_runtime::eval::unify_scalars(&out)?.unwrap_or(Value::tuple(out)))
         }
         other => Err(Error::unsupported("flatten", describe(other))),

@@ -63,11 +63,22 @@ fn type_name(t: DataType) -> String {
     t.name().to_ascii_lowercase()
 }
 
+/// The most elements `toJson` writes of a vector, set, matrix or dictionary.
+const JSON_MAX_ELEMS: usize = 300_000;
+/// The most rows `toJson` writes of a table.
+const JSON_MAX_ROWS: usize = 100_000;
+
 fn col_json(out: &mut String, name: &str, c: &Column) {
+    col_json_max(out, name, c, JSON_MAX_ELEMS)
+}
+
+/// A column as a JSON vector object, cut after `max` elements (DolphinDB's `toJson` limits).
+fn col_json_max(out: &mut String, name: &str, c: &Column, max: usize) {
+    let n = c.len().min(max);
     out.push_str("{\"name\":");
     push_json_str(out, name);
-    let _ = write!(out, ",\"form\":\"vector\",\"type\":\"{}\",\"size\":\"{}\",\"value\":[", type_name(c.ty), c.len());
-    for i in 0..c.len() {
+    let _ = write!(out, ",\"form\":\"vector\",\"type\":\"{}\",\"size\":\"{}\",\"value\":[", type_name(c.ty), n);
+    for i in 0..n {
         if i > 0 {
             out.push(',');
         }
@@ -112,7 +123,7 @@ fn to_json_value(out: &mut String, name: &str, v: &Value) -> Result<()> {
                 m.rows,
                 m.cols
             );
-            for i in 0..m.data.len() {
+            for i in 0..m.data.len().min(JSON_MAX_ELEMS) {
                 if i > 0 {
                     out.push(',');
                 }
@@ -123,12 +134,12 @@ fn to_json_value(out: &mut String, name: &str, v: &Value) -> Result<()> {
         Value::Table(t) => {
             out.push_str("{\"name\":");
             push_json_str(out, name);
-            let _ = write!(out, ",\"form\":\"table\",\"size\":\"{}\",\"value\":[", t.rows());
+            let _ = write!(out, ",\"form\":\"table\",\"size\":\"{}\",\"value\":[", t.rows().min(JSON_MAX_ROWS));
             for (k, (n, c)) in t.names.iter().zip(&t.cols).enumerate() {
                 if k > 0 {
                     out.push(',');
                 }
-                col_json(out, n, c);
+                col_json_max(out, n, c, JSON_MAX_ROWS);
             }
             out.push_str("]}");
         }

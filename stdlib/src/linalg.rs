@@ -154,9 +154,19 @@ pub fn inverse_of(a: &[f64], n: usize) -> Option<Vec<f64>> {
     solve_of(a, n, &identity(n), n)
 }
 
+/// `det(obj)`: null elements count as 0 (DolphinDB: `det(1 2 3 6 5 4 8 7 NULL$3:3)` is 42).
 fn det(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let (m, n) = square_arg("det", &a[0])?;
-    Ok(Value::double(det_of(&m, n)))
+    if !matches!(a[0], Value::Matrix(_) | Value::Table(_)) {
+        return Err(Error::arg("The argument of [det] must be a matrix"));
+    }
+    let (mut m, r, c) = mat_arg("det", &a[0])?;
+    if r != c {
+        return Err(Error::arg("The argument of [det] must be a square matrix"));
+    }
+    for x in m.iter_mut().filter(|x| x.is_nan()) {
+        *x = 0.0;
+    }
+    Ok(Value::double(det_of(&m, r)))
 }
 
 fn inverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
@@ -175,7 +185,7 @@ fn solve(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(if matches!(a[1], Value::Matrix(_)) { dmat(x, n, bc) } else { dvec(x) })
 }
 
-/// `lu(obj, [permute=false])`: (P, L, U) with P·obj = L·U, or (P'·L, U) when permute.
+/// `lu(obj, [permute=false])`: (P, L, U) with obj = P·L·U, or (P·L, U) when permute.
 fn lu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("lu", &a[0])?;
     let permute = bool_opt(&a, 1, false);
@@ -193,9 +203,10 @@ fn lu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             u[j * k + i] = f[j * m + i];
         }
     }
+    // row perm[i] of obj is row i of L·U, so P has a one at (perm[i], i)
     let mut p = vec![0.0; m * m];
     for (i, &r) in perm.iter().enumerate() {
-        p[r * m + i] = 1.0;
+        p[i * m + r] = 1.0;
     }
     if permute {
         // P'·L: row perm[i] of the result is row i of L
@@ -213,16 +224,38 @@ fn lu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 /// Householder QR of an m×n matrix (LAPACK sign conventions): returns (Q m×m, R m×n, column
 /// order). With `pivot`, the column of largest remaining norm is moved forward at each step.
 pub fn qr_of(a: &[f64], m: usize, n: usize, pivot: bool) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let f = householder_qr(a, m, n, pivot);
+    (f.q, f.r, f.order)
+}
+
+/// A Householder QR factorization: Q, R, the column order, and LAPACK's compact form (the
+/// reflector vectors `v` with `v[0] = 1` stored below the diagonal of R, and `tau`, where
+/// each reflector is `I - tau·v·vᵀ`).
+pub struct QrFactors {
+    pub q: Vec<f64>,
+    pub r: Vec<f64>,
+    pub order: Vec<usize>,
+    /// R with the reflector vectors below its diagonal (LAPACK `geqrf`'s `a`).
+    pub h: Vec<f64>,
+    pub tau: Vec<f64>,
+}
+
+pub fn householder_qr(a: &[f64], m: usize, n: usize, pivot: bool) -> QrFactors {
     let mut r = a.to_vec();
     let mut q = identity(m);
     let mut order: Vec<usize> = (0..n).collect();
-    for k in 0..n.min(m) {
+    let k_max = n.min(m);
+    let mut tau = vec![0.0; k_max];
+    // reflector vectors (scaled so that v[0] = 1), column k holds rows k+1..m
+    let mut refl = vec![0.0; m * n];
+    for k in 0..k_max {
         if pivot {
             let norm_of = |r: &[f64], j: usize| -> f64 { (k..m).map(|i| r[j * m + i] * r[j * m + i]).sum() };
             let best = (k..n).fold(k, |b, j| if norm_of(&r, j) > norm_of(&r, b) { j } else { b });
             if best != k {
                 for i in 0..m {
                     r.swap(k * m + i, best * m + i);
+                    refl.swap(k * m + i, best * m + i);
                 }
                 order.swap(k, best);
             }
@@ -234,12 +267,17 @@ pub fn qr_of(a: &[f64], m: usize, n: usize, pivot: bool) -> (Vec<f64>, Vec<f64>,
         if norm == 0.0 {
             continue;
         }
-        let alpha = if r[k * m + k] > 0.0 { -norm } else { norm };
+        let x0 = r[k * m + k];
+        let alpha = if x0 > 0.0 { -norm } else { norm };
         let mut v: Vec<f64> = (k..m).map(|i| r[k * m + i]).collect();
         v[0] -= alpha;
         let vn: f64 = v.iter().map(|x| x * x).sum();
         if vn == 0.0 {
             continue;
+        }
+        tau[k] = (alpha - x0) / alpha;
+        for i in k + 1..m {
+            refl[k * m + i] = v[i - k] / v[0];
         }
         // R = H R
         for j in 0..n {
@@ -261,18 +299,36 @@ pub fn qr_of(a: &[f64], m: usize, n: usize, pivot: bool) -> (Vec<f64>, Vec<f64>,
             r[j * m + i] = 0.0;
         }
     }
-    (q, r, order)
+    let mut h = r.clone();
+    for j in 0..k_max {
+        for i in j + 1..m {
+            h[j * m + i] = refl[j * m + i];
+        }
+    }
+    QrFactors { q, r, order, h, tau }
 }
 
-/// `qr(obj, [mode='full'], [pivoting=false])`.
+/// The `mode` of qr: a STRING, or a CHAR for the one-letter `'r'`.
+fn qr_mode(v: Option<&Value>) -> Result<String> {
+    let Some(v) = v else { return Ok("full".into()) };
+    if let Value::Scalar(c) = v {
+        if c.ty == beluga_runtime::DataType::Char {
+            if let Some(ch) = c.i64_at(0) {
+                return Ok(((ch as u8) as char).to_ascii_lowercase().to_string());
+            }
+        }
+    }
+    Ok(crate::util::str_arg("qr", v, "mode")?.to_ascii_lowercase())
+}
+
+/// `qr(obj, [mode='full'], [pivoting=false])`: `full` (Q m×m, R m×n), `economic`
+/// (Q m×k, R k×n), `r` (R only) or `raw` (LAPACK's compact H, tau, and R); with `pivoting`
+/// the column permutation is appended.
 fn qr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("qr", &a[0])?;
-    let mode = match opt(&a, 1) {
-        Some(v) => crate::util::str_arg("qr", v, "mode")?.to_ascii_lowercase(),
-        None => "full".into(),
-    };
+    let mode = qr_mode(opt(&a, 1))?;
     let pivoting = bool_opt(&a, 2, false);
-    let (q, r, order) = qr_of(&x, m, n, pivoting);
+    let QrFactors { q, r, order, h, tau } = householder_qr(&x, m, n, pivoting);
     let k = m.min(n);
     let mut out = match mode.as_str() {
         "full" => vec![dmat(q, m, m), dmat(r, m, n)],
@@ -287,7 +343,8 @@ fn qr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             vec![dmat(qe, m, k), dmat(re, k, n)]
         }
         "r" => vec![dmat(r, m, n)],
-        _ => return Err(Error::arg("The mode of [qr] must be 'full', 'economic' or 'r'")),
+        "raw" => vec![dmat(h, m, n), dvec(tau), dmat(r, m, n)],
+        _ => return Err(Error::arg("The mode of [qr] must be 'full', 'economic', 'r' or 'raw'")),
     };
     if pivoting {
         out.push(Value::int_vec(order.iter().map(|&j| j as i32).collect()));

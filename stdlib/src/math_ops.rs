@@ -370,8 +370,11 @@ fn join_sets(x: &SetVal, a: &[usize], y: &SetVal, b: &[usize]) -> Result<Value> 
     Ok(make_set(Column::concat(ty, &[&p, &q])))
 }
 
+/// The members of `x` also in `y`, taken in `y`'s print order (reverse insertion), so the
+/// result prints as DolphinDB's does (`set(5 3 4 6) & set(8 9 4 6)` prints `set(4,6)`).
 pub fn set_intersect(x: &SetVal, y: &SetVal) -> Result<Value> {
-    join_sets(x, &keep(x, |k| y.index.contains_key(k)), y, &[])
+    let b: Vec<usize> = (0..y.items.len()).rev().filter(|&i| x.index.contains_key(&Key::of(&y.items, i))).collect();
+    join_sets(x, &[], y, &b)
 }
 
 pub fn set_minus(x: &SetVal, y: &SetVal) -> Result<Value> {

@@ -267,8 +267,39 @@ fn parse_dec_pattern(p: &str) -> Result<DecPattern> {
 }
 
 /// Digits of |x| with `max_frac` decimals, trailing zeros trimmed down to `min_frac`.
+/// `x >= 0` with exactly `frac` decimals, rounded half up on its shortest decimal form
+/// (DolphinDB: `decimalFormat(0.345, ".##")` is `.35`, though the binary value is below
+/// 0.345).
+fn round_half_up(x: f64, frac: usize) -> String {
+    let s = format!("{x}");
+    let (ip, fp) = s.split_once('.').unwrap_or((&s, ""));
+    if fp.len() <= frac {
+        return if frac == 0 { ip.to_string() } else { format!("{ip}.{fp:0<frac$}") };
+    }
+    let mut digits: Vec<u8> = ip.bytes().chain(fp.bytes().take(frac)).collect();
+    if fp.as_bytes()[frac] >= b'5' {
+        let mut k = digits.len();
+        loop {
+            if k == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            k -= 1;
+            if digits[k] == b'9' {
+                digits[k] = b'0';
+            } else {
+                digits[k] += 1;
+                break;
+            }
+        }
+    }
+    let cut = digits.len() - frac;
+    let text = String::from_utf8_lossy(&digits).into_owned();
+    if frac == 0 { text } else { format!("{}.{}", &text[..cut], &text[cut..]) }
+}
+
 fn fixed_digits(x: f64, min_int: usize, min_frac: usize, max_frac: usize, grouping: usize) -> String {
-    let s = format!("{:.*}", max_frac, x);
+    let s = round_half_up(x, max_frac);
     let (ip, fp) = match s.split_once('.') {
         Some((a, b)) => (a.to_string(), b.to_string()),
         None => (s.clone(), String::new()),
@@ -405,6 +436,10 @@ mod tests {
         assert_eq!(run("decimalFormat(12345.678, \"0.###E0\")"), "1.235E4");
         assert_eq!(run("decimalFormat(-1.5, \"0.0\")"), "-1.5");
         assert_eq!(run("decimalFormat(0.5, \"#.##\")"), ".5");
+        // half up on the decimal form: 0.345 is 0.34499999... in binary
+        assert_eq!(run("decimalFormat(0.345, \".##\")"), ".35");
+        assert_eq!(run("decimalFormat(9.995, \"0.00\")"), "10.00");
+        assert_eq!(run("decimalFormat(0.125, \"#.##%\")"), "12.5%");
         assert_eq!(run("format(2018.01.02, \"MM/dd/yyyy\")"), "01/02/2018");
     }
 }

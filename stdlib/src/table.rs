@@ -69,6 +69,14 @@ fn column_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
+/// `rowNames(X)`: the row labels of a matrix (VOID when it has none).
+fn row_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    match &args[0] {
+        Value::Matrix(m) => Ok(m.row_labels.as_deref().cloned().unwrap_or(Value::Void)),
+        other => Err(Error::unsupported("rowNames", describe(other))),
+    }
+}
+
 fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("schema", &args[0])?;
     let n = t.ncols();
@@ -83,8 +91,8 @@ fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             Column::nulls(DataType::String, n),
         ],
     )?;
-    let mut keys = vec![Value::string("partitionColumnIndex"), Value::string("chunkPath"), Value::string("colDefs")];
-    let mut vals = vec![Value::int(-1), Value::string(""), Value::table(col_defs)];
+    let mut keys = vec![Value::string("chunkPath"), Value::string("partitionColumnIndex"), Value::string("colDefs")];
+    let mut vals = vec![Value::string(""), Value::int(-1), Value::table(col_defs)];
     if !t.keys.is_empty() {
         keys.push(Value::string("keyColumns"));
         vals.push(Value::string_vec(t.keys.iter().map(|s| s.as_str())));
@@ -565,6 +573,8 @@ fn slice_by_key(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 pub const DEFS: &[Builtin] = &[
     fp("addColumn", Kind::System, 3, 3, add_column, &["table", "colNames", "colTypes"]),
     fp("columnNames", Kind::System, 1, 1, column_names, &["X"]),
+    fp("colNames", Kind::System, 1, 1, column_names, &["X"]),
+    fp("rowNames", Kind::System, 1, 1, row_names, &["X"]),
     fp("dropColumns!", Kind::System, 2, 2, drop_columns, &["table", "colNames"]),
     f("indexedTable", Kind::System, 2, u8::MAX, indexed_table),
     f("keyedStreamTable", Kind::System, 2, u8::MAX, keyed_stream_table),

@@ -4,7 +4,7 @@
 use super::Interpreter;
 use crate::column::Column;
 use crate::error::{Error, Result};
-use crate::registry::{f, Builtin, Kind};
+use crate::registry::{f, fp, Builtin, Kind};
 use crate::table::Table;
 use crate::types::DataType;
 use crate::value::{Dict, DictVals, Func, Matrix, Value};
@@ -552,8 +552,8 @@ pub const DEFS: &[Builtin] = &[
     f("eachRight", Kind::System, 3, 4, b_each_right),
     f("eachPre", Kind::System, 2, 4, b_each_pre),
     f("eachPost", Kind::System, 2, 4, b_each_post),
-    f("accumulate", Kind::System, 2, 4, b_accumulate),
-    f("reduce", Kind::System, 2, 4, b_reduce),
+    fp("accumulate", Kind::System, 2, 4, b_accumulate, &["func", "X", "init", "assembleRule"]),
+    fp("reduce", Kind::System, 2, 4, b_reduce, &["func", "X", "init", "assembleRule"]),
     f("cross", Kind::System, 2, 3, b_cross),
     f("pcross", Kind::System, 2, 3, b_cross),
     f("call", Kind::System, 1, u8::MAX, b_call),

@@ -207,7 +207,8 @@ fn set_op(op: BinOp, x: &SetVal, y: &SetVal) -> Result<Value> {
     let in_y = |i: &usize| y.index.contains_key(&Key::of(&x.items, *i));
     let not_in_x = |i: &usize| !x.index.contains_key(&Key::of(&y.items, *i));
     let (keep, extra): (Vec<usize>, Vec<usize>) = match op {
-        BinOp::BitAnd => ((0..x.items.len()).filter(in_y).collect(), vec![]),
+        // in y's print order (reverse insertion), as DolphinDB prints `x & y`
+        BinOp::BitAnd => (vec![], (0..y.items.len()).rev().filter(|i| x.index.contains_key(&Key::of(&y.items, *i))).collect()),
         BinOp::Sub => ((0..x.items.len()).filter(|i| !in_y(i)).collect(), vec![]),
         BinOp::BitOr => ((0..x.items.len()).collect(), (0..y.items.len()).filter(not_in_x).collect()),
         BinOp::BitXor => ((0..x.items.len()).filter(|i| !in_y(i)).collect(), (0..y.items.len()).filter(not_in_x).collect()),

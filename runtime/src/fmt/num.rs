@@ -78,7 +78,7 @@ fn hex32(v: i128) -> String {
 }
 
 /// 128-bit types: INT128 as 32 hex digits, UUID as 8-4-4-4-12, IPADDR as dotted IPv4
-/// when the upper 96 bits are zero, else IPv6.
+/// when the upper 96 bits are zero, else IPv6, COMPLEX as `re+imi` (`2.3+4i`, `1-3i`).
 pub fn format_i128(ty: DataType, v: i128) -> String {
     match ty {
         DataType::Uuid => {
@@ -101,6 +101,15 @@ pub fn format_i128(ty: DataType, v: i128) -> String {
             }
         }
         DataType::Int128 => hex32(v),
+        DataType::Complex => {
+            // real part in the low 8 bytes, imaginary part in the high 8 bytes
+            let u = v as u128;
+            let re = f64::from_bits(u as u64);
+            let im = f64::from_bits((u >> 64) as u64);
+            let ims = format_double(im);
+            let sign = if ims.starts_with('-') { "" } else { "+" };
+            format!("{}{sign}{ims}i", format_double(re))
+        }
         _ => v.to_string(),
     }
 }

@@ -557,3 +557,14 @@ fn elements_for_string_casts() {
         "true"
     );
 }
+
+#[test]
+fn complex_prints_real_plus_imaginary() {
+    let pack = |re: f64, im: f64| (((im.to_bits() as u128) << 64) | re.to_bits() as u128) as i128;
+    let c = Column::new(
+        DataType::Complex,
+        ColData::I128(vec![pack(1.0, 3.0), pack(2.3, 4.0), pack(0.5, -2.0)]),
+    );
+    assert_eq!(show(&Value::Vector(c.clone())), "[1+3i,2.3+4i,0.5-2i]");
+    assert_eq!(show(&Value::Scalar(c.slice(2, 3))), "0.5-2i");
+}
