@@ -285,6 +285,12 @@ fn numeric_concat<T: Native + Default>(first: &[T], parts: &[&Column]) -> Option
 }
 
 /// One column from the segments' pieces (SYMBOL codes all refer to a prefix of `base`).
+/// Column `k` of every segment of `segs`, as one column.
+fn assemble_col(ty: DataType, segs: &[Vec<Column>], k: usize, base: &Arc<SymbolDict>) -> Column {
+    let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
+    assemble(ty, &parts, base)
+}
+
 fn assemble(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) -> Column {
     let Some(first) = parts.first() else {
         return empty_column(ty, base);
@@ -325,14 +331,7 @@ pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, cond
             let segs: Vec<Vec<Column>> = plan.run()?.into_iter().flatten().collect();
             let types = plan.types();
             let symbols = &plan.st.meta.symbols;
-            let cols: Vec<Column> = types
-                .par_iter()
-                .enumerate()
-                .map(|(k, ty)| {
-                    let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
-                    assemble(*ty, &parts, symbols)
-                })
-                .collect();
+            let cols: Vec<Column> = types.par_iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
             if let Some(s) = &whole {
                 for (k, c) in cols.iter().enumerate() {
                     plan.st.put_joined(plan.want[k], s, c);
@@ -355,14 +354,7 @@ pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[Str
     let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
     let mut out = Vec::new();
     for_each_part(&plan, loaded, |segs| {
-        let cols = types
-            .iter()
-            .enumerate()
-            .map(|(k, ty)| {
-                let parts: Vec<&Column> = segs.iter().map(|s| &s[k]).collect();
-                assemble(*ty, &parts, symbols)
-            })
-            .collect();
+        let cols = types.iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
         let mut t = Table::new(names.clone(), cols)?;
         t.name = Some(h.name.clone());
         out.push(t);
