@@ -17,18 +17,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `n` rows over days `day0..day0+3`, x = (k + 0.5) * scale.
 fn sample(n: usize, day0: i32, scale: f64) -> Table {
-    let date: Vec<i32> = (0..n).map(|k| day0 + (k % 3) as i32).collect();
-    let sym = SymCol::from_iter((0..n).map(|k| ["IBM", "MSFT", "NA"][k % 3]));
-    let x: Vec<f64> = (0..n).map(|k| (k as f64 + 0.5) * scale).collect();
-    Table::new(
-        vec!["date".into(), "sym".into(), "x".into()],
-        vec![
-            Column::from_vec(DataType::Date, date),
-            Column::new(DataType::Symbol, ColData::Sym(sym)),
-            Column::from_vec(DataType::Double, x),
-        ],
-    )
-    .unwrap()
+    crate::store::tests::sample_with(n, day0, |k| (k as f64 + 0.5) * scale)
 }
 
 fn create(dir: &Path) -> TableHandle {

@@ -501,7 +501,7 @@ impl Appender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::{read_table, write_db_meta, DbMeta};
     use crate::handle::{DbHandle, TableHandle};
@@ -516,9 +516,14 @@ mod tests {
     }
 
     fn sample(n: usize, day0: i32) -> Table {
+        sample_with(n, day0, |k| k as f64 / 4.0)
+    }
+
+    /// `n` rows (date, sym, x) over days `day0..day0+3` and symbols IBM, MSFT, NA, x = `x(k)`.
+    pub(crate) fn sample_with(n: usize, day0: i32, x: impl Fn(usize) -> f64) -> Table {
         let date: Vec<i32> = (0..n).map(|k| day0 + (k % 3) as i32).collect();
         let sym = SymCol::from_iter((0..n).map(|k| ["IBM", "MSFT", "NA"][k % 3]));
-        let x: Vec<f64> = (0..n).map(|k| k as f64 / 4.0).collect();
+        let x: Vec<f64> = (0..n).map(x).collect();
         Table::new(
             vec!["date".into(), "sym".into(), "x".into()],
             vec![

@@ -2,7 +2,7 @@
 //! through a permutation and per-group counts. Below `PAR_MIN` rows everything runs on the
 //! calling thread (no scheduling overhead for small tables, identical results either way).
 
-use crate::column::{ColData, Column, StrCol, SymCol};
+use crate::column::{ColData, Column, SymCol};
 use rayon::prelude::*;
 
 /// Inputs shorter than this are processed sequentially.
@@ -55,13 +55,7 @@ pub fn take(c: &Column, idx: &[usize]) -> Column {
         ColData::F64(v) => ColData::F64(gather(v, idx)),
         ColData::I128(v) => ColData::I128(gather(v, idx)),
         ColData::Sym(s) => ColData::Sym(SymCol { codes: gather(&s.codes, idx), dict: s.dict.clone() }),
-        ColData::Str(s) => {
-            let mut out = StrCol::with_capacity(idx.len(), 0);
-            for &i in idx {
-                out.push(s.get(i));
-            }
-            ColData::Str(out)
-        }
+        ColData::Str(_) => return c.take_usize(idx),
     };
     Column::new(c.ty, data)
 }
