@@ -41,7 +41,7 @@ fn db_arg(f: &str, v: &Value) -> Result<Arc<DbHandle>> {
 }
 
 pub fn open_db(path: &str) -> Result<Arc<DbHandle>> {
-    let dir = catalog::db_dir(path).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    let dir = catalog::db_dir(path)?.ok_or_else(|| Error::arg("The database path can't be empty"))?;
     if !catalog::db_exists(&dir) {
         return Err(Error::name(format!("The database {path} doesn't exist")));
     }
@@ -94,7 +94,7 @@ pub fn database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         vec![Level::new(kind, scheme)?]
     };
     let meta = DbMeta { levels, engine };
-    let Some(dir) = catalog::db_dir(path) else {
+    let Some(dir) = catalog::db_dir(path)? else {
         return Ok(db_value(DbHandle { path: String::new(), dir: None, meta }));
     };
     if catalog::db_exists(&dir) {
@@ -103,6 +103,12 @@ pub fn database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             return Err(Error::runtime(format!("The database {path} already exists with a different partition scheme")));
         }
         return Ok(db_value(DbHandle { path: path.to_string(), dir: Some(dir), meta: old }));
+    }
+    if let Some(other) = catalog::foreign_entry(&dir)? {
+        return Err(Error::runtime(format!(
+            "The folder {} is not empty and is not a database (it holds {other}); choose an empty or new folder",
+            dir.display()
+        )));
     }
     std::fs::create_dir_all(&dir).map_err(|e| catalog::io_err(&dir, e))?;
     let _lock = catalog::DbLock::acquire(&dir)?;
@@ -116,6 +122,7 @@ fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     let db = db_arg(f, &args[0])?;
     let t = table_arg(f, &args[1])?;
     let name = str_of(f, &args[2], "tableName")?;
+    catalog::check_table_name(name)?;
     let part_cols = if partitioned { names_of(f, args.get(3).unwrap_or(&Value::Void))? } else { vec![] };
     if partitioned && part_cols.is_empty() {
         return Err(Error::arg(format!("[{f}] needs the partitioning column(s)")));
@@ -140,6 +147,7 @@ pub fn load_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("loadTable", &args[0])?;
     let name = str_of("loadTable", &args[1], "tableName")?;
     let dir = db.dir()?;
+    catalog::table_dir(dir, name)?;
     if !catalog::table_exists(dir, name) {
         return Err(Error::name(format!("The table {name} doesn't exist in the database {}", db.path)));
     }
@@ -148,42 +156,35 @@ pub fn load_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 pub fn exists_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let p = str_of("existsDatabase", &args[0], "dbUrl")?;
-    Ok(Value::bool(catalog::db_dir(p).is_some_and(|d| catalog::db_exists(&d))))
+    Ok(Value::bool(catalog::db_dir(p)?.is_some_and(|d| catalog::db_exists(&d))))
 }
 
 pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let p = str_of("dropDatabase", &args[0], "dbUrl")?;
-    let dir = catalog::db_dir(p).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    let dir = catalog::db_dir(p)?.ok_or_else(|| Error::arg("The database path can't be empty"))?;
     if !catalog::db_exists(&dir) {
         return Err(Error::name(format!("The database {p} doesn't exist")));
     }
-    {
-        let _lock = catalog::DbLock::acquire(&dir)?;
-        let _ = std::fs::remove_file(dir.join("dbmeta"));
-        if let Some(parent) = dir.parent() {
-            catalog::sync_dir(parent);
-        }
-    }
     crate::cache::forget(&dir);
-    catalog::remove_tree(&dir)?;
+    catalog::drop_database_files(&dir)?;
     Ok(Value::Void)
 }
 
 pub fn exists_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let p = str_of("existsTable", &args[0], "dbUrl")?;
     let name = str_of("existsTable", &args[1], "tableName")?;
-    Ok(Value::bool(catalog::db_dir(p).is_some_and(|d| catalog::db_exists(&d) && catalog::table_exists(&d, name))))
+    Ok(Value::bool(catalog::db_dir(p)?.is_some_and(|d| catalog::db_exists(&d) && catalog::table_exists(&d, name))))
 }
 
 pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("dropTable", &args[0])?;
     let name = str_of("dropTable", &args[1], "tableName")?;
     let dir = db.dir()?;
+    let tdir = catalog::table_dir(dir, name)?;
     let _lock = catalog::DbLock::acquire(dir)?;
     if !catalog::table_exists(dir, name) {
         return Err(Error::name(format!("The table {name} doesn't exist in the database {}", db.path)));
     }
-    let tdir = catalog::table_dir(dir, name);
     let _ = std::fs::remove_file(tdir.join("CURRENT"));
     catalog::sync_dir(&tdir);
     crate::cache::forget(&tdir);
@@ -200,9 +201,9 @@ pub fn clear_all_cache(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value>
 /// `clearCachedDatabase(dbUrl, [tableName])`: drop the cached data of one database or table.
 pub fn clear_cached_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let p = str_of("clearCachedDatabase", &args[0], "dbUrl")?;
-    let dir = catalog::db_dir(p).ok_or_else(|| Error::arg("The database path can't be empty"))?;
+    let dir = catalog::db_dir(p)?.ok_or_else(|| Error::arg("The database path can't be empty"))?;
     match opt(&args, 1) {
-        Some(t) => crate::cache::forget(&catalog::table_dir(&dir, str_of("clearCachedDatabase", t, "tableName")?)),
+        Some(t) => crate::cache::forget(&catalog::table_dir(&dir, str_of("clearCachedDatabase", t, "tableName")?)?),
         None => crate::cache::forget(&dir),
     }
     Ok(Value::Void)

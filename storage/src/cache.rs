@@ -286,7 +286,7 @@ fn read_ident(db: &Path, name: &str, tdir: &Path) -> Result<Ident> {
 /// The current state of table `name` of database `db`: from memory unless its `CURRENT`
 /// changed since it was read.
 pub fn table_state(db: &Path, name: &str) -> Result<Arc<TableState>> {
-    let tdir = catalog::table_dir(db, name);
+    let tdir = catalog::table_dir(db, name)?;
     let before = read_ident(db, name, &tdir)?;
     let id = {
         let mut t = tables();
@@ -375,7 +375,8 @@ impl TableState {
                 _ => d,
             });
         }
-        let file = crate::segment::open_column(&catalog::col_file(tdir, part, seg, col))?;
+        let owner = crate::segment::owner(tdir, part, seg);
+        let file = crate::segment::open_column(&catalog::col_file(tdir, part, seg, col), Some(&owner))?;
         let c = file.decode(None, Some(&self.meta.symbols))?;
         let d = Arc::new(Decoded { col: c, blocks: file.blocks });
         columns().put(key, d.clone(), stamp);

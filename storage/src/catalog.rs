@@ -12,6 +12,12 @@
 //! A crash at any point leaves `CURRENT` naming either the old or the new manifest; files of
 //! unfinished transactions are removed by the next writer. Writers hold an exclusive lock on
 //! `LOCK`, released by the OS when a process dies.
+//!
+//! A database owns its folder and nothing else: table names are plain identifiers
+//! (`check_table_name`), `dfs://` names stay under the dfs root, every folder the catalog
+//! builds is checked to lie inside its root with symlinks resolved (`confine`), a database
+//! is never created over a folder holding someone else's files (`foreign_entry`), and
+//! dropping one removes only what it wrote (`drop_database_files`).
 
 use crate::bin::{corrupt, Reader, Writer};
 use crate::partition::Level;
@@ -28,20 +34,79 @@ pub fn io_err(what: &Path, e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io, format!("{}: {e}", what.display()))
 }
 
-/// Folder of a database path: `dfs://name` lives under `$BELUGA_DFS_ROOT` (default
-/// `~/.beluga/dfs`); other paths are folders on disk.
-pub fn db_dir(path: &str) -> Option<PathBuf> {
+/// The folder under which `dfs://` databases live: `$BELUGA_DFS_ROOT`, default `~/.beluga/dfs`.
+pub fn dfs_root() -> PathBuf {
+    std::env::var_os("BELUGA_DFS_ROOT").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+        home.join(".beluga").join("dfs")
+    })
+}
+
+/// Folder of a database path: `dfs://name` lives under `dfs_root()` and may not leave it
+/// (each `/`-separated part of the name is a plain name: no `..`, `.`, `\\` or empty part,
+/// and the folder, symlinks resolved, lies inside the root); other paths are folders on
+/// disk, named by the user. `None` for an empty path (an in-memory database).
+pub fn db_dir(path: &str) -> Result<Option<PathBuf>> {
     if path.is_empty() {
-        return None;
+        return Ok(None);
     }
-    if let Some(rest) = path.strip_prefix("dfs://") {
-        let root = std::env::var_os("BELUGA_DFS_ROOT").map(PathBuf::from).unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-            home.join(".beluga").join("dfs")
-        });
-        return Some(root.join(rest.trim_start_matches('/')));
+    let Some(rest) = path.strip_prefix("dfs://") else {
+        return Ok(Some(PathBuf::from(path)));
+    };
+    let rest = rest.trim_start_matches('/').trim_end_matches('/');
+    let bad = |why: &str| Error::arg(format!("Invalid database path '{path}': {why}"));
+    if rest.is_empty() {
+        return Err(bad("the name after dfs:// is empty"));
     }
-    Some(PathBuf::from(path))
+    for part in rest.split('/') {
+        if part.is_empty() || part == "." || part == ".." {
+            return Err(bad("a dfs path may not contain empty, '.' or '..' parts"));
+        }
+        if part.contains(['\\', '\0']) || part.starts_with('.') {
+            return Err(bad("a dfs path part may not start with '.' or contain '\\'"));
+        }
+    }
+    let root = dfs_root();
+    let dir = root.join(rest);
+    confine(&root, &dir)?;
+    Ok(Some(dir))
+}
+
+/// Check a table name before it becomes a folder: letters, digits and `_`, starting with a
+/// letter or `_`, at most 255 bytes. Anything else (`..`, separators, absolute paths) could
+/// name a path outside the database.
+pub fn check_table_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let ok_first = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if ok_first && name.len() <= 255 && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Ok(());
+    }
+    Err(Error::arg(format!(
+        "Invalid table name '{name}': a table name starts with a letter or '_' and holds only letters, digits and '_'"
+    )))
+}
+
+/// Error unless `path` lies inside `root`: lexically (`root` followed by plain names, no
+/// `..` or `.`), and once symlinks are resolved (the deepest part of `path` that exists,
+/// canonicalized, lies inside the canonicalized root). A root that does not exist yet has
+/// nothing below it to resolve.
+pub fn confine(root: &Path, path: &Path) -> Result<()> {
+    let outside = || Error::new(ErrorKind::Io, format!("The path {} lies outside {}; refusing to touch it", path.display(), root.display()));
+    let plain = path.strip_prefix(root).is_ok_and(|rest| rest.components().all(|c| matches!(c, std::path::Component::Normal(_))));
+    if !plain {
+        return Err(outside());
+    }
+    let Ok(canon_root) = root.canonicalize() else { return Ok(()) };
+    let mut probe = path;
+    loop {
+        if let Ok(c) = probe.canonicalize() {
+            return if c.starts_with(&canon_root) { Ok(()) } else { Err(outside()) };
+        }
+        match probe.parent() {
+            Some(p) if p.starts_with(root) => probe = p,
+            _ => return Ok(()),
+        }
+    }
 }
 
 /// Write a file atomically: temporary file, fsync, rename over the target, fsync the folder.
@@ -189,8 +254,13 @@ impl TableMeta {
 
 const TABLE_MAGIC: &str = "beluga-table-1";
 
-pub fn table_dir(db: &Path, name: &str) -> PathBuf {
-    db.join(name)
+/// The folder of table `name` of the database in `db`: the name is checked
+/// (`check_table_name`) and the folder, symlinks resolved, must lie inside `db`.
+pub fn table_dir(db: &Path, name: &str) -> Result<PathBuf> {
+    check_table_name(name)?;
+    let t = db.join(name);
+    confine(db, &t)?;
+    Ok(t)
 }
 
 /// Folder and file-name prefix of a partition's segment files: the folder of the first
@@ -334,12 +404,12 @@ fn manifest_name(v: u64) -> String {
 }
 
 pub fn table_exists(db: &Path, name: &str) -> bool {
-    table_dir(db, name).join("CURRENT").is_file()
+    table_dir(db, name).is_ok_and(|t| t.join("CURRENT").is_file())
 }
 
 /// The live manifest of a table.
 pub fn read_table(db: &Path, name: &str) -> Result<TableMeta> {
-    let tdir = table_dir(db, name);
+    let tdir = table_dir(db, name)?;
     let cur = tdir.join("CURRENT");
     let text = fs::read_to_string(&cur).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -370,7 +440,7 @@ pub fn commit(db: &Path, name: &str, m: &TableMeta, prev: Option<&TableMeta>) ->
 /// A crash before the rename leaves the old state; files of the unfinished transaction
 /// are unreferenced and removed by the next writer's `gc`.
 pub fn commit_with(db: &Path, name: &str, m: &TableMeta, prev: Option<&TableMeta>, files: &[PathBuf], dirs: &[PathBuf]) -> Result<()> {
-    let tdir = table_dir(db, name);
+    let tdir = table_dir(db, name)?;
     fs::create_dir_all(&tdir).map_err(|e| io_err(&tdir, e))?;
     let bytes = encode_meta(m);
     let file = manifest_name(m.version);
@@ -457,6 +527,89 @@ fn gc_part(tdir: &Path, dir: &Path, keep: &Keep) {
     if empty {
         let _ = fs::remove_dir(dir);
     }
+}
+
+/// Is this entry of a database folder something a database writes there: `dbmeta` (and
+/// its temporary copies), `LOCK`, a table folder (a table name holding `CURRENT` or a
+/// manifest, or empty), or a folder set aside by an interrupted drop?
+fn db_owned(entry: &fs::DirEntry) -> bool {
+    let name = entry.file_name().to_string_lossy().into_owned();
+    let Ok(ft) = entry.file_type() else { return false };
+    if ft.is_file() {
+        return name == "dbmeta" || name == "LOCK" || name.starts_with("dbmeta.tmp");
+    }
+    if !ft.is_dir() {
+        return false;
+    }
+    if name.split_once(".dropped").is_some_and(|(t, pid)| check_table_name(t).is_ok() && pid.bytes().all(|b| b.is_ascii_digit())) {
+        return true;
+    }
+    if check_table_name(&name).is_err() {
+        return false;
+    }
+    match fs::read_dir(entry.path()) {
+        Ok(mut it) => {
+            let mut empty = true;
+            let table = it.any(|e| {
+                empty = false;
+                e.is_ok_and(|e| {
+                    let n = e.file_name();
+                    let n = n.to_string_lossy();
+                    n == "CURRENT" || n.starts_with("manifest.")
+                })
+            });
+            table || empty
+        }
+        Err(_) => false,
+    }
+}
+
+/// The first entry of folder `dir` that a database would not have written (`None` when the
+/// folder is missing, empty or holds only database files): a database is never created over
+/// someone else's files, so that dropping it can never delete them.
+pub fn foreign_entry(dir: &Path) -> Result<Option<String>> {
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(dir, e)),
+        Ok(md) if !md.is_dir() => return Ok(Some("a file, not a folder".into())),
+        Ok(_) => {}
+    }
+    for e in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
+        let e = e.map_err(|e| io_err(dir, e))?;
+        if !db_owned(&e) {
+            return Ok(Some(format!("'{}'", e.file_name().to_string_lossy())));
+        }
+    }
+    Ok(None)
+}
+
+/// Drop the database in `dir`: removing `dbmeta` is the commit point (the database no
+/// longer exists), then the files and table folders the database wrote are removed. Anything
+/// else found in the folder is left where it is, and so is the folder when not empty.
+pub fn drop_database_files(dir: &Path) -> Result<()> {
+    let lock = DbLock::acquire(dir)?;
+    fs::remove_file(dir.join("dbmeta")).map_err(|e| io_err(&dir.join("dbmeta"), e))?;
+    sync_dir(dir);
+    for e in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
+        let e = e.map_err(|e| io_err(dir, e))?;
+        if !db_owned(&e) || e.file_name() == "LOCK" {
+            continue;
+        }
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            confine(dir, &p)?;
+            remove_tree(&p)?;
+        } else {
+            fs::remove_file(&p).map_err(|err| io_err(&p, err))?;
+        }
+    }
+    drop(lock);
+    let _ = fs::remove_file(dir.join("LOCK"));
+    let _ = fs::remove_dir(dir);
+    if let Some(parent) = dir.parent() {
+        sync_dir(parent);
+    }
+    Ok(())
 }
 
 /// Remove a folder tree so that it disappears at once: rename it aside, then delete.

@@ -57,7 +57,7 @@ impl Handle for TableHandle {
 
 impl TableHandle {
     pub fn dir(&self) -> Result<PathBuf> {
-        Ok(catalog::table_dir(self.db.dir()?, &self.name))
+        catalog::table_dir(self.db.dir()?, &self.name)
     }
     /// The live manifest (kept in memory until the table's `CURRENT` changes).
     pub fn meta(&self) -> Result<Arc<catalog::TableMeta>> {

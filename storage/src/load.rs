@@ -138,7 +138,7 @@ fn plan(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &
         lists.push(if apply == Apply::Parts { Vec::new() } else { left });
         jobs.extend(p.segs.iter().map(|s| Job { part: pi, seg: s.id, filters: k }));
     }
-    let tdir = crate::catalog::table_dir(&dir, &h.name);
+    let tdir = crate::catalog::table_dir(&dir, &h.name)?;
     Ok(Plan { apply, st, tdir, want, jobs, filters: lists })
 }
 

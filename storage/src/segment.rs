@@ -4,10 +4,13 @@
 //! (`20070801/AAPL_IBM.12.seg` for partition `20070801/AAPL_IBM`, segment 12; see
 //! `catalog::seg_file`), so that no folder is created per partition either.
 //!
-//! Layout: `BLGSEG01`, u32 column count, per column (u64 offset, u64 length) from the start
-//! of the file, a checksum of those bytes; then one column file image (see `column_file`,
-//! checksummed header and blocks) per column. Readers fetch the directory and then only the
-//! byte range of the column they need.
+//! Layout: `BLGSEG02`, u32 column count, u32 owner length, the owner (`table/partition/segment
+//! id`, see `owner`), per column (u64 offset, u64 length) from the start of the image, a
+//! checksum of those bytes; then one column file image (see `column_file`, checksummed
+//! header and blocks) per column. Readers fetch the directory and then only the byte range
+//! of the column they need. The owner is checked on read, so that a segment copied into
+//! another partition's (or table's) folder is reported as misplaced instead of being read
+//! as that partition's data. `BLGSEG01` images (no owner) from older databases still read.
 //!
 //! Pack files: the segments one write adds to the partitions below one first-level folder
 //! (the ~100 symbol ranges of a day) share one file, `<first>/<pack>.pack`, so that an
@@ -31,8 +34,12 @@ use std::fs::File;
 use std::io::ErrorKind as IoKind;
 use std::path::{Path, PathBuf};
 
-pub const SEG_MAGIC: &[u8; 8] = b"BLGSEG01";
+pub const SEG_MAGIC: &[u8; 8] = b"BLGSEG02";
+/// Segments written before images recorded their owner.
+const SEG_MAGIC_V1: &[u8; 8] = b"BLGSEG01";
 const FIXED: usize = 12; // magic + column count
+/// Longest owner text a reader accepts (bounds the read of a damaged header).
+const MAX_OWNER: usize = 1 << 12;
 /// Most columns a table may have (bounds the directory read from a damaged file).
 const MAX_COLS: usize = 1 << 16;
 
@@ -93,14 +100,24 @@ fn pack_entry(f: &File, path: &Path, len: u64, id: u64) -> Result<(u64, u64)> {
     Ok((off, slen))
 }
 
-/// Encode the columns of one segment (SYMBOL codes refer to the table's symbol base).
-pub fn encode(cols: &[Column]) -> Vec<u8> {
+/// The identity a segment image records: its table, partition folder and segment id.
+pub fn owner(tdir: &Path, part: &str, seg: u64) -> String {
+    let table = tdir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    format!("{table}/{part}/{seg}")
+}
+
+/// Encode the columns of one segment (SYMBOL codes refer to the table's symbol base);
+/// `owner` is `owner(tdir, part, seg)` of the place it is written for.
+pub fn encode(cols: &[Column], owner: &str) -> Vec<u8> {
     let images: Vec<Vec<u8>> = cols.iter().map(crate::column_file::encode).collect();
-    let dir_len = FIXED + images.len() * 16 + 8;
+    let head = FIXED + 4 + owner.len();
+    let dir_len = head + images.len() * 16 + 8;
     let total = dir_len + images.iter().map(|b| b.len()).sum::<usize>();
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(SEG_MAGIC);
     out.extend_from_slice(&(images.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(owner.len() as u32).to_le_bytes());
+    out.extend_from_slice(owner.as_bytes());
     let mut off = dir_len as u64;
     for b in &images {
         out.extend_from_slice(&off.to_le_bytes());
@@ -169,17 +186,21 @@ pub fn stamp(p: &Path) -> Result<(u64, i128)> {
 }
 
 /// Open the column named by a `catalog::col_file` path: from its segment file, or from a
-/// per-column file of an older database.
-pub fn open_column(p: &Path) -> Result<ColumnFile> {
+/// per-column file of an older database. With `owner`, a segment image that records a
+/// different owner is an error (a file copied or moved into the wrong folder).
+pub fn open_column(p: &Path, owner: Option<&str>) -> Result<ColumnFile> {
     let loc = locate(p);
     if let Some(l) = &loc {
         match (File::open(&l.file), l.pack_id) {
             (Ok(f), Some(id)) => {
                 let len = f.metadata().map_err(|e| io_err(&l.file, e))?.len();
                 let (off, slen) = pack_entry(&f, &l.file, len, id)?;
-                return read_column_in(&f, &l.file, off, slen, l.col);
+                return read_column_in(&f, &l.file, off, slen, l.col, owner);
             }
-            (Ok(f), None) => return read_column(&f, &l.file, l.col),
+            (Ok(f), None) => {
+                let len = f.metadata().map_err(|e| io_err(&l.file, e))?.len();
+                return read_column_in(&f, &l.file, 0, len, l.col, owner);
+            }
             (Err(e), id) if e.kind() != IoKind::NotFound || id.is_some() => return Err(io_err(&l.file, e)),
             (Err(_), _) => {}
         }
@@ -204,36 +225,44 @@ fn read_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
     }
 }
 
-/// Read column `col` of an open segment file.
-pub fn read_column(f: &File, path: &Path, col: usize) -> Result<ColumnFile> {
-    let len = f.metadata().map_err(|e| io_err(path, e))?.len();
-    read_column_in(f, path, 0, len, col)
-}
-
 /// Read column `col` of the segment image at bytes [base, base + len) of an open file.
-fn read_column_in(f: &File, path: &Path, base: u64, len: u64, col: usize) -> Result<ColumnFile> {
+fn read_column_in(f: &File, path: &Path, base: u64, len: u64, col: usize, owner: Option<&str>) -> Result<ColumnFile> {
     let name = path.display().to_string();
     let short = |e: std::io::Error| if e.kind() == IoKind::UnexpectedEof { corrupt(&name, "truncated") } else { io_err(path, e) };
-    let mut fixed = [0u8; FIXED];
-    read_at(f, &mut fixed, base).map_err(short)?;
-    if &fixed[..8] != SEG_MAGIC {
+    let mut fixed = [0u8; FIXED + 4];
+    read_at(f, &mut fixed[..FIXED], base).map_err(short)?;
+    let v2 = &fixed[..8] == SEG_MAGIC;
+    if !v2 && &fixed[..8] != SEG_MAGIC_V1 {
         return Err(corrupt(&name, "not a segment file"));
     }
     let ncols = u32::from_le_bytes([fixed[8], fixed[9], fixed[10], fixed[11]]) as usize;
-    if ncols > MAX_COLS || (FIXED + ncols * 16 + 8) as u64 > len {
+    let olen = if v2 {
+        read_at(f, &mut fixed, base).map_err(short)?;
+        u32::from_le_bytes([fixed[12], fixed[13], fixed[14], fixed[15]]) as usize
+    } else {
+        0
+    };
+    let head = if v2 { FIXED + 4 + olen } else { FIXED };
+    if ncols > MAX_COLS || olen > MAX_OWNER || (head + ncols * 16 + 8) as u64 > len {
         return Err(corrupt(&name, "bad column directory"));
     }
-    let mut dir = vec![0u8; FIXED + ncols * 16 + 8];
+    let mut dir = vec![0u8; head + ncols * 16 + 8];
     read_at(f, &mut dir, base).map_err(short)?;
     let body = dir.len() - 8;
     let want = u64::from_le_bytes(dir[body..].try_into().map_err(|_| corrupt(&name, "directory"))?);
     if checksum(&dir[..body]) != want {
         return Err(corrupt(&name, "directory checksum mismatch"));
     }
+    if let (true, Some(expect)) = (v2, owner) {
+        let found = String::from_utf8_lossy(&dir[FIXED + 4..head]);
+        if found != expect {
+            return Err(corrupt(&name, &format!("it holds segment {found}, not {expect}: a file copied or moved into the wrong folder")));
+        }
+    }
     if col >= ncols {
         return Err(corrupt(&name, &format!("no column {col}")));
     }
-    let at = FIXED + col * 16;
+    let at = head + col * 16;
     let word = |k: usize| u64::from_le_bytes(dir[k..k + 8].try_into().unwrap_or([0; 8]));
     let (off, clen) = (word(at), word(at + 8));
     if off.checked_add(clen).is_none_or(|end| end > len) {
@@ -256,29 +285,29 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let a = Column::from_vec(DataType::Int, (0..100_000).map(|k| k * 3 - 7).collect::<Vec<i32>>());
         let b = Column::from_vec(DataType::Double, (0..100_000).map(|k| k as f64 / 8.0).collect::<Vec<f64>>());
-        let bytes = encode(&[a, b]);
+        let bytes = encode(&[a, b], &owner(&dir, "", 7));
         let seg = dir.join("7.seg");
         std::fs::write(&seg, &bytes).unwrap();
         let col1 = crate::catalog::col_file(&dir, "", 7, 1);
-        let c = open_column(&col1).unwrap().decode(None, None).unwrap();
+        let c = open_column(&col1, None).unwrap().decode(None, None).unwrap();
         let ColData::F64(v) = &*c.data else { panic!("type") };
         assert_eq!((v.len(), v[99_999]), (100_000, 99_999.0 / 8.0));
-        let c = open_column(&crate::catalog::col_file(&dir, "", 7, 0)).unwrap().decode(None, None).unwrap();
+        let c = open_column(&crate::catalog::col_file(&dir, "", 7, 0), None).unwrap().decode(None, None).unwrap();
         assert_eq!(c.i64_at(5), Some(8));
         assert_eq!(stamp(&col1).unwrap().0, bytes.len() as u64);
         // a torn file is named in the error
         std::fs::write(&seg, &bytes[..bytes.len() - 100]).unwrap();
-        let e = open_column(&col1).err().expect("torn");
+        let e = open_column(&col1, None).err().expect("torn");
         assert!(e.message.contains("7.seg"), "{}", e.message);
         // a damaged directory is detected
         let mut bad = bytes.clone();
         bad[14] ^= 1;
         std::fs::write(&seg, &bad).unwrap();
-        assert!(open_column(&col1).err().expect("dir").message.contains("directory"));
+        assert!(open_column(&col1, None).err().expect("dir").message.contains("directory"));
         // databases written before segment files: per-column files
         std::fs::remove_file(&seg).unwrap();
         std::fs::write(&col1, crate::column_file::encode(&Column::from_vec(DataType::Long, vec![1i64, 2]))).unwrap();
-        assert_eq!(open_column(&col1).unwrap().decode(None, None).unwrap().i64_at(1), Some(2));
+        assert_eq!(open_column(&col1, None).unwrap().decode(None, None).unwrap().i64_at(1), Some(2));
         // deeper levels live in the first level's folder; older databases had a folder each
         let deep = crate::catalog::col_file(&dir, "20070801/A_B/Key3", 12, 4);
         assert_eq!(deep, dir.join("20070801").join("A_B.Key3.12_4.col"));
@@ -288,12 +317,12 @@ mod tests {
         assert_eq!(old, dir.join("20070801/A_B/Key3/12_4.col"));
         std::fs::create_dir_all(old.parent().unwrap()).unwrap();
         std::fs::write(&old, crate::column_file::encode(&Column::from_vec(DataType::Long, vec![5i64]))).unwrap();
-        assert_eq!(open_column(&deep).unwrap().decode(None, None).unwrap().i64_at(0), Some(5));
+        assert_eq!(open_column(&deep, None).unwrap().decode(None, None).unwrap().i64_at(0), Some(5));
         assert!(stamp(&deep).is_ok());
         // pack files: segments of several partitions below one first-level folder
         let (p0, p1) = (crate::catalog::pack_seg_id(9, 0), crate::catalog::pack_seg_id(9, 1));
-        let img0 = encode(&[Column::from_vec(DataType::Int, vec![1, 2, 3])]);
-        let img1 = encode(&[Column::from_vec(DataType::Int, vec![7]), Column::from_vec(DataType::Double, vec![0.5])]);
+        let img0 = encode(&[Column::from_vec(DataType::Int, vec![1, 2, 3])], &owner(&dir, "20070802/A_C", p0));
+        let img1 = encode(&[Column::from_vec(DataType::Int, vec![7]), Column::from_vec(DataType::Double, vec![0.5])], &owner(&dir, "20070802/C_D", p1));
         let mut pack = pack_header(&[(p0, img0.len()), (p1, img1.len())]);
         pack.extend_from_slice(&img0);
         pack.extend_from_slice(&img1);
@@ -301,7 +330,9 @@ mod tests {
         assert_eq!(pf, dir.join("20070802").join("9.pack"));
         std::fs::create_dir_all(pf.parent().unwrap()).unwrap();
         std::fs::write(&pf, &pack).unwrap();
-        let c = |part: &str, seg: u64, col: usize| open_column(&crate::catalog::col_file(&dir, part, seg, col)).and_then(|f| f.decode(None, None));
+        let c = |part: &str, seg: u64, col: usize| {
+            open_column(&crate::catalog::col_file(&dir, part, seg, col), Some(&owner(&dir, part, seg))).and_then(|f| f.decode(None, None))
+        };
         assert_eq!(c("20070802/A_C", p0, 0).unwrap().i64_at(2), Some(3));
         assert_eq!(c("20070802/C_D", p1, 0).unwrap().i64_at(0), Some(7));
         let ColData::F64(v) = &*c("20070802/C_D", p1, 1).unwrap().data else { panic!("type") };
@@ -309,6 +340,9 @@ mod tests {
         assert_eq!(stamp(&crate::catalog::col_file(&dir, "20070802/C_D", p1, 1)).unwrap().0, pack.len() as u64);
         let e = c("20070802/C_D", crate::catalog::pack_seg_id(9, 2), 0).err().expect("no such segment");
         assert!(e.message.contains("9.pack"), "{}", e.message);
+        // a segment read under another partition's name is refused, naming both
+        let e = open_column(&crate::catalog::col_file(&dir, "20070802/C_D", p1, 0), Some(&owner(&dir, "20070802/Z_Z", p1))).err().expect("misplaced");
+        assert!(e.message.contains("20070802/C_D") && e.message.contains("wrong folder"), "{}", e.message);
         std::fs::write(&pf, &pack[..pack.len() - 3]).unwrap();
         assert!(c("20070802/C_D", p1, 1).is_err());
         let _ = std::fs::remove_dir_all(&dir);

@@ -154,7 +154,7 @@ impl Appender {
         let meta = prev.clone();
         Ok(Appender {
             dir: dir.to_path_buf(),
-            tdir: catalog::table_dir(dir, name),
+            tdir: catalog::table_dir(dir, name)?,
             name: name.to_string(),
             _lock: lock,
             db,
@@ -205,7 +205,7 @@ impl Appender {
             next_seg: 1,
             parts: Vec::new(),
         };
-        let tdir = catalog::table_dir(dir, name);
+        let tdir = catalog::table_dir(dir, name)?;
         Ok(Appender {
             dir: dir.to_path_buf(),
             tdir,
@@ -405,7 +405,7 @@ impl Appender {
         }
         let mut at: AHashMap<Vec<u32>, usize> = self.meta.parts.iter().enumerate().map(|(k, p)| (p.key.clone(), k)).collect();
         // files to write: (path, [(segment id, columns)], is a pack)
-        let mut files: Vec<(PathBuf, Vec<(u64, Vec<Column>)>, bool)> = Vec::new();
+        let mut files: Vec<(PathBuf, Vec<(u64, String, Vec<Column>)>, bool)> = Vec::new();
         let mut it = parts.into_iter().peekable();
         while let Some(head) = it.next() {
             // the following partitions of the same first level share a pack file with it
@@ -426,7 +426,7 @@ impl Appender {
                 // alone (or a one-level partition): a segment file of its own
                 for (key, dir, rows, cols) in group {
                     self.record_seg(&mut at, key, dir.clone(), seg, rows);
-                    files.push((segment::seg_file(&self.tdir, &dir, seg), vec![(seg, cols)], false));
+                    files.push((segment::seg_file(&self.tdir, &dir, seg), vec![(seg, dir, cols)], false));
                 }
                 continue;
             }
@@ -434,20 +434,26 @@ impl Appender {
             let mut segs = Vec::with_capacity(group.len());
             for (slot, (key, dir, rows, cols)) in group.into_iter().enumerate() {
                 let id = catalog::pack_seg_id(seg, slot as u64);
-                self.record_seg(&mut at, key, dir, id, rows);
-                segs.push((id, cols));
+                self.record_seg(&mut at, key, dir.clone(), id, rows);
+                segs.push((id, dir, cols));
             }
             files.push((path, segs, true));
+        }
+        // partition folders are sanitized names, but a symlink planted in the table folder
+        // could still lead outside the database: check every file's place before writing
+        for (p, _, _) in &files {
+            catalog::confine(&self.tdir, p)?;
         }
         self.written.extend(files.iter().map(|(p, _, _)| p.clone()));
         // encode (every segment on the rayon pool) and write each file; nothing is synced
         // here: `commit` makes every file of the transaction durable at once
         files.into_par_iter().try_for_each(|(p, segs, pack)| {
-            let images: Vec<Vec<u8>> = segs.par_iter().map(|(_, cols)| segment::encode(cols)).collect();
+            let tdir = &self.tdir;
+            let images: Vec<Vec<u8>> = segs.par_iter().map(|(id, dir, cols)| segment::encode(cols, &segment::owner(tdir, dir, *id))).collect();
             if !pack {
                 return images.iter().try_for_each(|b| catalog::write_new(&p, b));
             }
-            let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _), b)| (*id, b.len())).collect();
+            let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _, _), b)| (*id, b.len())).collect();
             let mut bytes = segment::pack_header(&ids);
             bytes.reserve(images.iter().map(|b| b.len()).sum());
             images.iter().for_each(|b| bytes.extend_from_slice(b));
