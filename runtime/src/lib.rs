@@ -7,6 +7,7 @@ pub mod eval;
 pub mod fmt;
 pub mod kernels;
 pub mod null;
+pub mod policy;
 pub mod registry;
 pub mod sql;
 pub mod table;

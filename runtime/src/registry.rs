@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::eval::Interpreter;
+pub use crate::policy::Cap;
 use crate::value::Value;
 use ahash::AHashMap;
 
@@ -32,11 +33,16 @@ pub struct Builtin {
     pub call: BuiltinFn,
     /// parameter names, for keyword arguments (may be empty)
     pub params: &'static [&'static str],
+    /// what the function does beyond computing (files, scripts, environment); checked
+    /// against the session's policy before a call (`policy::Policy::admit`)
+    pub cap: Cap,
+    /// bit k set: argument k is a path (resolved by a confined session's policy)
+    pub path_args: u8,
 }
 
 /// Builds a table row: `f("sum", Aggregate, 1, 1, agg::sum)`.
 pub const fn f(name: &'static str, kind: Kind, min: u8, max: u8, call: BuiltinFn) -> Builtin {
-    Builtin { name, kind, min, max, call, params: &[] }
+    Builtin { name, kind, min, max, call, params: &[], cap: Cap::PURE, path_args: 0 }
 }
 
 /// A row with parameter names for keyword arguments.
@@ -48,7 +54,7 @@ pub const fn fp(
     call: BuiltinFn,
     params: &'static [&'static str],
 ) -> Builtin {
-    Builtin { name, kind, min, max, call, params }
+    Builtin { name, kind, min, max, call, params, cap: Cap::PURE, path_args: 0 }
 }
 
 #[derive(Default, Clone)]
@@ -79,6 +85,17 @@ impl Registry {
             let mut b = self.defs[id as usize];
             b.name = alias;
             self.extend(&[b]);
+        }
+    }
+    /// Mark builtins that touch files, run scripts or read the environment: (name,
+    /// capability, positions of path arguments). A name that is not registered is an
+    /// error, so the table cannot silently go stale.
+    pub fn set_caps(&mut self, rows: &[(&str, Cap, &[u8])]) {
+        for (name, cap, paths) in rows {
+            let id = self.by_name.get(name).copied().unwrap_or_else(|| panic!("set_caps: {name} is not a registered builtin"));
+            let b = &mut self.defs[id as usize];
+            b.cap = *cap;
+            b.path_args = paths.iter().fold(0u8, |m, k| m | (1 << k));
         }
     }
     pub fn lookup(&self, name: &str) -> Option<u32> {

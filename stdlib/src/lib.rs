@@ -156,4 +156,24 @@ pub fn register(r: &mut Registry) {
     beluga_runtime::sql::set_grouped_kernel2(agg::grouped2);
     // context by: segmented kernels of the window families (m*, tm*, cum*, TopN, TA-lib...)
     beluga_runtime::sql::set_segmented_kernel(window::context_kernel);
+    r.set_caps(CAPS);
 }
+
+use beluga_runtime::registry::Cap;
+
+/// The stdlib builtins that do more than compute (see `beluga_runtime::policy`): name,
+/// capability, positions of path arguments. Builtins working on an open file handle need
+/// nothing more: the handle was admitted when `file` opened it.
+const CAPS: &[(&str, Cap, &[u8])] = &[
+    ("exists", Cap::READ, &[0]),
+    ("file", Cap::READ.with(Cap::WRITE), &[0]),
+    ("files", Cap::READ, &[0]),
+    ("mkdir", Cap::WRITE, &[0]),
+    ("rm", Cap::DELETE, &[0]),
+    ("rmdir", Cap::DELETE, &[0]),
+    ("saveText", Cap::WRITE, &[1]),
+    ("saveTextFile", Cap::WRITE, &[1]),
+    ("run", Cap::RUN.with(Cap::READ), &[]),
+    ("getEnv", Cap::ENV, &[]),
+    ("getHomeDir", Cap::ENV, &[]),
+];

@@ -280,15 +280,13 @@ fn ref_count(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 fn run(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let path = args[0].as_str().ok_or_else(|| Error::arg("The scriptFile argument of [run] must be a string"))?.to_string();
-    let full = match &i.current_file {
-        Some(cur) if std::path::Path::new(&path).is_relative() => cur.parent().map(|p| p.join(&path)).unwrap_or_else(|| path.clone().into()),
-        _ => std::path::PathBuf::from(&path),
-    };
+    let base = i.current_file.as_ref().and_then(|f| f.parent().map(|p| p.to_path_buf()));
+    let full = i.policy.script_path(base.as_deref(), &path)?;
     let text = std::fs::read_to_string(&full).map_err(|e| Error::new(ErrorKind::Io, format!("Can't read the script {}: {e}", full.display())))?;
-    let saved = i.current_file.replace(full);
+    let saved = i.current_file.replace(full.clone());
     let r = i.run_source(&text, None);
     i.current_file = saved;
-    r.map(|_| Value::Void)
+    r.map(|_| Value::Void).map_err(|e| Interpreter::file_syntax_error(&full, &text, e))
 }
 
 fn run_script(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {

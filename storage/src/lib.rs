@@ -46,4 +46,33 @@ pub fn register(r: &mut Registry) {
         }
     }
     r.extend(builtins::DEFS);
+    r.set_caps(CAPS);
 }
+
+use beluga_runtime::registry::Cap;
+
+/// The storage builtins that touch files (see `beluga_runtime::policy`): name, capability,
+/// positions of path arguments (a database given as a path rather than a handle, a text
+/// file). Deleting inside a database (`dropDatabase`, `dropTable`, `dropPartition`) is a
+/// write: the catalog itself never removes anything a database did not write.
+const CAPS: &[(&str, Cap, &[u8])] = &[
+    ("database", Cap::WRITE, &[0]),
+    ("dropDatabase", Cap::WRITE, &[0]),
+    ("existsDatabase", Cap::READ, &[0]),
+    ("existsTable", Cap::READ, &[0]),
+    ("clearCachedDatabase", Cap::READ, &[0]),
+    ("loadTable", Cap::READ, &[0]),
+    ("getTables", Cap::READ, &[0]),
+    ("createPartitionedTable", Cap::WRITE, &[0]),
+    ("createTable", Cap::WRITE, &[0]),
+    ("createDimensionTable", Cap::WRITE, &[0]),
+    ("dropTable", Cap::WRITE, &[0]),
+    ("dropPartition", Cap::WRITE, &[0]),
+    ("truncate", Cap::WRITE, &[0]),
+    ("loadText", Cap::READ, &[0]),
+    ("ploadText", Cap::READ, &[0]),
+    ("extractTextSchema", Cap::READ, &[0]),
+    ("loadTextEx", Cap::READ.with(Cap::WRITE), &[0, 3]),
+    ("saveText", Cap::WRITE, &[1]),
+    ("files", Cap::READ, &[0]),
+];

@@ -5,6 +5,7 @@ mod conformance;
 mod dos_files;
 mod fuzz;
 mod paths;
+mod policy;
 mod realworld;
 mod repl_tty;
 mod sql_duckdb;

@@ -209,6 +209,9 @@ impl Interpreter {
                         ),
                     ));
                 }
+                if !b.cap.is_pure() {
+                    self.policy.admit(b.name, b.cap, b.path_args, &mut args)?;
+                }
                 Ok(((b.call)(self, args)?, vec![]))
             }
             Func::User(u) => self.call_user(u, pos, named),

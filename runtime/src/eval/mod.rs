@@ -20,7 +20,7 @@ use crate::types::DataType;
 use crate::value::{Func, UserFunc, Value};
 use ahash::{AHashMap, AHashSet};
 use beluga_lang::ast::Stmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -78,6 +78,8 @@ pub struct Interpreter {
     pub rng: u64,
     /// Free-form per-session storage for libraries (keyed by library name).
     pub ext: AHashMap<&'static str, Box<dyn std::any::Any + Send>>,
+    /// What this session may do with files, scripts and the environment.
+    pub policy: crate::policy::Policy,
 }
 
 impl Interpreter {
@@ -112,6 +114,7 @@ impl Interpreter {
             inplace_out: None,
             rng: seed,
             ext: AHashMap::new(),
+            policy: crate::policy::Policy::Trusted,
         }
     }
 
@@ -307,6 +310,18 @@ impl Interpreter {
         Ok(stmts)
     }
 
+    /// A syntax error in a file that is run or included, told by place only: the offending
+    /// text is not quoted, so that pointing `run` or `#include` at a file that is not a
+    /// script (a password file, a key) never shows its contents.
+    pub fn file_syntax_error(file: &Path, text: &str, e: Error) -> Error {
+        let (Some(span), ErrorKind::Syntax) = (e.span, e.kind) else { return e };
+        let at = (span.start as usize).min(text.len());
+        let before = text.get(..at).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        Error::new(ErrorKind::Syntax, format!("Syntax error in {} at line {line}, column {col}", file.display()))
+    }
+
     /// Run a script: each `go`-separated segment is parsed then executed. Expression
     /// statements are echoed through `echo` when given (REPL and stdin modes).
     pub fn run_source(&mut self, src: &str, echo: Option<&mut dyn FnMut(&mut Interpreter, Value)>) -> Result<()> {
@@ -395,13 +410,17 @@ impl Interpreter {
             if let Some(rest) = t.strip_prefix("#include") {
                 let path = rest.trim().trim_matches(|c| c == '"' || c == '\'' || c == ';');
                 let base = self.current_file.as_ref().and_then(|f| f.parent().map(|p| p.to_path_buf()));
-                let full = match base {
-                    Some(b) => b.join(path),
-                    None => PathBuf::from(path),
-                };
+                let full = self.policy.script_path(base.as_deref(), path)?;
                 let text = std::fs::read_to_string(&full).map_err(|e| {
                     Error::new(ErrorKind::Io, format!("Can't include {}: {e}", full.display()))
                 })?;
+                // checked on its own first, so that an error names the included file
+                for (off, seg) in split_segments(&text) {
+                    self.parse(seg).map_err(|mut e| {
+                        e.span = e.span.map(|s| beluga_lang::span::Span { start: s.start + off as u32, end: s.end + off as u32 });
+                        Self::file_syntax_error(&full, &text, e)
+                    })?;
+                }
                 // keep byte offsets of the rest of the file stable: the include lands on one line
                 out.push_str(&text.replace('\n', ";"));
                 out.push('\n');
