@@ -86,28 +86,7 @@ pub fn check_table_name(name: &str) -> Result<()> {
     )))
 }
 
-/// Error unless `path` lies inside `root`: lexically (`root` followed by plain names, no
-/// `..` or `.`), and once symlinks are resolved (the deepest part of `path` that exists,
-/// canonicalized, lies inside the canonicalized root). A root that does not exist yet has
-/// nothing below it to resolve.
-pub fn confine(root: &Path, path: &Path) -> Result<()> {
-    let outside = || Error::new(ErrorKind::Io, format!("The path {} lies outside {}; refusing to touch it", path.display(), root.display()));
-    let plain = path.strip_prefix(root).is_ok_and(|rest| rest.components().all(|c| matches!(c, std::path::Component::Normal(_))));
-    if !plain {
-        return Err(outside());
-    }
-    let Ok(canon_root) = root.canonicalize() else { return Ok(()) };
-    let mut probe = path;
-    loop {
-        if let Ok(c) = probe.canonicalize() {
-            return if c.starts_with(&canon_root) { Ok(()) } else { Err(outside()) };
-        }
-        match probe.parent() {
-            Some(p) if p.starts_with(root) => probe = p,
-            _ => return Ok(()),
-        }
-    }
-}
+pub use beluga_runtime::policy::confine;
 
 /// Write a file atomically: temporary file, fsync, rename over the target, fsync the folder.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -4,7 +4,7 @@
 use crate::builtins_db::{names_of, str_of};
 use crate::csv::infer::{clean_name, first_record, infer_types, looks_like_header, SAMPLE_RECORDS};
 use crate::csv::lexer::{blank_line, boundaries, record, Dialect, Field, Rec};
-use crate::csv::parse::{concat, merge, parse_chunk, ColSpec};
+use crate::csv::parse::{concat, merge, parse_chunk_noted, ColSpec};
 use crate::handle::{as_db, as_table, table_value};
 use crate::store::Appender;
 use beluga_runtime::column::{ColData, Column, StrCol};
@@ -42,6 +42,20 @@ pub struct Plan {
     pub data_start: usize,
     /// lines before the first data record
     pub lines_before: usize,
+    /// fields of the first record (the header's), to notice shorter and longer records
+    pub width: usize,
+    /// fields read leniently or made NULL, and records of another width, found so far
+    pub notes: std::sync::Mutex<crate::csv::parse::Notes>,
+}
+
+impl Plan {
+    /// What the import read leniently (see `csv::parse::Notes`), one line each; printed
+    /// after an import so that no conversion goes unnoticed.
+    pub fn report(&self) -> Vec<String> {
+        let names: Vec<String> = self.specs.iter().map(|s| s.name.clone()).collect();
+        let notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        notes.report(&self.path, &names, self.lines_before + 1)
+    }
 }
 
 fn skip_lines(buf: &[u8], mut pos: usize, n: usize) -> usize {
@@ -184,7 +198,7 @@ pub fn plan(path: &str, delim: &str, schema: Option<&Table>, skip_rows: usize, h
         }
         s.name = n;
     }
-    Ok(Plan { path: path.to_string(), dialect, specs, data_start, lines_before })
+    Ok(Plan { path: path.to_string(), dialect, specs, data_start, lines_before, width: ncols, notes: Default::default() })
 }
 
 /// A progress bar on stderr for imports that take more than a second, drawn only when
@@ -324,7 +338,7 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
         let results: Vec<_> = ranges
             .par_iter()
             .map(|&(s, e)| {
-                let r = parse_chunk(&buf[s..e], &p.dialect, &p.specs);
+                let r = parse_chunk_noted(&buf[s..e], &p.dialect, &p.specs, p.width);
                 progress.add((e - s) as u64);
                 r
             })
@@ -333,7 +347,8 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
         let mut recs = 0;
         for r in results {
             match r {
-                Ok((cols, n)) => {
+                Ok((cols, n, notes)) => {
+                    p.notes.lock().unwrap_or_else(|e| e.into_inner()).absorb(&notes, line - p.lines_before - 1 + recs);
                     recs += n;
                     chunks.push(cols);
                 }
@@ -405,11 +420,13 @@ pub fn load_file(p: &Plan) -> Result<Table> {
 }
 
 /// `loadText(filename, [delimiter], [schema], [skipRows], [arrayDelimiter], [containHeader])`.
-pub fn load_text(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn load_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let path = str_of("loadText", &args[0], "filename")?;
     let (delim, schema, skip) = common_args(&args, "loadText", 1)?;
     let p = plan(path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 5)))?;
-    Ok(Value::table(load_file(&p)?))
+    let t = load_file(&p)?;
+    p.report().iter().for_each(|l| i.emit(l));
+    Ok(Value::table(t))
 }
 
 /// `extractTextSchema(filename, [delimiter], [skipRows])`.
@@ -459,6 +476,7 @@ pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let Some(dir) = db.dir.clone() else {
         // an in-memory database: the file as a table
         let t = load_file(&p)?;
+        p.report().iter().for_each(|l| i.emit(l));
         return Ok(Value::table(t));
     };
     if tname.is_empty() {
@@ -489,6 +507,7 @@ pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         ap.push(&t, Some(&info))
     })?;
     ap.commit()?;
+    p.report().iter().for_each(|l| i.emit(l));
     Ok(table_value(db, &tname))
 }
 

@@ -135,9 +135,39 @@ fn import_errors_name_file_and_line() {
         // values that don't fit the column type are nulls, as in DolphinDB
         let odd = dir.join("o.csv");
         std::fs::write(&odd, "id,x\n1,abc\nxyz,2.5\n").expect("write");
-        run(&mut i, &format!("o = loadText(\"{}\", , table(`id`x as name, `INT`DOUBLE as type))", odd.display()));
+        // (and reported: `lenient_import_is_reported`)
+        let out = i.run_repl_text(&format!("o = loadText(\"{}\", , table(`id`x as name, `INT`DOUBLE as type))", odd.display()));
+        assert!(out.contains("stored as NULL"), "{out}");
         let o = rows_of(i.get_var("o").expect("o"));
         assert_eq!(o, vec!["id|x", "1|", "|2.5"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+/// Lenient reading is never silent: fields read by their numeric prefix, fields made NULL
+/// and records of the wrong width are counted and reported with the first line of each.
+#[test]
+fn lenient_import_is_reported() {
+    with_stack(|| {
+        let dir = scratch("lenient");
+        let f = dir.join("d.csv");
+        std::fs::write(&f, "id,qty,px\n1,10,1.5\n2,1e3,2.5\n3,0x10,abc\n4,1.7\n5,notanint,3.5,extra\n6,99999999999,4.5\n").expect("write");
+        let mut i = interpreter();
+        let out = i.run_repl_text(&format!("t = loadText(\"{}\", schema=table(`id`qty`px as name, `INT`INT`DOUBLE as type))", f.display()));
+        let lines: Vec<&str> = out.lines().collect();
+        let has = |what: &str| lines.iter().any(|l| l.contains("d.csv") && l.contains(what));
+        assert!(has("column qty: 3 fields read by their numeric prefix (first at line 3)"), "{out}");
+        assert!(has("column qty: 2 fields not a number of the column's type, stored as NULL (first at line 6)"), "{out}");
+        assert!(has("column px: 1 field not a number of the column's type, stored as NULL (first at line 4)"), "{out}");
+        assert!(has("1 record with fewer fields than the header, missing fields are NULL (first at line 5)"), "{out}");
+        assert!(has("1 record with more fields than the header, extra fields ignored (first at line 6)"), "{out}");
+        let t = rows_of(i.get_var("t").expect("t"));
+        assert_eq!(t, vec!["id|qty|px", "1|10|1.5", "2|1|2.5", "3|0|", "4|1|", "5||3.5", "6||4.5"]);
+        // a clean file says nothing
+        let c = dir.join("c.csv");
+        std::fs::write(&c, "id,qty\n1,2\n3,4\n").expect("write");
+        let out = i.run_repl_text(&format!("c = loadText(\"{}\")", c.display()));
+        assert_eq!(out.trim(), "", "{out}");
         let _ = std::fs::remove_dir_all(&dir);
     });
 }

@@ -195,7 +195,8 @@ impl Seps {
 /// starting at `pos`: appends `nf` field ranges per record to `out` (fields past `nf` are
 /// dropped, missing ones are empty), skipping blank lines. Returns the position after the
 /// last record and the number of records.
-pub fn plain_rows(buf: &[u8], mut pos: usize, c: u8, nf: usize, out: &mut Vec<(u32, u32)>, max_rows: usize) -> (usize, usize) {
+/// `counts` receives the number of fields of each record.
+pub fn plain_rows(buf: &[u8], mut pos: usize, c: u8, nf: usize, out: &mut Vec<(u32, u32)>, max_rows: usize, counts: &mut Vec<u32>) -> (usize, usize) {
     let n = buf.len();
     let mut seps = Seps::new(buf, pos, c);
     let mut rows = 0;
@@ -228,6 +229,7 @@ pub fn plain_rows(buf: &[u8], mut pos: usize, c: u8, nf: usize, out: &mut Vec<(u
         for _ in f..nf {
             out.push((0, 0));
         }
+        counts.push(f as u32);
         rows += 1;
     }
     (pos, rows)
@@ -364,7 +366,7 @@ mod tests {
                     let mut got = Vec::new();
                     let (mut p, mut rows) = (0, 0);
                     while p < b.len() {
-                        let (q, r) = plain_rows(b, p, b',', nf, &mut got, step);
+                        let (q, r) = plain_rows(b, p, b',', nf, &mut got, step, &mut Vec::new());
                         (p, rows) = (q, rows + r);
                     }
                     let norm = |v: &[(u32, u32)]| v.iter().map(|&(s, e)| if s == e { (0, 0) } else { (s, e) }).collect::<Vec<_>>();

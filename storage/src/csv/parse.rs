@@ -44,28 +44,32 @@ fn trim(b: &[u8]) -> &[u8] {
     &b[s..e.max(s)]
 }
 
-/// Integer text: plain digits fast, otherwise DolphinDB's prefix rule (`10.9` ⇒ 10).
+/// `[-]digits` (at most 18): one pass, no trimming; `None` for anything else.
 #[inline]
-pub fn int_field(b: &[u8]) -> Option<i64> {
-    // `[-]digits`: one pass, no trimming
+fn int_plain(b: &[u8]) -> Option<i64> {
     let (neg, d) = match b.first() {
         Some(b'-') => (true, &b[1..]),
         _ => (false, b),
     };
-    if !d.is_empty() && d.len() <= 18 {
-        let mut v: i64 = 0;
-        let mut ok = true;
-        for &c in d {
-            let x = c.wrapping_sub(b'0');
-            if x >= 10 {
-                ok = false;
-                break;
-            }
-            v = v * 10 + x as i64;
+    if d.is_empty() || d.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in d {
+        let x = c.wrapping_sub(b'0');
+        if x >= 10 {
+            return None;
         }
-        if ok {
-            return Some(if neg { -v } else { v });
-        }
+        v = v * 10 + x as i64;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// Integer text: plain digits fast, otherwise DolphinDB's prefix rule (`10.9` ⇒ 10).
+#[inline]
+pub fn int_field(b: &[u8]) -> Option<i64> {
+    if let Some(v) = int_plain(b) {
+        return Some(v);
     }
     let b = trim(b);
     if b.is_empty() {
@@ -140,6 +144,141 @@ pub fn float_field(b: &[u8]) -> Option<f64> {
     s.parse::<f64>().ok().or_else(|| parse_f64_prefix(s))
 }
 
+/// Fields that did not hold what their column's type expects, counted per column of a
+/// chunk: the import keeps DolphinDB's lenient reading (an integer column takes the
+/// integer prefix of `1.7` or `1e3`, text that is no number becomes NULL, as does a number
+/// out of the column's range) and reports the counts after the import instead of silently.
+/// Each count carries the chunk-relative record of its first occurrence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ColNote {
+    /// read by the prefix rule (`1.7`, `1e3`, `0x10` in an integer column; `12abc` in a float one)
+    pub converted: (u64, usize),
+    /// not empty, yet stored as NULL (no number, out of range)
+    pub nulled: (u64, usize),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    pub cols: Vec<ColNote>,
+    /// records with fewer / more fields than the file's header, with the first of each
+    pub short: (u64, usize),
+    pub long: (u64, usize),
+}
+
+#[inline]
+fn note(slot: &mut (u64, usize), r: usize) {
+    if slot.0 == 0 {
+        slot.1 = r;
+    }
+    slot.0 += 1;
+}
+
+impl Notes {
+    /// Add the notes of a later chunk whose first record is `offset` records after this one's.
+    pub fn absorb(&mut self, o: &Notes, offset: usize) {
+        let add = |a: &mut (u64, usize), b: (u64, usize)| {
+            if b.0 > 0 {
+                if a.0 == 0 {
+                    a.1 = b.1 + offset;
+                }
+                a.0 += b.0;
+            }
+        };
+        if self.cols.len() < o.cols.len() {
+            self.cols.resize(o.cols.len(), ColNote::default());
+        }
+        for (a, b) in self.cols.iter_mut().zip(&o.cols) {
+            add(&mut a.converted, b.converted);
+            add(&mut a.nulled, b.nulled);
+        }
+        add(&mut self.short, o.short);
+        add(&mut self.long, o.long);
+    }
+
+    /// One line per kind of issue, records numbered from line `first_line`; empty when clean.
+    pub fn report(&self, file: &str, names: &[String], first_line: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let at = |n: (u64, usize)| first_line + n.1;
+        let s = |n: u64| if n == 1 { "" } else { "s" };
+        for (k, c) in self.cols.iter().enumerate() {
+            let name = names.get(k).map(|s| s.as_str()).unwrap_or("?");
+            if c.converted.0 > 0 {
+                let n = c.converted.0;
+                out.push(format!("{file}: column {name}: {n} field{} read by their numeric prefix (first at line {})", s(n), at(c.converted)));
+            }
+            if c.nulled.0 > 0 {
+                let n = c.nulled.0;
+                out.push(format!("{file}: column {name}: {n} field{} not a number of the column's type, stored as NULL (first at line {})", s(n), at(c.nulled)));
+            }
+        }
+        if self.short.0 > 0 {
+            let n = self.short.0;
+            out.push(format!("{file}: {n} record{} with fewer fields than the header, missing fields are NULL (first at line {})", s(n), at(self.short)));
+        }
+        if self.long.0 > 0 {
+            let n = self.long.0;
+            out.push(format!("{file}: {n} record{} with more fields than the header, extra fields ignored (first at line {})", s(n), at(self.long)));
+        }
+        out
+    }
+}
+
+/// `int_field`, noting fields read by the prefix rule or made NULL.
+#[inline]
+fn int_noted(t: &[u8], r: usize, n: &mut ColNote) -> Option<i64> {
+    if let Some(v) = int_plain(t) {
+        return Some(v);
+    }
+    let v = int_field(t);
+    let tt = trim(t);
+    if !tt.is_empty() {
+        let digits = tt.strip_prefix(b"-").or_else(|| tt.strip_prefix(b"+")).unwrap_or(tt);
+        match v {
+            None => note(&mut n.nulled, r),
+            Some(_) if digits.is_empty() || !digits.iter().all(|c| c.is_ascii_digit()) => note(&mut n.converted, r),
+            Some(_) => {}
+        }
+    }
+    v
+}
+
+/// An integer narrowed to the column's width; out of range is NULL, and noted.
+#[inline]
+fn narrow<T: TryFrom<i64> + Native>(v: Option<i64>, r: usize, n: &mut ColNote) -> T {
+    match v {
+        None => T::NULL,
+        Some(x) => T::try_from(x).ok().filter(|y: &T| !y.is_null()).unwrap_or_else(|| {
+            note(&mut n.nulled, r);
+            T::NULL
+        }),
+    }
+}
+
+/// `float_field`, noting fields read by their prefix or made NULL.
+#[inline]
+fn float_noted(t: &[u8], r: usize, n: &mut ColNote) -> Option<f64> {
+    if let Some(v) = simple_decimal(t) {
+        return Some(v);
+    }
+    let b = trim(t);
+    if b.is_empty() {
+        return None;
+    }
+    if let Some(v) = simple_decimal(b) {
+        return Some(v);
+    }
+    let Ok(s) = std::str::from_utf8(b) else {
+        note(&mut n.nulled, r);
+        return None;
+    };
+    if let Ok(v) = s.parse::<f64>() {
+        return Some(v);
+    }
+    let v = parse_f64_prefix(s);
+    note(if v.is_some() { &mut n.converted } else { &mut n.nulled }, r);
+    v
+}
+
 fn char_field(b: &[u8]) -> Option<i8> {
     match b.len() {
         0 => None,
@@ -162,24 +301,25 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Append one field; Err(()) for text that is not valid UTF-8.
+    /// Append one field of record `r`; Err(()) for text that is not valid UTF-8.
     #[inline]
-    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool, memo: &mut DateMemo) -> Result<(), ()> {
+    #[allow(clippy::too_many_arguments)]
+    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool, memo: &mut DateMemo, r: usize, n: &mut ColNote) -> Result<(), ()> {
         let ty = spec.ty;
         match self {
             Builder::I8(v) => v.push(match ty {
                 DataType::Bool => std::str::from_utf8(trim(text)).ok().filter(|s| !s.is_empty()).and_then(parse_bool).map(|b| b as i8).unwrap_or(i8::NULL),
                 _ => char_field(text).unwrap_or(i8::NULL),
             }),
-            Builder::I16(v) => v.push(int_field(text).and_then(|x| i16::try_from(x).ok()).unwrap_or(i16::NULL)),
+            Builder::I16(v) => v.push(narrow(int_noted(text, r, n), r, n)),
             Builder::I32(v) => v.push(if ty.is_temporal() {
                 temporal(spec, text, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
             } else {
-                int_field(text).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
+                narrow(int_noted(text, r, n), r, n)
             }),
-            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_field(text).unwrap_or(i64::NULL) }),
-            Builder::F32(v) => v.push(float_field(text).map(f32::from_f64).unwrap_or(f32::NULL)),
-            Builder::F64(v) => v.push(float_field(text).map(f64::from_f64).unwrap_or(f64::NULL)),
+            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_noted(text, r, n).unwrap_or(i64::NULL) }),
+            Builder::F32(v) => v.push(float_noted(text, r, n).map(f32::from_f64).unwrap_or(f32::NULL)),
+            Builder::F64(v) => v.push(float_noted(text, r, n).map(f64::from_f64).unwrap_or(f64::NULL)),
             Builder::Sym { codes, map, owned, names, last } => {
                 if text.is_empty() {
                     codes.push(0);
@@ -234,21 +374,23 @@ impl<'a> Builder<'a> {
     }
 
     /// Append field `f` of every record of a block of `nf` field ranges per record (text
-    /// without quotes); Err(record) for text that is not valid UTF-8.
-    fn push_column(&mut self, spec: &ColSpec, buf: &'a [u8], ranges: &[(u32, u32)], nf: usize, f: usize, memo: &mut DateMemo) -> Result<(), usize> {
-        let fields = ranges.iter().skip(f).step_by(nf).map(|&(s, e)| &buf[s as usize..e as usize]);
+    /// without quotes) whose first record is record `base` of the chunk; Err(record) for
+    /// text that is not valid UTF-8.
+    #[allow(clippy::too_many_arguments)]
+    fn push_column(&mut self, spec: &ColSpec, buf: &'a [u8], ranges: &[(u32, u32)], nf: usize, f: usize, memo: &mut DateMemo, base: usize, n: &mut ColNote) -> Result<(), usize> {
+        let fields = ranges.iter().skip(f).step_by(nf).map(|&(s, e)| &buf[s as usize..e as usize]).enumerate().map(|(j, t)| (base + j, t));
         let ty = spec.ty;
         match self {
-            Builder::I16(v) => v.extend(fields.map(|t| int_field(t).and_then(|x| i16::try_from(x).ok()).unwrap_or(i16::NULL))),
-            Builder::I32(v) if ty.is_temporal() => v.extend(fields.map(|t| temporal(spec, t, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL))),
-            Builder::I32(v) => v.extend(fields.map(|t| int_field(t).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL))),
-            Builder::I64(v) if ty.is_temporal() => v.extend(fields.map(|t| temporal(spec, t, memo).unwrap_or(i64::NULL))),
-            Builder::I64(v) => v.extend(fields.map(|t| int_field(t).unwrap_or(i64::NULL))),
-            Builder::F32(v) => v.extend(fields.map(|t| float_field(t).map(f32::from_f64).unwrap_or(f32::NULL))),
-            Builder::F64(v) => v.extend(fields.map(|t| float_field(t).unwrap_or(f64::NULL))),
+            Builder::I16(v) => v.extend(fields.map(|(r, t)| narrow::<i16>(int_noted(t, r, n), r, n))),
+            Builder::I32(v) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL))),
+            Builder::I32(v) => v.extend(fields.map(|(r, t)| narrow::<i32>(int_noted(t, r, n), r, n))),
+            Builder::I64(v) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).unwrap_or(i64::NULL))),
+            Builder::I64(v) => v.extend(fields.map(|(r, t)| int_noted(t, r, n).unwrap_or(i64::NULL))),
+            Builder::F32(v) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).map(f32::from_f64).unwrap_or(f32::NULL))),
+            Builder::F64(v) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).unwrap_or(f64::NULL))),
             _ => {
-                for (r, t) in fields.enumerate() {
-                    self.push(spec, t, t, false, memo).map_err(|_| r)?;
+                for (r, t) in fields {
+                    self.push(spec, t, t, false, memo, r, n).map_err(|_| r - base)?;
                 }
             }
         }
@@ -394,19 +536,30 @@ const BLOCK_ROWS: usize = 1024;
 /// `parse_chunk` for text without quotes and a one-byte delimiter: split a block of records
 /// into field ranges, then parse the block column by column (one type dispatch per column
 /// and block, not per field).
-fn parse_plain(buf: &[u8], c: u8, specs: &[ColSpec], est: usize) -> Result<(Vec<Column>, usize), ParseErr> {
+fn parse_plain(buf: &[u8], c: u8, specs: &[ColSpec], est: usize, width: usize, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
     let nf = specs.iter().map(|s| s.field + 1).max().unwrap_or(0);
     let mut builders: Vec<Builder> = specs.iter().map(|s| Builder::new(s.ty, est)).collect();
     let mut memos: Vec<DateMemo> = specs.iter().map(|_| DateMemo::default()).collect();
     let mut ranges: Vec<(u32, u32)> = Vec::with_capacity(BLOCK_ROWS * nf);
+    let mut counts: Vec<u32> = Vec::with_capacity(BLOCK_ROWS);
     let (mut pos, mut recs) = (0, 0);
     while pos < buf.len() {
         ranges.clear();
-        let (next, rows) = plain_rows(buf, pos, c, nf, &mut ranges, BLOCK_ROWS);
+        counts.clear();
+        let (next, rows) = plain_rows(buf, pos, c, nf, &mut ranges, BLOCK_ROWS, &mut counts);
         for (k, spec) in specs.iter().enumerate() {
             builders[k]
-                .push_column(spec, buf, &ranges, nf, spec.field, &mut memos[k])
+                .push_column(spec, buf, &ranges, nf, spec.field, &mut memos[k], recs, &mut notes.cols[k])
                 .map_err(|r| ParseErr { rec: recs + r, col: Some(k), msg: "the text is not valid UTF-8".into() })?;
+        }
+        if width > 0 {
+            for (j, &f) in counts.iter().enumerate() {
+                match (f as usize).cmp(&width) {
+                    std::cmp::Ordering::Less => note(&mut notes.short, recs + j),
+                    std::cmp::Ordering::Greater => note(&mut notes.long, recs + j),
+                    std::cmp::Ordering::Equal => {}
+                }
+            }
         }
         recs += rows;
         if next == pos {
@@ -420,19 +573,31 @@ fn parse_plain(buf: &[u8], c: u8, specs: &[ColSpec], est: usize) -> Result<(Vec<
 /// Parse every record of `buf` (which holds whole records) into columns.
 /// Returns the columns and the number of records.
 pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Column>, usize), ParseErr> {
+    parse_chunk_noted(buf, d, specs, 0).map(|(c, n, _)| (c, n))
+}
+
+/// `parse_chunk`, also counting the fields read leniently or made NULL, and records whose
+/// number of fields differs from `width` (the header's; 0 when unknown).
+pub fn parse_chunk_noted(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize) -> Result<(Vec<Column>, usize, Notes), ParseErr> {
+    let mut notes = Notes { cols: vec![ColNote::default(); specs.len()], ..Notes::default() };
+    let (cols, n) = parse_chunk_into(buf, d, specs, width, &mut notes)?;
+    Ok((cols, n, notes))
+}
+
+fn parse_chunk_into(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
     // rows estimated from the line length of the first 16 KiB, generously: capacity that
     // is never written costs nothing, a regrown builder copies its values
     let head = &buf[..buf.len().min(16 << 10)];
     let lines = head.iter().filter(|&&b| b == b'\n').count().max(1);
     let est = buf.len() / (head.len() / lines).max(1) * 5 / 4 + 16;
     if d.delim.len() == 1 && !specs.is_empty() && buf.len() < u32::MAX as usize && !buf.contains(&b'"') {
-        return parse_plain(buf, d.delim[0], specs, est);
+        return parse_plain(buf, d.delim[0], specs, est, width, notes);
     }
-    parse_records(buf, d, specs, est)
+    parse_records(buf, d, specs, est, width, notes)
 }
 
 /// `parse_chunk` for any text: one record at a time, quotes and multi-byte delimiters.
-fn parse_records(buf: &[u8], d: &Dialect, specs: &[ColSpec], est: usize) -> Result<(Vec<Column>, usize), ParseErr> {
+fn parse_records(buf: &[u8], d: &Dialect, specs: &[ColSpec], est: usize, width: usize, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
     let mut builders: Vec<Builder> = specs.iter().map(|s| Builder::new(s.ty, est)).collect();
     let mut memos: Vec<DateMemo> = specs.iter().map(|_| DateMemo::default()).collect();
     let mut fields: Vec<Field> = Vec::with_capacity(specs.len() + 4);
@@ -450,13 +615,16 @@ fn parse_records(buf: &[u8], d: &Dialect, specs: &[ColSpec], est: usize) -> Resu
             }
             Rec::Next(q) => p = q,
         }
+        if width > 0 && fields.len() != width {
+            note(if fields.len() < width { &mut notes.short } else { &mut notes.long }, recs);
+        }
         for (k, spec) in specs.iter().enumerate() {
             match fields.get(spec.field) {
                 Some(f) => {
                     let raw = &buf[f.start..f.end];
                     let escaped = f.quoted && raw.contains(&b'"');
                     let text = if escaped { field_bytes(buf, f, &mut scratch) } else { raw };
-                    if builders[k].push(spec, raw, text, escaped, &mut memos[k]).is_err() {
+                    if builders[k].push(spec, raw, text, escaped, &mut memos[k], recs, &mut notes.cols[k]).is_err() {
                         return Err(ParseErr { rec: recs, col: Some(k), msg: "the text is not valid UTF-8".into() });
                     }
                 }
