@@ -61,21 +61,36 @@ pub const fn fp(
 pub struct Registry {
     pub defs: Vec<Builtin>,
     pub by_name: AHashMap<&'static str, u32>,
+    /// names registered twice through `extend` (the later row won): a test asserts there
+    /// are none, so that no builtin is silently shadowed by another
+    pub duplicates: Vec<&'static str>,
 }
 
 impl Registry {
     pub fn new() -> Registry {
         Registry::default()
     }
-    /// Add a table of builtins; a later row with the same name replaces the earlier one.
+    /// Add a table of builtins. A name that is already registered is recorded in
+    /// `duplicates` (the later row replaces the earlier one); use `replace` to override on
+    /// purpose.
     pub fn extend(&mut self, rows: &[Builtin]) {
         for b in rows {
-            match self.by_name.get(b.name) {
-                Some(&id) => self.defs[id as usize] = *b,
-                None => {
-                    self.by_name.insert(b.name, self.defs.len() as u32);
-                    self.defs.push(*b);
-                }
+            if self.by_name.contains_key(b.name) {
+                self.duplicates.push(b.name);
+            }
+            self.put(*b);
+        }
+    }
+    /// Override registered builtins on purpose (a later crate wrapping an earlier row).
+    pub fn replace(&mut self, rows: &[Builtin]) {
+        rows.iter().for_each(|b| self.put(*b));
+    }
+    fn put(&mut self, b: Builtin) {
+        match self.by_name.get(b.name) {
+            Some(&id) => self.defs[id as usize] = b,
+            None => {
+                self.by_name.insert(b.name, self.defs.len() as u32);
+                self.defs.push(b);
             }
         }
     }
@@ -84,7 +99,7 @@ impl Registry {
         if let Some(&id) = self.by_name.get(target) {
             let mut b = self.defs[id as usize];
             b.name = alias;
-            self.extend(&[b]);
+            self.replace(&[b]);
         }
     }
     /// Mark builtins that touch files, run scripts or read the environment: (name,

@@ -54,16 +54,6 @@ fn size(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(a[0].size() as i32))
 }
 
-fn count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    Ok(Value::int(match &a[0] {
-        Value::Vector(c) | Value::Pair(c) => (0..c.len()).filter(|&i| !c.is_null(i)).count(),
-        Value::Scalar(c) => (!c.is_null(0)) as usize,
-        Value::Void => 0,
-        Value::Matrix(m) => (0..m.data.len()).filter(|&i| !m.data.is_null(i)).count(),
-        other => other.size(),
-    } as i32))
-}
-
 fn rows(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(t) => t.rows(),
@@ -696,7 +686,6 @@ pub const DEFS: &[Builtin] = &[
     f("type", Kind::System, 1, 1, type_),
     f("form", Kind::System, 1, 1, form),
     f("size", Kind::Aggregate, 1, 1, size),
-    f("count", Kind::Aggregate, 1, 1, count),
     f("rows", Kind::Aggregate, 1, 1, rows),
     f("cols", Kind::System, 1, 1, cols),
     f("shape", Kind::System, 1, 1, shape),

@@ -167,11 +167,9 @@ use beluga_runtime::registry::Cap;
 const CAPS: &[(&str, Cap, &[u8])] = &[
     ("exists", Cap::READ, &[0]),
     ("file", Cap::READ.with(Cap::WRITE), &[0]),
-    ("files", Cap::READ, &[0]),
     ("mkdir", Cap::WRITE, &[0]),
     ("rm", Cap::DELETE, &[0]),
     ("rmdir", Cap::DELETE, &[0]),
-    ("saveText", Cap::WRITE, &[1]),
     ("saveTextFile", Cap::WRITE, &[1]),
     ("run", Cap::RUN.with(Cap::READ), &[]),
     ("getEnv", Cap::ENV, &[]),

@@ -1,12 +1,13 @@
-//! Builtins: file I/O (file, close, readLine, readLines, writeLine, writeLines, files, exists,
-//! mkdir, rmdir, rm, saveTextFile, saveText).
+//! Builtins: file I/O (file, close, readLine, readLines, writeLine, writeLines, exists,
+//! mkdir, rmdir, rm, saveTextFile); `files` and `saveText` live with the CSV code in
+//! storage's text.rs.
 
 use crate::util::{col, describe, opt};
-use beluga_runtime::column::{ColData, Column, StrCol};
+use beluga_runtime::column::Column;
 use beluga_runtime::eval::Interpreter;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{DataType, Error, ErrorKind, Result, Table, Value};
+use beluga_runtime::{DataType, Error, ErrorKind, Result, Value};
 use std::any::Any;
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -160,42 +161,6 @@ fn write_lines(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ directories
 
-fn files(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let dir = str_arg("files", &args[0], "directory")?;
-    let pattern = opt(&args, 1).and_then(|v| v.as_str()).map(|s| s.to_string());
-    let rd = std::fs::read_dir(&dir).map_err(|e| io_err("list", &dir, e))?;
-    let mut rows: Vec<(String, bool, i64, i64, i64)> = Vec::new();
-    for entry in rd.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if let Some(p) = &pattern {
-            if !beluga_runtime::eval::ops::like_match(&name, p, false) {
-                continue;
-            }
-        }
-        let md = entry.metadata().ok();
-        let is_dir = md.as_ref().map(|m| m.is_dir()).unwrap_or(false);
-        let size = md.as_ref().map(|m| m.len() as i64).unwrap_or(0);
-        let ms = |t: Option<std::time::SystemTime>| {
-            t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64).unwrap_or(i64::MIN)
-        };
-        let accessed = ms(md.as_ref().and_then(|m| m.accessed().ok()));
-        let modified = ms(md.as_ref().and_then(|m| m.modified().ok()));
-        rows.push((name, is_dir, size, accessed, modified));
-    }
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    let t = Table::new(
-        vec!["filename".into(), "isDir".into(), "fileSize".into(), "lastAccessed".into(), "lastModified".into()],
-        vec![
-            Column::new(DataType::String, ColData::Str(StrCol::from_iter(rows.iter().map(|r| r.0.as_str())))),
-            Column::from_vec(DataType::Bool, rows.iter().map(|r| r.1 as i8).collect::<Vec<i8>>()),
-            Column::from_vec(DataType::Long, rows.iter().map(|r| r.2).collect::<Vec<i64>>()),
-            Column::from_vec(DataType::Timestamp, rows.iter().map(|r| r.3).collect::<Vec<i64>>()),
-            Column::from_vec(DataType::Timestamp, rows.iter().map(|r| r.4).collect::<Vec<i64>>()),
-        ],
-    )?;
-    Ok(Value::table(t))
-}
-
 fn exists(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let c = col("exists", &args[0])?;
     let out: Vec<i8> = (0..c.len()).map(|k| std::path::Path::new(c.str_at(k).unwrap_or("")).exists() as i8).collect();
@@ -237,55 +202,15 @@ fn save_text_file(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-/// One CSV field: the console form, quoted when it holds the delimiter, a quote or a newline.
-fn csv_field(c: &Column, k: usize, delim: char) -> String {
-    let s = beluga_runtime::fmt::format_elem(c, k);
-    if c.ty.is_literal() && (s.contains(delim) || s.contains('"') || s.contains('\n')) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
-
-fn save_text(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let path = str_arg("saveText", &args[1], "filename")?;
-    let delim = opt(&args, 2).and_then(|v| v.as_str()).and_then(|s| s.chars().next()).unwrap_or(',');
-    let append = opt(&args, 3).and_then(|v| v.as_bool()).unwrap_or(false);
-    let header = opt(&args, 4).and_then(|v| v.as_bool()).unwrap_or(true);
-    let (names, cols): (Vec<String>, Vec<Column>) = match &args[0] {
-        Value::Table(t) => (t.names.clone(), t.cols.clone()),
-        Value::Matrix(m) => ((0..m.cols).map(|c| format!("col{c}")).collect(), (0..m.cols).map(|c| m.column(c)).collect()),
-        Value::Vector(c) => (vec!["col0".into()], vec![c.clone()]),
-        other => return Err(Error::unsupported("saveText", describe(other))),
-    };
-    let existing = std::fs::metadata(&path).map(|m| m.len() > 0).unwrap_or(false);
-    let f = if append { OpenOptions::new().create(true).append(true).open(&path) } else { File::create(&path) }
-        .map_err(|e| io_err("open", &path, e))?;
-    let mut w = BufWriter::new(f);
-    let d = delim.to_string();
-    if header && matches!(args[0], Value::Table(_)) && !(append && existing) {
-        writeln!(w, "{}", names.join(&d)).map_err(|e| io_err("write", &path, e))?;
-    }
-    let n = cols.first().map(|c| c.len()).unwrap_or(0);
-    for r in 0..n {
-        let line: Vec<String> = cols.iter().map(|c| csv_field(c, r, delim)).collect();
-        writeln!(w, "{}", line.join(&d)).map_err(|e| io_err("write", &path, e))?;
-    }
-    w.flush().map_err(|e| io_err("write", &path, e))?;
-    Ok(Value::Void)
-}
-
 pub const DEFS: &[Builtin] = &[
     fp("close", Kind::System, 1, 1, close, &["fileHandle"]),
     fp("exists", Kind::System, 1, 1, exists, &["path"]),
     fp("file", Kind::System, 1, 2, file, &["filename", "mode"]),
-    fp("files", Kind::System, 1, 2, files, &["directory", "pattern"]),
     fp("mkdir", Kind::System, 1, 1, mkdir, &["directory"]),
     fp("readLine", Kind::System, 1, 1, read_line, &["handle"]),
     fp("readLines", Kind::System, 1, 2, read_lines, &["handle", "length"]),
     fp("rm", Kind::System, 1, 1, rm, &["filename"]),
     fp("rmdir", Kind::System, 1, 2, rmdir, &["directory", "recursive"]),
-    fp("saveText", Kind::System, 2, 6, save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
     fp("saveTextFile", Kind::System, 2, 4, save_text_file, &["content", "filename", "append", "lastModified"]),
     fp("writeLine", Kind::System, 2, 2, write_line, &["handle", "object"]),
     fp("writeLines", Kind::System, 2, 3, write_lines, &["handle", "object", "offset"]),

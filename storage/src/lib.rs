@@ -40,7 +40,7 @@ pub fn register(r: &mut Registry) {
                 let mut old = *r.get(id);
                 builtins::remember(b.name, old.call);
                 old.call = b.call;
-                r.extend(&[old]);
+                r.replace(&[old]);
             }
             None => r.extend(std::slice::from_ref(b)),
         }

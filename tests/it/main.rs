@@ -7,6 +7,7 @@ mod fuzz;
 mod paths;
 mod policy;
 mod realworld;
+mod registry;
 mod repl_tty;
 mod sql_duckdb;
 mod storage;
