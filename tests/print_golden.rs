@@ -97,7 +97,11 @@ fn run_file(path: &Path, verbose: bool) -> FileResult {
 
 #[test]
 fn print_golden() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/print");
+    // `BELUGA_SHARED` names the shared folder when it is not beside the checkout (worktrees)
+    let dir = match std::env::var_os("BELUGA_SHARED") {
+        Some(p) => PathBuf::from(p).join("print"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/print"),
+    };
     if !dir.is_dir() {
         println!("print_golden: skipped, {} not found", dir.display());
         return;

@@ -737,6 +737,8 @@ fn scan_number(s: &str) -> Result<(Literal, usize), LexError> {
         "l" => Literal::Long(Some(v)),
         "f" => Literal::Float(Some(v as f32)),
         "F" => Literal::Double(Some(v as f64)),
+        // `3P`: DECIMAL64 with scale 0
+        "P" => Literal::Decimal(v, 0),
         "y" | "M" | "w" | "d" | "B" | "H" | "m" | "s" | "ms" | "us" | "ns" => {
             Literal::Duration(v, sfx.to_string())
         }

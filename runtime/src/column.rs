@@ -275,6 +275,7 @@ impl Column {
                 }
                 ColData::Str(s)
             }
+            Physical::I128 if ty.decimal_scale().is_some() => ColData::I128(vec![crate::kernels::decimal::NULL; n]),
             Physical::I128 => ColData::I128(vec![0; n]),
             Physical::None => ColData::I8(vec![i8::NULL; n]),
         };
@@ -289,6 +290,7 @@ impl Column {
             ColData::I64(v) => v[i].is_null(),
             ColData::F32(v) => v[i].is_null(),
             ColData::F64(v) => v[i].is_null(),
+            ColData::I128(v) if self.ty.decimal_scale().is_some() => v[i] == crate::kernels::decimal::NULL,
             ColData::I128(v) => v[i].is_null(),
             ColData::Sym(s) => s.codes[i] == 0 || s.get(i).is_empty(),
             ColData::Str(s) => s.get(i).is_empty(),
@@ -311,12 +313,21 @@ impl Column {
 
     /// Element i as f64 (None when null or not numeric).
     pub fn f64_at(&self, i: usize) -> Option<f64> {
+        if let Some(s) = self.ty.decimal_scale() {
+            return crate::kernels::decimal::unscaled_at(self, i)
+                .map(|x| x as f64 / crate::kernels::decimal::pow10(s as u32) as f64);
+        }
         let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_f64()) });
         r.flatten()
     }
 
     /// Element i as i64 (None when null or not numeric).
     pub fn i64_at(&self, i: usize) -> Option<i64> {
+        if let Some(s) = self.ty.decimal_scale() {
+            // DECIMAL: the integer part (toward zero)
+            return crate::kernels::decimal::unscaled_at(self, i)
+                .map(|x| (x / crate::kernels::decimal::pow10(s as u32)) as i64);
+        }
         let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_i64()) });
         r.flatten()
     }
@@ -335,6 +346,11 @@ impl Column {
             ColData::I64(v) => ColData::I64(pick(v, idx)),
             ColData::F32(v) => ColData::F32(pick(v, idx)),
             ColData::F64(v) => ColData::F64(pick(v, idx)),
+            ColData::I128(v) if self.ty.decimal_scale().is_some() => ColData::I128(
+                idx.iter()
+                    .map(|&i| if i >= 0 && (i as usize) < v.len() { v[i as usize] } else { crate::kernels::decimal::NULL })
+                    .collect(),
+            ),
             ColData::I128(v) => ColData::I128(pick(v, idx)),
             ColData::Sym(s) => ColData::Sym(SymCol {
                 codes: idx
@@ -454,6 +470,9 @@ impl Column {
 
     /// Index of row i's value in f64 (NaN for null); used by generic slow paths.
     pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
+        if self.ty.decimal_scale().is_some() {
+            return Some(crate::kernels::decimal::to_f64(self));
+        }
         with_numeric!(&*self.data, v => v.iter().map(|x| if x.is_null() { f64::NAN } else { x.to_f64() }).collect())
     }
 }

@@ -40,9 +40,11 @@ pub enum DataType {
     Complex = 34,
     Point = 35,
     Duration = 36,
-    Decimal32 = 37,
-    Decimal64 = 38,
-    Decimal128 = 39,
+    /// DECIMAL types carry their scale (digits after the point); storage is the
+    /// unscaled integer (i32 / i64 / i128).
+    Decimal32(u8) = 37,
+    Decimal64(u8) = 38,
+    Decimal128(u8) = 39,
 }
 
 /// Physical storage class of a type.
@@ -122,14 +124,50 @@ pub const ALL_TYPES: &[DataType] = &[
     DataType::Complex,
     DataType::Point,
     DataType::Duration,
-    DataType::Decimal32,
-    DataType::Decimal64,
-    DataType::Decimal128,
+    DataType::Decimal32(0),
+    DataType::Decimal64(0),
+    DataType::Decimal128(0),
 ];
 
 impl DataType {
     pub fn id(self) -> i32 {
-        self as u8 as i32
+        // SAFETY: a `#[repr(u8)]` enum starts with its u8 discriminant (RFC 2195)
+        unsafe { *(&self as *const DataType as *const u8) as i32 }
+    }
+
+    /// Scale of a DECIMAL type.
+    pub fn decimal_scale(self) -> Option<u8> {
+        match self {
+            DataType::Decimal32(s) | DataType::Decimal64(s) | DataType::Decimal128(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Largest scale a DECIMAL type of this width holds (9, 18, 38).
+    pub fn decimal_max_scale(self) -> u8 {
+        match self {
+            DataType::Decimal32(_) => 9,
+            DataType::Decimal64(_) => 18,
+            _ => 38,
+        }
+    }
+
+    /// The same DECIMAL width with another scale.
+    pub fn with_scale(self, s: u8) -> DataType {
+        match self {
+            DataType::Decimal32(_) => DataType::Decimal32(s),
+            DataType::Decimal64(_) => DataType::Decimal64(s),
+            DataType::Decimal128(_) => DataType::Decimal128(s),
+            t => t,
+        }
+    }
+
+    /// Name with the scale for DECIMAL types (`DECIMAL32(2)`), as schemas show it.
+    pub fn full_name(self) -> String {
+        match self.decimal_scale() {
+            Some(s) => format!("{}({s})", self.name()),
+            None => self.name().to_string(),
+        }
     }
 
     pub fn from_id(id: i32) -> Option<DataType> {
@@ -173,15 +211,21 @@ impl DataType {
             Complex => "COMPLEX",
             Point => "POINT",
             Duration => "DURATION",
-            Decimal32 => "DECIMAL32",
-            Decimal64 => "DECIMAL64",
-            Decimal128 => "DECIMAL128",
+            Decimal32(_) => "DECIMAL32",
+            Decimal64(_) => "DECIMAL64",
+            Decimal128(_) => "DECIMAL128",
         }
     }
 
     /// Parse a type name, case-insensitively (`INT`, `"int"`, `` `DOUBLE ``).
+    /// `DECIMAL32(2)` carries its scale; a bare DECIMAL name has scale 0.
     pub fn from_name(name: &str) -> Option<DataType> {
         let up = name.trim().to_ascii_uppercase();
+        if let Some((base, rest)) = up.split_once('(') {
+            let scale: u8 = rest.strip_suffix(')')?.trim().parse().ok()?;
+            let t = ALL_TYPES.iter().copied().find(|t| t.name() == base.trim())?;
+            return (t.decimal_scale().is_some() && scale <= t.decimal_max_scale()).then(|| t.with_scale(scale));
+        }
         ALL_TYPES.iter().copied().find(|t| t.name() == up)
     }
 
@@ -190,15 +234,15 @@ impl DataType {
         match self {
             Bool | Char => Physical::I8,
             Short => Physical::I16,
-            Int | Date | Month | Time | Minute | Second | DateTime | DateHour | Decimal32 => {
+            Int | Date | Month | Time | Minute | Second | DateTime | DateHour | Decimal32(_) => {
                 Physical::I32
             }
-            Long | Timestamp | NanoTime | NanoTimestamp | Decimal64 => Physical::I64,
+            Long | Timestamp | NanoTime | NanoTimestamp | Decimal64(_) => Physical::I64,
             Float => Physical::F32,
             Double => Physical::F64,
             Symbol => Physical::Sym,
             String | Blob => Physical::Str,
-            Uuid | IpAddr | Int128 | Decimal128 => Physical::I128,
+            Uuid | IpAddr | Int128 | Decimal128(_) => Physical::I128,
             _ => Physical::None,
         }
     }
@@ -215,7 +259,7 @@ impl DataType {
             Symbol | String | Blob => Category::Literal,
             Uuid | IpAddr | Int128 => Category::Binary,
             Any => Category::Mixed,
-            Decimal32 | Decimal64 | Decimal128 => Category::Decimal,
+            Decimal32(_) | Decimal64(_) | Decimal128(_) => Category::Decimal,
             _ => Category::System,
         }
     }

@@ -108,6 +108,9 @@ pub fn sum_col(c: &Column) -> Result<Value> {
     if c.ty == DataType::Void {
         return Ok(Value::Void);
     }
+    if c.ty.decimal_scale().is_some() {
+        return Ok(Value::Scalar(beluga_runtime::kernels::decimal::sum(c)?));
+    }
     if !c.ty.is_numeric() {
         return Err(Error::unsupported("sum", c.ty));
     }
@@ -131,6 +134,9 @@ pub fn sum_pow_col(name: &str, c: &Column, k: i32) -> Result<Value> {
 
 /// `avg`/`mean` of one column: DOUBLE.
 pub fn avg_col(c: &Column) -> Result<Value> {
+    if c.ty.decimal_scale().is_some() {
+        return Ok(Value::double(beluga_runtime::kernels::decimal::avg(c)));
+    }
     if !is_num(c.ty) {
         return Err(Error::unsupported("avg", c.ty));
     }
@@ -194,6 +200,9 @@ pub fn extreme_col(c: &Column, want_max: bool) -> Result<Value> {
     let name = if want_max { "max" } else { "min" };
     if c.ty == DataType::Void {
         return Ok(Value::Void);
+    }
+    if c.ty.decimal_scale().is_some() {
+        return Ok(Value::Scalar(beluga_runtime::kernels::decimal::extreme(c, want_max)?));
     }
     match &*c.data {
         ColData::Sym(_) | ColData::Str(_) => Ok(match extreme_index(c, want_max) {
@@ -275,6 +284,15 @@ pub fn first_not_col(c: &Column, k: Option<&Value>, from_end: bool) -> Value {
 
 /// Aggregate over any form: dictionaries and sets aggregate their values.
 pub fn agg_any(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Value>) -> Result<Value> {
+    // DECIMAL: sum/avg/min/max/first/last keep exactness (their column kernels); the other
+    // statistics work on the DOUBLE values
+    if let Value::Vector(c) | Value::Scalar(c) = v {
+        if c.ty.decimal_scale().is_some() && !matches!(name, "sum" | "avg" | "mean" | "max" | "min" | "first" | "last" | "firstNot" | "lastNot" | "count" | "size") {
+            let d = beluga_runtime::column::f64_column(beluga_runtime::kernels::decimal::to_f64(c));
+            let d = if matches!(v, Value::Scalar(_)) { Value::Scalar(d) } else { Value::Vector(d) };
+            return agg_any(name, &d, f);
+        }
+    }
     match v {
         Value::Dict(d) => match &d.vals {
             DictVals::Col(c) => f(c),

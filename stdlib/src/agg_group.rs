@@ -244,6 +244,33 @@ pub fn grouped(name: &str, col: &Column, gid: &[u32], ngroups: usize) -> Option<
 
 fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
     check(col.len(), gid, n)?;
+    if col.ty.decimal_scale().is_some() {
+        use beluga_runtime::kernels::decimal as dec;
+        match name {
+            // exact and typed: one widened sum per group; min/max on the unscaled values
+            "sum" | "avg" | "mean" | "min" | "max" => {
+                let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
+                for (i, &g) in gid.iter().enumerate() {
+                    rows[g as usize].push(i);
+                }
+                let mut parts = Vec::with_capacity(n);
+                for r in &rows {
+                    let part = col.take_usize(r);
+                    parts.push(match name {
+                        "sum" => dec::sum(&part)?,
+                        "min" | "max" => dec::extreme(&part, name == "max")?,
+                        _ => Column::from_vec(DataType::Double, vec![f64::from_f64(dec::avg(&part))]),
+                    });
+                }
+                let ty = parts.first().map(|c| c.ty).unwrap_or(col.ty);
+                let refs: Vec<&Column> = parts.iter().collect();
+                return Ok(Column::concat(ty, &refs));
+            }
+            "first" | "last" | "firstNot" | "lastNot" | "count" => {}
+            // the rest are statistics in DOUBLE
+            _ => return grouped_impl(name, &beluga_runtime::column::f64_column(dec::to_f64(col)), gid, n),
+        }
+    }
     let numeric = is_num(col.ty);
     let need_numeric = |ok: bool| if ok { Ok(()) } else { Err(Error::unsupported(name, col.ty)) };
     match name {

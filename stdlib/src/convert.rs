@@ -7,14 +7,13 @@
 //! what the cast kernel does not cover (text → 128-bit types, DURATION, radix parsing).
 //! Called with no argument, a conversion function returns the typed null.
 //!
-//! DECIMAL32/64/128 are approximated: the runtime has no decimal storage, so the result is
-//! a DOUBLE holding the value rounded (numbers) or truncated (text) to the scale.
+//! DECIMAL32/64/128 are exact scaled integers (`kernels::decimal`); the constructors here
+//! only check the scale argument and call the cast.
 
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::{cast_column, cast_value, temporal_format_column, temporal_parse_column};
-use beluga_runtime::kernels::parse::parse_f64_prefix;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
@@ -381,45 +380,49 @@ fn scale_arg(name: &str, a: &[Value], max: i64) -> Result<i32> {
     }
 }
 
-/// Value rounded (numbers) or truncated (text) to `scale` decimals, as DOUBLE.
-fn decimal_like(name: &str, a: &[Value], max: i64) -> Result<Value> {
-    let scale = scale_arg(name, a, max)?;
-    let p = 10f64.powi(scale);
-    ops::unary_col(&a[0], &|c: &Column| {
-        let v: Vec<f64> = match &*c.data {
-            ColData::Str(_) | ColData::Sym(_) => strings_to(c, &mut |s| match parse_f64_prefix(s) {
-                Some(x) if x.is_finite() => (x * p).trunc() / p,
-                _ => f64::NULL,
-            }),
-            _ if c.ty.is_numeric() || c.ty == DataType::Void => as_native::<f64>(c)
-                .iter()
-                .map(|&x| if x.is_null() { x } else { (x * p).round() / p })
-                .collect(),
-            _ => return Err(Error::unsupported(name, c.ty)),
-        };
-        Ok(Column::from_vec(DataType::Double, v))
-    })
+/// `decimal32/64/128(X, scale)`: X (number, text or DECIMAL) as the DECIMAL type of that
+/// width with `scale` digits; text truncates extra digits, numbers round (kernels::decimal).
+fn decimal_like(name: &str, a: &[Value], ty: DataType) -> Result<Value> {
+    let scale = scale_arg(name, a, ty.decimal_max_scale() as i64)?;
+    let to = ty.with_scale(scale as u8);
+    ops::unary_col(&a[0], &|c: &Column| beluga_runtime::kernels::decimal::cast_to(c, to))
 }
 
 fn decimal32(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    decimal_like("decimal32", &a, 9)
+    decimal_like("decimal32", &a, DataType::Decimal32(0))
 }
 fn decimal64(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    decimal_like("decimal64", &a, 18)
+    decimal_like("decimal64", &a, DataType::Decimal64(0))
 }
 fn decimal128(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    decimal_like("decimal128", &a, 38)
+    decimal_like("decimal128", &a, DataType::Decimal128(0))
 }
 
-/// `decimalMultiply(X, Y, targetScale)`: X*Y rounded to the target scale (DOUBLE-backed).
+/// `decimalMultiply(X, Y, targetScale)`: X*Y exactly, then brought to `targetScale`
+/// (rounded) when the manual's conditions allow it (funcs/d/decimalMultiply.md): both
+/// DECIMAL with min(S1,S2) <= scale <= S1+S2, or one DECIMAL whose scale equals it;
+/// otherwise the plain product.
 fn decimal_multiply(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let scale = match a[2].as_i64() {
-        Some(s) if (0..=38).contains(&s) => s as i32,
+        Some(s) if (0..=38).contains(&s) => s as u8,
         _ => return Err(Error::arg("The targetScale argument of [decimalMultiply] must be an integer in [0, 38]")),
     };
-    let p = 10f64.powi(scale);
+    let sx = a[0].data_type().decimal_scale();
+    let sy = a[1].data_type().decimal_scale();
+    if sx.is_none() && sy.is_none() {
+        return Err(Error::arg("At least one argument of [decimalMultiply] must be DECIMAL"));
+    }
     let prod = ops::arith_values(beluga_runtime::kernels::arith::ArithOp::Mul, &a[0], &a[1])?;
-    map_f64("decimalMultiply", &prod, &|x| (x * p).round() / p)
+    let applies = match (sx, sy) {
+        (Some(p), Some(q)) => scale >= p.min(q) && scale <= p + q,
+        (Some(p), None) | (None, Some(p)) => scale == p,
+        _ => false,
+    };
+    if !applies || prod.data_type().decimal_scale().is_none() {
+        return Ok(prod);
+    }
+    let to = prod.data_type().with_scale(scale);
+    ops::unary_col(&prod, &|c: &Column| beluga_runtime::kernels::decimal::cast_to(c, to))
 }
 
 // ---------------------------------------------------------------- angles

@@ -145,6 +145,14 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 macro_rules! cum_builtins {
     ($($name:literal => $f:ident = $p:path, $min:literal, $max:literal, [$($par:literal),*];)*) => {
         $(fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+            // DECIMAL running sums stay exact and typed (one size wider)
+            if $name == "cumsum" {
+                if let Some(Value::Vector(c)) = a.first() {
+                    if c.ty.decimal_scale().is_some() {
+                        return Ok(Value::Vector(beluga_runtime::kernels::decimal::cumsum(c)?));
+                    }
+                }
+            }
             call_prep($p, &a)
         })*
         /// The cum-function builtins.

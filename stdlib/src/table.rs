@@ -80,7 +80,7 @@ fn row_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("schema", &args[0])?;
     let n = t.ncols();
-    let types: Vec<String> = t.cols.iter().map(|c| c.ty.name().to_string()).collect();
+    let types: Vec<String> = t.cols.iter().map(|c| c.ty.full_name()).collect();
     let col_defs = Table::new(
         vec!["name".into(), "typeString".into(), "typeInt".into(), "extra".into(), "comment".into()],
         vec![

@@ -38,6 +38,14 @@ impl Writer {
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
+    /// A data type: its id, then the scale for DECIMAL types (ids 37-39 were never
+    /// written before DECIMAL had storage, so older files read unchanged).
+    pub fn dtype(&mut self, t: DataType) {
+        self.u8(t.id() as u8);
+        if let Some(s) = t.decimal_scale() {
+            self.u8(s);
+        }
+    }
     pub fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
@@ -56,7 +64,7 @@ impl Writer {
     }
     /// A small column (scheme values, metadata): type, length, values.
     pub fn column(&mut self, c: &Column) {
-        self.u8(c.ty.id() as u8);
+        self.dtype(c.ty);
         self.u64(c.len() as u64);
         match &*c.data {
             ColData::I8(v) => v.iter().for_each(|x| self.u8(*x as u8)),
@@ -116,6 +124,18 @@ impl<'a> Reader<'a> {
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
     }
+    /// A data type written by `Writer::dtype`.
+    pub fn dtype(&mut self) -> Result<DataType> {
+        let t = DataType::from_id(self.u8()? as i32).ok_or_else(|| corrupt(self.what, "bad type"))?;
+        if t.decimal_scale().is_some() {
+            let s = self.u8()?;
+            if s > t.decimal_max_scale() {
+                return Err(corrupt(self.what, "bad DECIMAL scale"));
+            }
+            return Ok(t.with_scale(s));
+        }
+        Ok(t)
+    }
     pub fn u32(&mut self) -> Result<u32> {
         let s = self.take(4)?;
         Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
@@ -146,7 +166,7 @@ impl<'a> Reader<'a> {
         Ok(self.str()?.to_string())
     }
     pub fn column(&mut self) -> Result<Column> {
-        let ty = DataType::from_id(self.u8()? as i32).ok_or_else(|| corrupt(self.what, "bad type"))?;
+        let ty = self.dtype()?;
         let n = self.len()?;
         macro_rules! fixed {
             ($t:ty, $w:expr, $var:ident) => {{

@@ -444,7 +444,7 @@ pub fn db_schema(d: &DbHandle) -> Result<Value> {
 pub fn table_schema(h: &TableHandle) -> Result<Value> {
     let meta = h.meta()?;
     let n = meta.names.len();
-    let types: Vec<String> = meta.types.iter().map(|t| t.name().to_string()).collect();
+    let types: Vec<String> = meta.types.iter().map(|t| t.full_name()).collect();
     let col_defs = Table::new(
         vec!["name".into(), "typeString".into(), "typeInt".into(), "extra".into(), "comment".into()],
         vec![

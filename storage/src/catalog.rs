@@ -307,7 +307,7 @@ fn encode_meta(m: &TableMeta) -> Vec<u8> {
     w.u32(m.names.len() as u32);
     for (n, t) in m.names.iter().zip(&m.types) {
         w.str(n);
-        w.u8(t.id() as u8);
+        w.dtype(*t);
     }
     w.u32(m.part_cols.len() as u32);
     m.part_cols.iter().for_each(|c| w.str(c));
@@ -340,7 +340,7 @@ fn decode_meta(bytes: &[u8], name: &str) -> Result<TableMeta> {
     let (mut names, mut types) = (Vec::new(), Vec::new());
     for _ in 0..nc {
         names.push(r.string()?);
-        types.push(DataType::from_id(r.u8()? as i32).ok_or_else(|| corrupt(name, "bad type"))?);
+        types.push(r.dtype()?);
     }
     let np = r.u32()? as usize;
     let mut part_cols = Vec::new();

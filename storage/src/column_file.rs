@@ -382,6 +382,8 @@ pub fn encode(col: &Column) -> Vec<u8> {
     while s < n {
         let e = (s + BLOCK_ROWS).min(n);
         let (codec, bytes, stats) = encode_block(col, s, e);
+        // DECIMAL blocks carry no min/max: unscaled integers would mislead pruning
+        let stats = if col.ty.decimal_scale().is_some() { None } else { stats };
         let (has_stats, min, max) = match stats {
             Some((a, b)) => (true, a, b),
             None => (false, 0, 0),
@@ -401,7 +403,7 @@ pub fn encode(col: &Column) -> Vec<u8> {
     }
     let mut w = Writer::new();
     w.buf.extend_from_slice(MAGIC);
-    w.u8(col.ty.id() as u8);
+    w.dtype(col.ty);
     w.u64(n as u64);
     w.u32(blocks.len() as u32);
     for b in &blocks {
@@ -427,7 +429,7 @@ impl ColumnFile {
         }
         let mut r = Reader::new(&bytes, name);
         r.take(8)?;
-        let ty = DataType::from_id(r.u8()? as i32).ok_or_else(|| corrupt(name, "bad type"))?;
+        let ty = r.dtype()?;
         let rows = r.u64()?;
         let nb = r.u32()? as usize;
         if nb > bytes.len() / 40 + 1 {

@@ -92,7 +92,7 @@ fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
         let tname = types.str_at(r).map(|x| x.to_string()).or_else(|| types.i64_at(r).and_then(|id| DataType::from_id(id as i32)).map(|t| t.name().to_string()));
         let tname = tname.unwrap_or_default();
         let ty = DataType::from_name(&tname).ok_or_else(|| Error::arg(format!("Invalid data type '{tname}' in the schema")))?;
-        if !matches!(
+        if ty.decimal_scale().is_none() && !matches!(
             ty.physical(),
             beluga_runtime::types::Physical::I8
                 | beluga_runtime::types::Physical::I16
@@ -102,8 +102,7 @@ fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
                 | beluga_runtime::types::Physical::F64
                 | beluga_runtime::types::Physical::Sym
                 | beluga_runtime::types::Physical::Str
-        ) || ty.category() == beluga_runtime::types::Category::Decimal
-        {
+        ) {
             return Err(Error::arg(format!("The data type {ty} is not supported by text import")));
         }
         let field = match cols {
@@ -541,10 +540,10 @@ fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
         ColData::F32(v) => {
             let _ = write!(out, "{}", v[r]);
         }
-        ColData::I32(v) if !c.ty.is_temporal() => {
+        ColData::I32(v) if !c.ty.is_temporal() && c.ty.decimal_scale().is_none() => {
             let _ = write!(out, "{}", v[r]);
         }
-        ColData::I64(v) if !c.ty.is_temporal() => {
+        ColData::I64(v) if !c.ty.is_temporal() && c.ty.decimal_scale().is_none() => {
             let _ = write!(out, "{}", v[r]);
         }
         ColData::Str(s) => quote_into(out, s.get(r), delim),

@@ -40,6 +40,22 @@ impl Interpreter {
                 }
                 return super::assemble(out, &[]);
             }
+            Value::Type(t) if t.decimal_scale().is_some() => {
+                // `DECIMAL32(2)`: the DECIMAL type with scale 2
+                let (pos, _) = self.eval_args(args)?;
+                let s = match pos.as_slice() {
+                    [Some(v)] => v.as_i64(),
+                    _ => None,
+                };
+                return match s {
+                    Some(s) if (0..=t.decimal_max_scale() as i64).contains(&s) => Ok(Value::Type(t.with_scale(s as u8))),
+                    _ => Err(Error::arg(format!(
+                        "{}(scale) needs one integer scale in [0, {}]",
+                        t.name(),
+                        t.decimal_max_scale()
+                    ))),
+                };
+            }
             other => {
                 // indexing a non-function with call syntax is an error
                 return Err(Error::type_err(format!("{} is not a function", super::ops::describe(other))));

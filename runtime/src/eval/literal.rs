@@ -41,10 +41,7 @@ pub fn literal_value(l: &Literal) -> Value {
             }
         }
         Literal::Duration(n, u) => Value::Duration(*n, u.as_str().into()),
-        Literal::Decimal(v, s) => {
-            // DECIMAL is second tier: carried as DOUBLE for now
-            Value::double(*v as f64 / 10f64.powi(*s as i32))
-        }
+        Literal::Decimal(v, s) => Value::scalar(DataType::Decimal64(*s), vec![*v]),
         Literal::Null => Value::Void,
     }
 }
@@ -78,6 +75,18 @@ pub fn unify_scalars(items: &[Value]) -> Result<Option<Value>> {
 
 /// Concatenate scalar columns into one column of type `ty`, converting numerics.
 pub fn build_column(ty: DataType, items: &[Value]) -> Column {
+    if ty.decimal_scale().is_some() {
+        // DECIMAL items share type and scale (common_type): copy the unscaled values
+        let cols: Vec<Column> = items
+            .iter()
+            .map(|v| match v {
+                Value::Scalar(c) if c.ty == ty => c.clone(),
+                _ => Column::nulls(ty, 1),
+            })
+            .collect();
+        let refs: Vec<&Column> = cols.iter().collect();
+        return Column::concat(ty, &refs);
+    }
     fn num<T: Native>(items: &[Value], float: bool) -> Vec<T> {
         items
             .iter()

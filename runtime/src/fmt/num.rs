@@ -160,6 +160,9 @@ pub fn format_elem(col: &Column, i: usize) -> String {
     if col.ty.is_temporal() {
         return format_temporal(col.ty, col.i64_at(i).unwrap_or(0));
     }
+    if let Some(s) = col.ty.decimal_scale() {
+        return format_decimal(crate::kernels::decimal::unscaled_at(col, i).unwrap_or(0), s as u32);
+    }
     match &*col.data {
         ColData::Str(s) => s.get(i).to_string(),
         ColData::Sym(s) => s.get(i).to_string(),

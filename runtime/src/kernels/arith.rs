@@ -167,6 +167,11 @@ pub fn binary_map<A: Native, B: Native, O: Native>(
 
 /// Values of a numeric/temporal column converted to native type D (nulls kept).
 pub fn as_native<D: Native>(col: &Column) -> Cow<'_, [D]> {
+    if col.ty.decimal_scale().is_some() {
+        // DECIMAL: the value, not the unscaled integer
+        let v = crate::kernels::decimal::to_f64(col);
+        return Cow::Owned(v.into_iter().map(|x| if x.is_nan() { D::NULL } else { D::from_f64_keep_inf(x) }).collect());
+    }
     fn conv<S: Native, D: Native>(v: &[S], float_src: bool) -> Vec<D> {
         if float_src {
             v.iter().map(|&x| if x.is_null() { D::NULL } else { D::from_f64_keep_inf(x.to_f64()) }).collect()
@@ -285,6 +290,12 @@ pub fn arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
     if ta.is_literal() || tb.is_literal() {
         return Err(type_error(op, ta, tb));
     }
+    if ta.decimal_scale().is_some() || tb.decimal_scale().is_some() {
+        if let Some(c) = crate::kernels::decimal::arith(op, a, sa, b, sb)? {
+            return Ok(c);
+        }
+        return Err(type_error(op, ta, tb));
+    }
     if op == ArithOp::Ratio {
         let ty = if ta == DataType::Float && tb == DataType::Float { DataType::Float } else { DataType::Double };
         return Ok(compute(op, ty, a, sa, b, sb));
@@ -375,6 +386,9 @@ pub fn neg(a: &Column) -> Result<Column> {
         v.iter().map(|&x| if x.is_null() { x } else { -x }).collect()
     }
     let ty = a.ty;
+    if ty.decimal_scale().is_some() {
+        return crate::kernels::decimal::neg(a);
+    }
     Ok(match &*a.data {
         ColData::I8(_) | ColData::I16(_) => Column::from_vec(DataType::Int, n::<i32>(&as_native(a))),
         ColData::I32(v) => Column::from_vec(if ty.is_temporal() { DataType::Int } else { ty }, n(v)),

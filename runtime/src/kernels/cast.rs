@@ -43,7 +43,18 @@ pub fn cast_column(col: &Column, to: DataType) -> Result<Column> {
         }
         return Ok(Column::nulls(to, col.len()));
     }
+    if to.decimal_scale().is_some() {
+        return crate::kernels::decimal::cast_to(col, to);
+    }
+    if from.decimal_scale().is_some() {
+        if let Some(c) = crate::kernels::decimal::cast_from(col, to)? {
+            return Ok(c);
+        }
+    }
     match to {
+        DataType::String if from.decimal_scale().is_some() => {
+            return Ok(Column::new(to, ColData::Str(crate::kernels::decimal::to_strings(col))))
+        }
         DataType::String => return Ok(Column::new(to, ColData::Str(to_strings(col)?))),
         DataType::Symbol => return to_symbols(col),
         DataType::Blob if from == DataType::String => return Ok(Column { ty: to, data: col.data.clone() }),

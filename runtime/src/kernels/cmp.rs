@@ -62,6 +62,12 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
         )));
     }
     let (ta, tb) = (a.ty, b.ty);
+    if ta.decimal_scale().is_some() || tb.decimal_scale().is_some() {
+        if let Some(c) = crate::kernels::decimal::compare(op, a, sa, b, sb)? {
+            return Ok(c);
+        }
+        return Err(Error::type_err(format!("Can't compare {ta} with {tb}")));
+    }
     let out = if ta.is_literal() || tb.is_literal() {
         if !(ta.is_literal() || ta == DataType::Void) || !(tb.is_literal() || tb == DataType::Void) {
             return Err(Error::type_err(format!("Can't compare {ta} with {tb}")));

@@ -3,6 +3,7 @@
 pub mod arith;
 pub mod cmp;
 pub mod cast;
+pub mod decimal;
 pub mod parse;
 
 use crate::column::Column;

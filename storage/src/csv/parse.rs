@@ -289,6 +289,10 @@ fn char_field(b: &[u8]) -> Option<i8> {
 
 impl<'a> Builder<'a> {
     fn new(ty: DataType, cap: usize) -> Builder<'a> {
+        if ty.decimal_scale().is_some() {
+            // DECIMAL fields are kept as text and converted exactly in `finish`
+            return Builder::Str(StrCol::with_capacity(cap, cap * 8));
+        }
         match ty.physical() {
             Physical::I8 => Builder::I8(Vec::with_capacity(cap)),
             Physical::I16 => Builder::I16(Vec::with_capacity(cap)),
