@@ -342,3 +342,57 @@ fn websocket_transport() {
     assert!(r.ends_with(&[4, 0, 42, 0, 0, 0]), "{r:?}");
     s.stop();
 }
+
+/// Read a response whose object is a STRING scalar.
+fn string_result(c: &mut TcpStream) -> String {
+    let (h, st) = read_frame(c);
+    assert!(h.ends_with(" 1 1"), "header {h} status {st}");
+    let mut b = [0u8; 2];
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b, [18, 0], "STRING scalar");
+    let mut v = Vec::new();
+    let mut x = [0u8; 1];
+    while c.read(&mut x).unwrap_or(0) == 1 && x[0] != 0 {
+        v.push(x[0]);
+    }
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+#[test]
+fn jobs_outlive_their_session_and_can_be_cancelled() {
+    let s = server(|_| {});
+    let mut c = conn(&s);
+    connect_login(&mut c);
+    c.write_all(&request("API2", 32, "script\ndef slowSum(n) { s = 0; for (i in 1..n) { s += i }; return int(s) }\nsubmitJob(\"protoJob\", \"a sum\", slowSum, 20000)")).unwrap();
+    assert_eq!(string_result(&mut c), "protoJob");
+    // a repeated id gets a suffix
+    c.write_all(&request("API2", 32, "script\nsubmitJob(\"protoJob\", \"again\", slowSum, 10)")).unwrap();
+    assert_eq!(string_result(&mut c), "protoJob1");
+    // the submitting session goes away; the job still finishes and another session reads it
+    drop(c);
+    let mut d = conn(&s);
+    connect_login(&mut d);
+    d.write_all(&request("API2", 32, "script\ngetJobReturn(\"protoJob\", true)")).unwrap();
+    assert_eq!(int_result(&mut d), 200010000);
+    // an endless job is cancelled; its return is then an error naming the interruption
+    d.write_all(&request("API2", 32, "script\ndef forever() { x = 0; do { x += 1 } while (true); return x }\nsubmitJob(\"endless\", \"\", forever)")).unwrap();
+    assert_eq!(string_result(&mut d), "endless");
+    std::thread::sleep(Duration::from_millis(200));
+    d.write_all(&request("API2", 32, "script\ncancelJob(\"endless\")\nint(1)")).unwrap();
+    assert_eq!(int_result(&mut d), 1);
+    d.write_all(&request("API2", 32, "script\ngetJobReturn(\"endless\", true)")).unwrap();
+    let (_, st) = read_frame(&mut d);
+    assert!(st.contains("endless") && st.to_lowercase().contains("interrupt"), "{st}");
+    d.write_all(&request("API2", 32, "script\nint(exec count(*) from getRecentJobs() where jobId in [\"protoJob\", \"protoJob1\", \"endless\"])")).unwrap();
+    assert_eq!(int_result(&mut d), 3);
+    d.write_all(&request("API2", 32, "script\nint(size(exec errorMsg from getJobStatus(\"protoJob\") where errorMsg == \"\"))")).unwrap();
+    assert_eq!(int_result(&mut d), 1);
+    // a guest may not submit jobs
+    let mut g = conn(&s);
+    g.write_all(b"API 0 8 / 32_1_4_2\nconnect\n").unwrap();
+    let _ = read_frame(&mut g);
+    g.write_all(&request("API2", 32, "script\nsubmitJob(\"g\", \"\", add, 1, 2)")).unwrap();
+    let (_, st) = read_frame(&mut g);
+    assert!(st.contains("log in"), "{st}");
+    s.stop();
+}
