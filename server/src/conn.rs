@@ -89,6 +89,17 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
     let msg_on = Arc::new(AtomicBool::new(false));
     let sid = format!("{}", 1_000_000_000 + st.next_session.fetch_add(1, Ordering::Relaxed) * 7919 % 1_000_000_000);
     let mut interp = session::new_interpreter(&st);
+    let watch = Arc::new(Watch {
+        running: Mutex::new(false),
+        cv: std::sync::Condvar::new(),
+        closed: AtomicBool::new(false),
+        gone: AtomicBool::new(false),
+        interrupt: interp.interrupt.clone(),
+    });
+    let watcher = watch_half.as_ref().and_then(|s| s.try_clone().ok()).and_then(|sock| {
+        let w = watch.clone();
+        std::thread::Builder::new().name("beluga-watch".into()).stack_size(64 << 10).spawn(move || watch_loop(sock, w)).ok()
+    });
     let peer = watch_half.as_ref().and_then(|s| s.peer_addr().ok());
     let info = crate::SessionInfo {
         user: "guest".into(),
@@ -143,7 +154,7 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                     Some(error_frame(&reply_sid, "Beluga does not support fetchSize (chunked results); run without it"))
                 } else {
                     msg_on.store(req.api2 && !silent, Ordering::Relaxed);
-                    let r = run_watched(&mut interp, &st, job, req.flags & FLAG_CLEAR_MEMORY != 0, watch_half.as_ref());
+                    let r = run_watched(&mut interp, &st, job, req.flags & FLAG_CLEAR_MEMORY != 0, &watch);
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
@@ -162,7 +173,6 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                 break;
             }
         }
-        let _ = watch_half.as_ref().map(|s| s.set_read_timeout(Some(st.config.idle_timeout)));
         if let Some(info) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&sid) {
             info.user = session::user_of(&interp);
             info.last_active = session::now_ms();
@@ -170,6 +180,10 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
         }
     }
     st.sessions.lock().unwrap_or_else(|p| p.into_inner()).remove(&sid);
+    watch.close();
+    if let Some(t) = watcher {
+        let _ = t.join();
+    }
     if let Some(s) = watch_half {
         let _ = s.shutdown(std::net::Shutdown::Both);
     }
@@ -220,51 +234,85 @@ fn connect(i: &mut Interpreter, st: &Arc<State>, sid: &str, login: Option<(Strin
     }
 }
 
-/// Run a job while a second thread watches the socket: a client that closes it while
-/// waiting interrupts the job. None when the client went away.
-fn run_watched(
-    i: &mut Interpreter,
-    st: &State,
-    job: Job,
-    clear: bool,
-    sock: Option<&TcpStream>,
-) -> Option<Result<Value, String>> {
-    let done = AtomicBool::new(false);
-    let gone = AtomicBool::new(false);
-    let flag = i.interrupt.clone();
-    std::thread::scope(|s| {
-        if let Some(sock) = sock {
-            s.spawn(|| {
-                let _ = sock.set_read_timeout(Some(Duration::from_millis(100)));
-                let mut b = [0u8; 1];
-                while !done.load(Ordering::Relaxed) {
-                    match sock.peek(&mut b) {
-                        Ok(0) => {
-                            gone.store(true, Ordering::Relaxed);
-                            flag.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                        // the client sent more (pipelined or a cancel); keep running
-                        Ok(_) => std::thread::sleep(Duration::from_millis(100)),
-                        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
-                        Err(_) => {
-                            gone.store(true, Ordering::Relaxed);
-                            flag.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                }
-            });
+/// Watches a connection's socket while a request runs: a client that closes it interrupts
+/// the session's job. One thread per connection, parked while no request runs; it polls
+/// the socket (poll(2), so the socket's own read timeout is left alone) and peeks, never
+/// consuming bytes, so the next request stays intact for the reader.
+struct Watch {
+    running: Mutex<bool>,
+    cv: std::sync::Condvar,
+    closed: AtomicBool,
+    gone: AtomicBool,
+    interrupt: Arc<AtomicBool>,
+}
+
+impl Watch {
+    fn set_running(&self, on: bool) {
+        *self.running.lock().unwrap_or_else(|p| p.into_inner()) = on;
+        self.cv.notify_all();
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.cv.notify_all();
+    }
+}
+
+#[cfg(unix)]
+fn watch_loop(sock: TcpStream, w: Arc<Watch>) {
+    use std::os::unix::io::AsRawFd;
+    let fd = sock.as_raw_fd();
+    loop {
+        {
+            let mut g = w.running.lock().unwrap_or_else(|p| p.into_inner());
+            while !*g && !w.closed.load(Ordering::SeqCst) {
+                g = w.cv.wait(g).unwrap_or_else(|p| p.into_inner());
+            }
         }
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session::execute(i, st, job, clear)));
-        done.store(true, Ordering::Relaxed);
-        let r = match r {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(e.message),
-            Err(_) => Err("internal error while running the request".to_string()),
-        };
-        if gone.load(Ordering::Relaxed) { None } else { Some(r) }
-    })
+        if w.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut p = libc::pollfd { fd, events: libc::POLLIN | libc::POLLRDHUP, revents: 0 };
+        // SAFETY: one valid pollfd; `sock` keeps the descriptor open for this thread's life
+        let r = unsafe { libc::poll(&mut p, 1, 50) };
+        if r <= 0 {
+            continue;
+        }
+        let mut eof = p.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0;
+        if !eof && p.revents & libc::POLLIN != 0 {
+            let mut b = [0u8; 1];
+            // SAFETY: a one-byte buffer we own; MSG_PEEK leaves the byte in the socket
+            let n = unsafe { libc::recv(fd, b.as_mut_ptr() as *mut libc::c_void, 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+            eof = n == 0;
+            if !eof {
+                // the client sent more while waiting (pipelined); do not spin on it
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        if eof && *w.running.lock().unwrap_or_else(|p| p.into_inner()) {
+            w.gone.store(true, Ordering::SeqCst);
+            w.interrupt.store(true, Ordering::SeqCst);
+            // wait until the job has stopped before looking again
+            w.set_running(false);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn watch_loop(_sock: TcpStream, _w: Arc<Watch>) {}
+
+/// Run a job while the watcher looks at the socket. None when the client went away.
+fn run_watched(i: &mut Interpreter, st: &State, job: Job, clear: bool, w: &Watch) -> Option<Result<Value, String>> {
+    w.gone.store(false, Ordering::SeqCst);
+    w.set_running(true);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session::execute(i, st, job, clear)));
+    w.set_running(false);
+    let r = match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.message),
+        Err(_) => Err("internal error while running the request".to_string()),
+    };
+    if w.gone.load(Ordering::SeqCst) { None } else { Some(r) }
 }
 
 fn bad<T>(m: impl Into<String>) -> Result<T, WireError> {
