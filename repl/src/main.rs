@@ -35,6 +35,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Vec<String>) -> ExitCode {
+    if args.first().map(String::as_str) == Some("server") {
+        return beluga_server::main_with_args(&args[1..]);
+    }
     let mut module_dir: Option<PathBuf> = None;
     let mut rest = Vec::new();
     let mut it = args.into_iter();

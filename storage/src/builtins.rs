@@ -115,5 +115,7 @@ pub const DEFS: &[Builtin] = &[
     fp("loadTextEx", Kind::System, 4, 13, crate::text::load_text_ex, &["dbHandle", "tableName", "partitionColumns", "filename", "delimiter", "schema", "skipRows", "transform", "sortColumns", "atomic", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("ploadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("saveText", Kind::System, 2, 6, crate::text::save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
+    fp("sqlDS", Kind::System, 1, 2, crate::ds::sql_ds, &["sqlObj", "forcePartition"]),
+    fp("mr", Kind::System, 2, 5, crate::ds::mr, &["ds", "mapFunc", "reduceFunc", "finalFunc", "parallel"]),
     fp("truncate", Kind::System, 2, 2, db::truncate, &["dbUrl", "tableName"]),
 ];

@@ -464,12 +464,15 @@ pub fn table_schema(h: &TableHandle) -> Result<Value> {
         let levels = h.db.levels()?;
         let idx: Vec<i32> = meta.part_cols.iter().map(|c| meta.col_index(c).map(|k| k as i32).unwrap_or(-1)).collect();
         let one = levels.len() == 1;
-        keys.extend(["partitionColumnIndex", "partitionColumnName", "partitionSchema", "partitionType", "partitionTypeName"]);
+        // partitionColumnType: the API clients' PartitionedTableAppender builds its domain from it
+        keys.extend(["partitionColumnIndex", "partitionColumnName", "partitionSchema", "partitionType", "partitionTypeName", "partitionColumnType"]);
         vals.push(if one { Value::int(idx[0]) } else { Value::int_vec(idx) });
         vals.push(if one { Value::string(&meta.part_cols[0]) } else { Value::string_vec(meta.part_cols.iter().map(|s| s.as_str())) });
         vals.push(if one { levels[0].scheme_value() } else { Value::tuple(levels.iter().map(|l| l.scheme_value()).collect()) });
         vals.push(if one { Value::int(levels[0].type_id()) } else { Value::int_vec(levels.iter().map(|l| l.type_id()).collect()) });
         vals.push(if one { Value::string(levels[0].type_name()) } else { Value::string_vec(levels.iter().map(|l| l.type_name())) });
+        let ctypes: Vec<i32> = meta.part_cols.iter().map(|c| meta.col_index(c).map(|k| meta.types[k].id()).unwrap_or(0)).collect();
+        vals.push(if one { Value::int(ctypes[0]) } else { Value::int_vec(ctypes) });
     }
     beluga_runtime::eval::build_dict_pub(&keys.iter().map(|k| Value::string(k)).collect::<Vec<_>>(), vals, true)
 }

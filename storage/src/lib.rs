@@ -19,6 +19,7 @@ pub mod cache;
 pub mod catalog;
 pub mod column_file;
 pub mod csv;
+pub mod ds;
 pub mod handle;
 pub mod load;
 pub mod partition;

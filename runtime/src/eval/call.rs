@@ -132,7 +132,12 @@ impl Interpreter {
     fn writeback_targets(&self, func: &Func, args: &[Arg]) -> Vec<(usize, String)> {
         let var_at = |i: usize| -> Option<String> {
             match args.get(i) {
-                Some(Arg::Pos(Some(Expr { kind: ExprKind::Ident(n), .. }))) if self.has_var(n) => Some(n.clone()),
+                // a `share`d table is written back too (else `append!(sharedT, x)` changed a copy)
+                Some(Arg::Pos(Some(Expr { kind: ExprKind::Ident(n), .. })))
+                    if self.has_var(n) || self.get_shared(n).is_some() =>
+                {
+                    Some(n.clone())
+                }
                 _ => None,
             }
         };

@@ -31,6 +31,8 @@ pub const MAX_CALL_DEPTH: usize = 1000;
 pub enum Output {
     Stdout,
     Buffer(String),
+    /// Each printed line is handed to a callback as it is produced (embedding, server MSG frames).
+    Sink(Box<dyn FnMut(&str) + Send>),
 }
 
 /// One function-call frame.
@@ -130,6 +132,7 @@ impl Interpreter {
                 b.push_str(text);
                 b.push('\n');
             }
+            Output::Sink(f) => f(text),
         }
     }
 
@@ -137,7 +140,7 @@ impl Interpreter {
     pub fn take_output(&mut self) -> String {
         match &mut self.output {
             Output::Buffer(b) => std::mem::take(b),
-            Output::Stdout => String::new(),
+            Output::Stdout | Output::Sink(_) => String::new(),
         }
     }
 

@@ -1,0 +1,346 @@
+//! The interpreter side of a server session: the registries (full after login; a guest
+//! one whose file-touching builtins refuse to run), the builtins the clients call right
+//! after connecting (`isNodeInitialized`, `login`, `logout`), and one request's execution
+//! (script, function call, variable upload) with its bookkeeping: clear-memory flag,
+//! per-session memory limit, and the lock that orders writers of `share`d objects.
+
+use crate::State;
+use beluga_runtime::registry::{f, fp};
+use beluga_runtime::{ColData, Column, Error, Interpreter, Kind, Registry, Result, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Stack of a session thread: the interpreter recurses on nested expressions and calls.
+pub const STACK_SIZE: usize = 128 << 20;
+
+const EXT_STATE: &str = "beluga.server.state";
+const EXT_USER: &str = "beluga.server.user";
+/// `use` statements of a session that has not logged in look here (and find nothing).
+const GUEST_MODULE_DIR: &str = "/nonexistent/beluga-guest-modules";
+
+/// Builtins that read or write files or the environment: refused until a session logs in.
+const GUEST_DENIED: &[&str] = &[
+    "loadTable", "loadText", "loadTextEx", "ploadText", "saveText", "saveTextFile", "extractTextSchema",
+    "database", "dropDatabase", "dropPartition", "dropTable", "existsDatabase", "existsTable", "createTable",
+    "createPartitionedTable", "createDimensionTable", "getTables", "truncate", "files", "file", "exists",
+    "mkdir", "rm", "rmdir", "readLine", "readLines", "writeLine", "writeLines", "close", "run", "runScript",
+    "getEnv", "getHomeDir", "clearCachedDatabase", "submitJob", "submitJobEx",
+];
+
+/// (registry after login, registry before it). Both have the same ids, so values holding
+/// builtins stay valid when a session logs in.
+pub fn registries() -> (Arc<Registry>, Arc<Registry>) {
+    let mut r = Registry::new();
+    beluga_stdlib::register(&mut r);
+    beluga_storage::register(&mut r);
+    r.extend(&[
+        f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
+        fp("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
+        f("logout", Kind::System, 0, 2, logout),
+        f("getCurrentSessionAndUser", Kind::System, 0, 0, current_user),
+        f("getSessionMemoryStat", Kind::System, 0, 0, session_memory_stat),
+    ]);
+    crate::jobs::register(&mut r);
+    let full = Arc::new(r.clone());
+    for name in GUEST_DENIED {
+        if let Some(id) = r.lookup(name) {
+            r.defs[id as usize].call = denied;
+        }
+    }
+    (full, Arc::new(r))
+}
+
+fn denied(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    Err(Error::runtime("Not logged in: a session must log in before it can read or write files"))
+}
+
+fn is_node_initialized(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    Ok(Value::bool(true))
+}
+
+fn text_arg(v: &Value, what: &str) -> Result<String> {
+    match v {
+        Value::Scalar(c) => match &*c.data {
+            ColData::Str(s) => Ok(s.get(0).to_string()),
+            ColData::Sym(s) => Ok(s.get(0).to_string()),
+            _ => Err(Error::arg(format!("login: {what} must be a string"))),
+        },
+        _ => Err(Error::arg(format!("login: {what} must be a string"))),
+    }
+}
+
+fn state_of(i: &Interpreter) -> Option<Arc<State>> {
+    i.ext.get(EXT_STATE).and_then(|b| b.downcast_ref::<Arc<State>>()).cloned()
+}
+
+fn login(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let user = text_arg(&args[0], "userId")?;
+    let pwd = text_arg(&args[1], "password")?;
+    let st = state_of(i).ok_or_else(|| Error::runtime("login: not running inside a server"))?;
+    if !st.users.check(&user, &pwd) {
+        return Err(Error::runtime("The user name or password is incorrect."));
+    }
+    set_user(i, &st, Some(user));
+    Ok(Value::bool(true))
+}
+
+fn logout(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    if let Some(st) = state_of(i) {
+        set_user(i, &st, None);
+    }
+    Ok(Value::Void)
+}
+
+fn current_user(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    let u = i.ext.get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into());
+    Ok(Value::string(&u))
+}
+
+fn session_memory_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    use beluga_runtime::{DataType, Table};
+    let st = state_of(i).ok_or_else(|| Error::runtime("getSessionMemoryStat: not running inside a server"))?;
+    let m = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
+    let mut rows: Vec<(&String, &crate::SessionInfo)> = m.iter().collect();
+    rows.sort_by(|a, b| a.0.cmp(b.0));
+    let strs = |f: &dyn Fn(&String, &crate::SessionInfo) -> String| -> Column {
+        let v: Vec<String> = rows.iter().map(|(k, s)| f(k, s)).collect();
+        match Value::string_vec(v.iter().map(|x| x.as_str())) {
+            Value::Vector(c) => c,
+            _ => unreachable!("string_vec builds vectors"),
+        }
+    };
+    let cols = vec![
+        strs(&|_, s| s.user.clone()),
+        strs(&|k, _| k.clone()),
+        Column::from_vec(DataType::Long, rows.iter().map(|(_, s)| s.mem as i64).collect::<Vec<i64>>()),
+        strs(&|_, s| s.ip.clone()),
+        Column::from_vec(DataType::Int, rows.iter().map(|(_, s)| s.port as i32).collect::<Vec<i32>>()),
+        Column::from_vec(DataType::Timestamp, rows.iter().map(|(_, s)| s.created).collect::<Vec<i64>>()),
+        Column::from_vec(DataType::Timestamp, rows.iter().map(|(_, s)| s.last_active).collect::<Vec<i64>>()),
+    ];
+    let names = ["userId", "sessionId", "memSize", "remoteIP", "remotePort", "createTime", "lastActiveTime"];
+    Ok(Value::table(Table::new(names.iter().map(|s| s.to_string()).collect(), cols)?))
+}
+
+pub(crate) fn user_of(i: &Interpreter) -> String {
+    i.ext.get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into())
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// Switch a session between guest and logged-in.
+pub(crate) fn set_user(i: &mut Interpreter, st: &Arc<State>, user: Option<String>) {
+    match user {
+        Some(u) => {
+            i.registry = st.full.clone();
+            i.module_dir = std::env::var_os("BELUGA_MODULE_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("modules"));
+            i.ext.insert(EXT_USER, Box::new(u));
+        }
+        None => {
+            i.registry = st.guest.clone();
+            i.module_dir = PathBuf::from(GUEST_MODULE_DIR);
+            i.ext.remove(EXT_USER);
+        }
+    }
+}
+
+pub(crate) fn logged_in(i: &Interpreter) -> bool {
+    i.ext.contains_key(EXT_USER)
+}
+
+/// A fresh guest session.
+pub(crate) fn new_interpreter(st: &Arc<State>) -> Interpreter {
+    let mut i = Interpreter::with_registry(st.guest.clone());
+    i.shared = st.shared.clone();
+    i.ext.insert(EXT_STATE, Box::new(st.clone()));
+    set_user(&mut i, st, None);
+    i
+}
+
+/// What a request asks for.
+pub(crate) enum Job {
+    Script(String),
+    Function(String, Vec<Value>),
+    Variable(Vec<String>, Vec<Value>),
+}
+
+impl Job {
+    fn text(&self) -> &str {
+        match self {
+            Job::Script(s) | Job::Function(s, _) => s,
+            Job::Variable(..) => "",
+        }
+    }
+}
+
+/// Run one request in a session: the value to send back (Void = no object).
+pub(crate) fn execute(i: &mut Interpreter, st: &State, job: Job, clear_after: bool) -> Result<Value> {
+    let names = shared_names_in(st, job.text());
+    let r = if names.is_empty() {
+        run_job(i, job)
+    } else if is_write(job.text()) {
+        let _w = st.shared_gate.write().unwrap_or_else(|p| p.into_inner());
+        run_job(i, job)
+    } else {
+        let _r = st.shared_gate.read().unwrap_or_else(|p| p.into_inner());
+        run_job(i, job)
+    };
+    i.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+    i.frames.clear();
+    i.col_scopes.clear();
+    if clear_after {
+        clear_session(i);
+    }
+    let used = session_bytes(i);
+    if used > st.config.session_memory_bytes {
+        clear_session(i);
+        return Err(Error::runtime(format!(
+            "Out of memory: the session's variables hold about {} MB, more than its limit of {} MB; they were cleared",
+            used >> 20,
+            st.config.session_memory_bytes >> 20
+        )));
+    }
+    r
+}
+
+fn run_job(i: &mut Interpreter, job: Job) -> Result<Value> {
+    match job {
+        Job::Script(src) => {
+            if !logged_in(i) && src.contains("#include") {
+                return Err(Error::runtime("Not logged in: #include reads a file"));
+            }
+            let mut last = Value::Void;
+            let mut keep = |_: &mut Interpreter, v: Value| last = v;
+            i.run_source(&src, Some(&mut keep))?;
+            Ok(last)
+        }
+        Job::Function(expr, args) => {
+            let e = expr.trim();
+            // `f{v}` applied to args, where v is a variable: run `f(v, args...)` so that an
+            // in-place function (`tableInsert`, a lambda with a `mutable` parameter, as the
+            // clients' appenders and upserters send) updates the variable itself
+            if let Some((head, var)) = trailing_partial_var(e) {
+                if i.has_var(var) || i.get_shared(var).is_some() {
+                    let mut call = format!("{head}({var}");
+                    let names: Vec<String> = (0..args.len()).map(|k| format!("__beluga_api_arg{k}")).collect();
+                    for (n, v) in names.iter().zip(args) {
+                        i.globals.insert(n.clone(), v);
+                        call.push_str(", ");
+                        call.push_str(n);
+                    }
+                    call.push(')');
+                    let mut last = Value::Void;
+                    let mut keep = |_: &mut Interpreter, v: Value| last = v;
+                    let r = i.run_source(&call, Some(&mut keep));
+                    for n in &names {
+                        i.globals.remove(n);
+                    }
+                    r?;
+                    return Ok(last);
+                }
+            }
+            let f = if is_ident(e) {
+                i.resolve(e)?
+            } else {
+                let mut last = Value::Void;
+                let mut keep = |_: &mut Interpreter, v: Value| last = v;
+                i.run_source(e, Some(&mut keep))?;
+                last
+            };
+            if !matches!(f, Value::Function(_)) {
+                return Err(Error::runtime(format!("{e} is not a function")));
+            }
+            i.call_value(&f, args)
+        }
+        Job::Variable(names, vals) => {
+            for (n, v) in names.iter().zip(vals) {
+                if !is_ident(n) {
+                    return Err(Error::arg(format!("'{n}' is not a valid variable name")));
+                }
+                i.set_var(n, v)?;
+            }
+            Ok(Value::Void)
+        }
+    }
+}
+
+fn clear_session(i: &mut Interpreter) {
+    i.globals.clear();
+    i.aliases.clear();
+    i.consts.clear();
+    i.functions.clear();
+}
+
+/// `head{name}` with a plain identifier inside the last braces: (head, name).
+fn trailing_partial_var(e: &str) -> Option<(&str, &str)> {
+    let body = e.strip_suffix('}')?;
+    let open = body.rfind('{')?;
+    let name = body[open + 1..].trim();
+    let head = body[..open].trim();
+    (is_ident(name) && !head.is_empty()).then_some((head, name))
+}
+
+pub(crate) fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(x) if x.is_alphabetic() || x == '_') && c.all(|x| x.is_alphanumeric() || x == '_')
+}
+
+/// Names of shared objects the text mentions as whole identifiers.
+fn shared_names_in(st: &State, text: &str) -> Vec<String> {
+    let m = match st.shared.lock() {
+        Ok(m) => m,
+        Err(p) => p.into_inner(),
+    };
+    if m.is_empty() || text.is_empty() {
+        return vec![];
+    }
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| m.contains_key(*w))
+        .map(|w| w.to_string())
+        .collect()
+}
+
+/// Whether a request may modify what it names (conservative: any in-place call or DML).
+fn is_write(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains('!') || ["tableinsert", "insert", "update", "delete", "upsert", "share", "undef", "="].iter().any(|w| t.contains(w))
+}
+
+/// Estimated bytes held by the session's variables.
+pub(crate) fn session_bytes(i: &Interpreter) -> u64 {
+    i.globals.values().map(value_bytes).sum()
+}
+
+fn value_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => col_bytes(c),
+        Value::Matrix(m) => col_bytes(&m.data),
+        Value::Set(s) => col_bytes(&s.items),
+        Value::Dict(d) => {
+            col_bytes(&d.keys)
+                + match &d.vals {
+                    beluga_runtime::value::DictVals::Col(c) => col_bytes(c),
+                    beluga_runtime::value::DictVals::Any(v) => v.iter().map(value_bytes).sum(),
+                }
+        }
+        Value::Table(t) => t.cols.iter().map(col_bytes).sum(),
+        Value::Tuple(items) => items.iter().map(value_bytes).sum(),
+        _ => 0,
+    }
+}
+
+fn col_bytes(c: &Column) -> u64 {
+    (match &*c.data {
+        ColData::I8(v) => v.len(),
+        ColData::I16(v) => v.len() * 2,
+        ColData::I32(v) => v.len() * 4,
+        ColData::I64(v) => v.len() * 8,
+        ColData::F32(v) => v.len() * 4,
+        ColData::F64(v) => v.len() * 8,
+        ColData::I128(v) => v.len() * 16,
+        ColData::Str(s) => s.bytes.len() + s.offsets.len() * 8,
+        ColData::Sym(s) => s.codes.len() * 4,
+    }) as u64
+}

@@ -1,0 +1,701 @@
+//! DolphinDB's object serialization (PROTOCOL.md §5), both directions: the data forms the
+//! API clients send and expect (scalar, vector, pair, matrix, set, dictionary, table,
+//! tuple) over Beluga's typed columns. Decoding is streaming (objects arrive in pieces) and
+//! bounded: every length is checked against a byte budget before anything is allocated,
+//! so a malformed or hostile frame ends in an error, never a panic or a huge allocation.
+
+use beluga_runtime::column::SymbolDict;
+use beluga_runtime::null::Native;
+use beluga_runtime::value::{DictVals, Key, SetVal};
+use beluga_runtime::{ColData, Column, DataType, Dict, Matrix, StrCol, SymCol, Table, Value};
+use ahash::AHashMap;
+use std::io::Read;
+use std::sync::Arc;
+
+/// Wire errors: the connection that produced one is closed.
+#[derive(Debug)]
+pub enum WireError {
+    Io(std::io::Error),
+    Bad(String),
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WireError::Io(e) => write!(f, "{e}"),
+            WireError::Bad(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for WireError {
+    fn from(e: std::io::Error) -> Self {
+        WireError::Io(e)
+    }
+}
+
+pub type WResult<T> = std::result::Result<T, WireError>;
+
+fn bad<T>(m: impl Into<String>) -> WResult<T> {
+    Err(WireError::Bad(m.into()))
+}
+
+const FORM_SCALAR: u8 = 0;
+const FORM_VECTOR: u8 = 1;
+const FORM_PAIR: u8 = 2;
+const FORM_MATRIX: u8 = 3;
+const FORM_SET: u8 = 4;
+const FORM_DICT: u8 = 5;
+const FORM_TABLE: u8 = 6;
+const SYMBOL_WITH_BASE: u8 = 128 + 17;
+const TYPE_ANY: u8 = 25;
+const TYPE_COMPRESS: u8 = 26;
+const TYPE_DATEMINUTE: u8 = 29;
+/// Deepest nesting of tuples/dictionaries accepted (a guard against stack exhaustion).
+const MAX_DEPTH: usize = 64;
+
+// ----------------------------------------------------------------------------- decoding
+
+/// Reads objects from a byte stream, counting bytes against a budget.
+pub struct Decoder<'a, R: Read> {
+    r: &'a mut R,
+    /// bytes still allowed for this request
+    pub budget: u64,
+    /// symbol bases seen in the current top-level object, by id
+    bases: AHashMap<i32, Arc<SymbolDict>>,
+    depth: usize,
+}
+
+impl<'a, R: Read> Decoder<'a, R> {
+    pub fn new(r: &'a mut R, budget: u64) -> Self {
+        Decoder { r, budget, bases: AHashMap::new(), depth: 0 }
+    }
+
+    fn take(&mut self, n: u64) -> WResult<()> {
+        if n > self.budget {
+            return bad("Request is larger than the server's maximum request size");
+        }
+        self.budget -= n;
+        Ok(())
+    }
+
+    fn bytes(&mut self, n: usize) -> WResult<Vec<u8>> {
+        self.take(n as u64)?;
+        // grow with the data actually received, so a frame that claims more than it
+        // sends costs no more memory than it sent
+        let mut b = Vec::with_capacity(n.min(1 << 20));
+        let got = (&mut *self.r).take(n as u64).read_to_end(&mut b)?;
+        if got != n {
+            return Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated object")));
+        }
+        Ok(b)
+    }
+
+    fn u8(&mut self) -> WResult<u8> {
+        Ok(self.bytes(1)?[0])
+    }
+
+    fn i32(&mut self) -> WResult<i32> {
+        let b = self.bytes(4)?;
+        Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn count(&mut self, what: &str) -> WResult<usize> {
+        let n = self.i32()?;
+        if n < 0 {
+            return bad(format!("negative {what} in a serialized object"));
+        }
+        Ok(n as usize)
+    }
+
+    /// A zero-terminated string; bytes are checked against the budget as they arrive.
+    fn cstr(&mut self) -> WResult<String> {
+        let mut out = Vec::new();
+        loop {
+            let c = self.u8()?;
+            if c == 0 {
+                break;
+            }
+            out.push(c);
+        }
+        Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
+    /// One complete top-level object (symbol bases are scoped to it).
+    pub fn object(&mut self) -> WResult<Value> {
+        self.bases.clear();
+        self.value()
+    }
+
+    fn value(&mut self) -> WResult<Value> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return bad("serialized object nested too deeply");
+        }
+        let ty = self.u8()?;
+        let form = self.u8()?;
+        let v = self.value_body(ty, form);
+        self.depth -= 1;
+        v
+    }
+
+    fn value_body(&mut self, ty: u8, form: u8) -> WResult<Value> {
+        match form {
+            FORM_SCALAR => self.scalar(ty),
+            FORM_VECTOR | FORM_PAIR => {
+                let rows = self.count("row count")?;
+                let cols = self.count("column count")?;
+                if ty == TYPE_ANY {
+                    let mut items = Vec::with_capacity(rows.min(1 << 16));
+                    for _ in 0..rows {
+                        items.push(self.value()?);
+                    }
+                    if form == FORM_PAIR {
+                        return bad("a pair of ANY is not supported");
+                    }
+                    return Ok(Value::tuple(items));
+                }
+                if cols != 1 && ty < 64 {
+                    return bad(format!("vector with {cols} columns"));
+                }
+                let col = self.column(ty, rows)?;
+                Ok(if form == FORM_PAIR {
+                    if rows != 2 {
+                        return bad("a pair must have two elements");
+                    }
+                    Value::Pair(col)
+                } else {
+                    Value::Vector(col)
+                })
+            }
+            FORM_MATRIX => {
+                let labels = self.u8()?;
+                let row_labels = if labels & 1 != 0 { Some(Box::new(self.value()?)) } else { None };
+                let col_labels = if labels & 2 != 0 { Some(Box::new(self.value()?)) } else { None };
+                let ty2 = self.u8()?;
+                let form2 = self.u8()?;
+                if form2 != FORM_MATRIX || ty2 != ty {
+                    return bad("matrix data does not repeat the matrix flag");
+                }
+                let rows = self.count("row count")?;
+                let cols = self.count("column count")?;
+                let n = rows.checked_mul(cols).ok_or_else(|| WireError::Bad("matrix too large".into()))?;
+                let data = self.column(ty, n)?;
+                Ok(Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels, col_labels })))
+            }
+            FORM_SET => {
+                let v = self.value()?;
+                match v {
+                    Value::Vector(c) => Ok(beluga_runtime::eval::ops::make_set(c)),
+                    _ => bad("a set's keys must be a vector"),
+                }
+            }
+            FORM_DICT => {
+                let keys = match self.value()? {
+                    Value::Vector(c) => c,
+                    _ => return bad("a dictionary's keys must be a vector"),
+                };
+                let vals = self.value()?;
+                make_dict(keys, vals)
+            }
+            FORM_TABLE => {
+                let rows = self.count("row count")?;
+                let ncols = self.count("column count")?;
+                let name = self.cstr()?;
+                let mut names = Vec::with_capacity(ncols.min(4096));
+                for _ in 0..ncols {
+                    names.push(self.cstr()?);
+                }
+                let mut cols = Vec::with_capacity(names.len());
+                for n in &names {
+                    match self.value()? {
+                        Value::Vector(c) if c.len() == rows => cols.push(c),
+                        Value::Vector(c) => {
+                            return bad(format!("column {n} has {} rows, the table {rows}", c.len()));
+                        }
+                        _ => return bad(format!("column {n} is not a vector")),
+                    }
+                }
+                let mut t = Table::new(names, cols).map_err(|e| WireError::Bad(e.message))?;
+                if !name.is_empty() {
+                    t.name = Some(name);
+                }
+                Ok(Value::table(t))
+            }
+            7 => bad("charts cannot be uploaded"),
+            f => bad(format!("unknown data form {f}")),
+        }
+    }
+
+    fn scalar(&mut self, ty: u8) -> WResult<Value> {
+        match ty {
+            0 => {
+                self.u8()?;
+                Ok(Value::Void)
+            }
+            17 => Ok(Value::symbol(&self.cstr()?)),
+            18 => Ok(Value::string(&self.cstr()?)),
+            37..=39 => {
+                let scale = self.i32()?;
+                let c = self.decimal_column(ty, 1, scale)?;
+                Ok(Value::Scalar(c))
+            }
+            _ => Ok(Value::Scalar(self.column(ty, 1)?)),
+        }
+    }
+
+    /// `n` values of type `ty` (symbol vectors with base, strings, fixed widths).
+    fn column(&mut self, ty: u8, n: usize) -> WResult<Column> {
+        if ty == SYMBOL_WITH_BASE {
+            let id = self.i32()?;
+            let size = self.count("symbol base size")?;
+            let dict = if size == 0 {
+                match self.bases.get(&id) {
+                    Some(d) => d.clone(),
+                    None => return bad(format!("symbol base {id} was not sent before")),
+                }
+            } else {
+                let mut d = SymbolDict::default();
+                let mut map = Vec::with_capacity(size.min(1 << 20));
+                for k in 0..size {
+                    let s = self.cstr()?;
+                    if k == 0 && !s.is_empty() {
+                        return bad("A symbol base's first key must be empty string");
+                    }
+                    map.push(d.intern(&s));
+                }
+                // interned codes equal positions unless the base repeats a name
+                if map.iter().enumerate().any(|(i, &c)| c as usize != i) {
+                    return bad("a symbol base repeats a name");
+                }
+                let d = Arc::new(d);
+                self.bases.insert(id, d.clone());
+                d
+            };
+            let raw = self.bytes(n.checked_mul(4).ok_or_else(|| WireError::Bad("vector too large".into()))?)?;
+            let mut codes = Vec::with_capacity(n);
+            for ch in raw.chunks_exact(4) {
+                let c = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+                if c as usize >= dict.names.len() {
+                    return bad("symbol index outside its base");
+                }
+                codes.push(c);
+            }
+            return Ok(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict })));
+        }
+        if ty >= 64 && ty < 128 {
+            return bad(format!("array vectors (type {ty}) are not supported by Beluga yet"));
+        }
+        if ty == TYPE_COMPRESS {
+            return bad("compressed vectors are not supported in uploads; send uncompressed columns");
+        }
+        if (37..=39).contains(&ty) {
+            let scale = self.i32()?;
+            return self.decimal_column(ty, n, scale);
+        }
+        if ty == TYPE_DATEMINUTE {
+            return bad("DATEMINUTE is not supported by Beluga");
+        }
+        let dt = match DataType::from_id(ty as i32) {
+            Some(t) => t,
+            None => return bad(format!("unknown data type {ty}")),
+        };
+        match ty {
+            17 | 18 => {
+                let mut s = StrCol::new();
+                for _ in 0..n {
+                    s.push(&self.cstr()?);
+                }
+                Ok(Column::new(dt, ColData::Str(s)))
+            }
+            32 => {
+                let mut s = StrCol::new();
+                for _ in 0..n {
+                    let len = self.count("blob length")?;
+                    let b = self.bytes(len)?;
+                    s.push(&String::from_utf8_lossy(&b));
+                }
+                Ok(Column::new(dt, ColData::Str(s)))
+            }
+            1 | 2 => Ok(Column::from_vec(dt, self.fixed::<1>(n)?.into_iter().map(|b| b[0] as i8).collect::<Vec<i8>>())),
+            3 => Ok(Column::from_vec(dt, self.fixed::<2>(n)?.into_iter().map(i16::from_le_bytes).collect::<Vec<i16>>())),
+            4 | 6..=11 | 28 => {
+                Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).collect::<Vec<i32>>()))
+            }
+            5 | 12..=14 => {
+                Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).collect::<Vec<i64>>()))
+            }
+            15 => Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(f32::from_le_bytes).map(norm_f32).collect::<Vec<f32>>())),
+            16 => Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(f64::from_le_bytes).map(norm_f64).collect::<Vec<f64>>())),
+            19 | 30 | 31 => {
+                Ok(Column::from_vec(dt, self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(null128).collect::<Vec<i128>>()))
+            }
+            _ => bad(format!("data type {} cannot be uploaded", dt.name())),
+        }
+    }
+
+    fn fixed<const W: usize>(&mut self, n: usize) -> WResult<Vec<[u8; W]>> {
+        let total = n.checked_mul(W).ok_or_else(|| WireError::Bad("vector too large".into()))?;
+        let raw = self.bytes(total)?;
+        Ok(raw.chunks_exact(W).map(|c| c.try_into().expect("exact chunk")).collect())
+    }
+
+    /// DECIMAL values arrive as unscaled integers; Beluga keeps them as DOUBLE.
+    fn decimal_column(&mut self, ty: u8, n: usize, scale: i32) -> WResult<Column> {
+        if !(0..=38).contains(&scale) {
+            return bad(format!("decimal scale {scale} out of range"));
+        }
+        let div = 10f64.powi(scale);
+        let vals: Vec<f64> = match ty {
+            37 => self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
+            38 => self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
+            _ => self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(|x| if x == i128::MIN { f64::NULL } else { x as f64 / div }).collect(),
+        };
+        Ok(Column::from_vec(DataType::Double, vals))
+    }
+}
+
+fn norm_f32(x: f32) -> f32 {
+    if x.is_nan() { f32::NULL } else { x }
+}
+fn norm_f64(x: f64) -> f64 {
+    if x.is_nan() { f64::NULL } else { x }
+}
+/// The wire's null 128-bit value is all zero; Beluga's may differ.
+fn null128(x: i128) -> i128 {
+    if x == 0 { i128::NULL } else { x }
+}
+
+fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
+    let n = keys.len();
+    let (vals, val_type) = match vals {
+        Value::Vector(c) if c.len() == n => {
+            let t = c.ty;
+            (DictVals::Col(c), t)
+        }
+        Value::Tuple(items) if items.len() == n => (DictVals::Any(items.to_vec()), DataType::Any),
+        _ => return bad("a dictionary's values must be a vector as long as its keys"),
+    };
+    let mut index = AHashMap::with_capacity(n);
+    for i in 0..n {
+        index.insert(Key::of(&keys, i), i);
+    }
+    if index.len() != n {
+        return bad("a dictionary repeats a key");
+    }
+    let key_type = keys.ty;
+    Ok(Value::Dict(Arc::new(Dict { keys, vals, index, ordered: false, key_type, val_type })))
+}
+
+// ----------------------------------------------------------------------------- encoding
+
+/// Writes objects; symbol base ids are numbered per top-level object.
+pub struct Encoder {
+    pub out: Vec<u8>,
+    next_base: i32,
+    /// Text for values that have no wire form (functions, handles, metacode).
+    pub describe: Box<dyn Fn(&Value) -> String>,
+}
+
+impl Encoder {
+    pub fn new(describe: Box<dyn Fn(&Value) -> String>) -> Self {
+        Encoder { out: Vec::new(), next_base: 0, describe }
+    }
+
+    fn flag(&mut self, ty: u8, form: u8) {
+        self.out.push(ty);
+        self.out.push(form);
+    }
+
+    fn i32(&mut self, v: i32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn cstr(&mut self, s: &str) {
+        // an embedded NUL would end the string early on the client: drop it
+        self.out.extend(s.bytes().filter(|&b| b != 0));
+        self.out.push(0);
+    }
+
+    /// One top-level object.
+    pub fn object(&mut self, v: &Value) {
+        self.next_base = 0;
+        self.value(v);
+    }
+
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Void => {
+                self.flag(0, FORM_SCALAR);
+                self.out.push(1);
+            }
+            Value::Scalar(c) => self.scalar(c),
+            Value::Vector(c) => self.vector(c, FORM_VECTOR),
+            Value::Pair(c) => self.vector(c, FORM_PAIR),
+            Value::Tuple(items) => {
+                self.flag(TYPE_ANY, FORM_VECTOR);
+                self.i32(items.len() as i32);
+                self.i32(1);
+                for it in items.iter() {
+                    self.value(it);
+                }
+            }
+            Value::Matrix(m) => {
+                let data = wire_column(&m.data);
+                let ty = wire_type(&data);
+                self.flag(ty, FORM_MATRIX);
+                let flags = m.row_labels.is_some() as u8 | ((m.col_labels.is_some() as u8) << 1);
+                self.out.push(flags);
+                if let Some(r) = &m.row_labels {
+                    self.value(r);
+                }
+                if let Some(c) = &m.col_labels {
+                    self.value(c);
+                }
+                self.flag(ty, FORM_MATRIX);
+                self.i32(m.rows as i32);
+                self.i32(m.cols as i32);
+                self.values(&data);
+            }
+            Value::Set(s) => {
+                let items = wire_column(&s.items);
+                self.flag(wire_type(&items), FORM_SET);
+                self.vector(&items, FORM_VECTOR);
+            }
+            Value::Dict(d) => {
+                let keys = wire_column(&d.keys);
+                match &d.vals {
+                    DictVals::Col(c) => {
+                        let c = wire_column(c);
+                        self.flag(wire_type(&c), FORM_DICT);
+                        self.vector(&keys, FORM_VECTOR);
+                        self.vector(&c, FORM_VECTOR);
+                    }
+                    DictVals::Any(items) => {
+                        self.flag(TYPE_ANY, FORM_DICT);
+                        self.vector(&keys, FORM_VECTOR);
+                        self.value(&Value::tuple(items.clone()));
+                    }
+                }
+            }
+            Value::Table(t) => {
+                self.flag(0, FORM_TABLE);
+                self.i32(t.rows() as i32);
+                self.i32(t.ncols() as i32);
+                self.cstr(t.name.as_deref().unwrap_or(""));
+                for n in &t.names {
+                    self.cstr(n);
+                }
+                for c in &t.cols {
+                    self.vector(&wire_column(c), FORM_VECTOR);
+                }
+            }
+            Value::Type(t) => self.scalar(&Column::from_vec(DataType::Int, vec![t.id()])),
+            Value::Constant(_, n) => self.scalar(&Column::from_vec(DataType::Int, vec![*n])),
+            other => {
+                let text = (self.describe)(other);
+                self.flag(18, FORM_SCALAR);
+                self.cstr(&text);
+            }
+        }
+    }
+
+    fn scalar(&mut self, c: &Column) {
+        let c = wire_column(c);
+        let ty = wire_type(&c);
+        self.flag(ty, FORM_SCALAR);
+        self.values(&c);
+    }
+
+    fn vector(&mut self, c: &Column, form: u8) {
+        let c = wire_column(c);
+        if let ColData::Sym(s) = &*c.data {
+            if !s.codes.is_empty() {
+                self.flag(SYMBOL_WITH_BASE, form);
+                self.i32(s.codes.len() as i32);
+                self.i32(1);
+                self.symbol_base(s);
+                return;
+            }
+        }
+        // an empty symbol vector goes as plain type 17 (read as strings)
+        self.flag(wire_type(&c), form);
+        self.i32(c.len() as i32);
+        self.i32(1);
+        self.values(&c);
+    }
+
+    fn symbol_base(&mut self, s: &SymCol) {
+        let id = self.next_base;
+        self.next_base += 1;
+        self.i32(id);
+        // the client wants "" first: shift codes when this base does not start with it
+        let shift = !s.dict.names.first().is_some_and(|n| n.is_empty());
+        self.i32((s.dict.names.len() + shift as usize) as i32);
+        if shift {
+            self.out.push(0);
+        }
+        for n in &s.dict.names {
+            self.cstr(n);
+        }
+        for &c in &s.codes {
+            self.out.extend_from_slice(&(c + shift as u32).to_le_bytes());
+        }
+    }
+
+    /// The packed values of a column (no header).
+    fn values(&mut self, c: &Column) {
+        match &*c.data {
+            ColData::I8(v) => self.out.extend(v.iter().map(|&x| x as u8)),
+            ColData::I16(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
+            ColData::I32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
+            ColData::I64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
+            ColData::F32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f32(*x).to_le_bytes())),
+            ColData::F64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f64(*x).to_le_bytes())),
+            ColData::I128(v) => v.iter().for_each(|&x| {
+                let w = if x.is_null() { 0 } else { x };
+                self.out.extend_from_slice(&w.to_le_bytes())
+            }),
+            ColData::Str(s) if c.ty == DataType::Blob => {
+                for x in s.iter() {
+                    self.i32(x.len() as i32);
+                    self.out.extend_from_slice(x.as_bytes());
+                }
+            }
+            ColData::Str(s) => {
+                for x in s.iter() {
+                    self.cstr(x);
+                }
+            }
+            ColData::Sym(s) => {
+                for i in 0..s.codes.len() {
+                    let x = s.get(i).to_string();
+                    self.cstr(&x);
+                }
+            }
+        }
+    }
+}
+
+/// The column as the wire carries it: DECIMAL (whose scale Beluga does not keep yet) and
+/// types the protocol has no id for travel as DOUBLE or STRING.
+fn wire_column(c: &Column) -> Column {
+    use beluga_runtime::kernels::cast::cast_column;
+    match c.ty {
+        DataType::Decimal32 | DataType::Decimal64 | DataType::Decimal128 => {
+            cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
+        }
+        DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
+            cast_column(c, DataType::String).unwrap_or_else(|_| c.clone())
+        }
+        _ => c.clone(),
+    }
+}
+
+fn wire_type(c: &Column) -> u8 {
+    match &*c.data {
+        // a column whose type id the wire does not know is sent by its storage
+        ColData::Str(_) if !matches!(c.ty, DataType::String | DataType::Blob | DataType::Symbol) => 18,
+        _ => c.ty.id() as u8,
+    }
+}
+
+/// A set value, for tests.
+pub fn set_items(v: &Value) -> Option<&SetVal> {
+    match v {
+        Value::Set(s) => Some(s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(v: &Value) -> Value {
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(v);
+        let bytes = e.out;
+        let mut r = &bytes[..];
+        let mut d = Decoder::new(&mut r, 1 << 30);
+        let back = d.object().expect("decodes");
+        assert!(r.is_empty(), "decoder left {} bytes", r.len());
+        back
+    }
+
+    #[test]
+    fn uuid_bytes_are_little_endian() {
+        // PROTOCOL.md §5.3: 5d212a78-cc48-e3b1-4235-b4d91473ee87
+        let x = 0x5d212a78_cc48_e3b1_4235_b4d91473ee87u128 as i128;
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&Value::Scalar(Column::from_vec(DataType::Uuid, vec![x])));
+        assert_eq!(&e.out[..4], &[19, 0, 0x87, 0xee]);
+        assert_eq!(e.out[17], 0x5d);
+    }
+
+    #[test]
+    fn symbol_vector_has_empty_first_key() {
+        let v = Value::Vector(Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["x", "y", "x", ""]))));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&v);
+        // [145][1] rows=4 cols=1 id=0 size then "" first
+        assert_eq!(&e.out[..2], &[145, 1]);
+        assert_eq!(&e.out[2..6], &4i32.to_le_bytes());
+        assert_eq!(e.out[18], 0);
+        match roundtrip(&v) {
+            Value::Vector(c) => {
+                let s: Vec<String> = (0..4).map(|i| match &*c.data {
+                    ColData::Sym(s) => s.get(i).to_string(),
+                    _ => panic!("not a symbol column"),
+                }).collect();
+                assert_eq!(s, ["x", "y", "x", ""]);
+            }
+            _ => panic!("not a vector"),
+        }
+    }
+
+    #[test]
+    fn table_and_tuple_roundtrip() {
+        let t = Table::new(
+            vec!["a".into(), "b".into()],
+            vec![Column::from_vec(DataType::Int, vec![1, i32::MIN]), Column::from_vec(DataType::Double, vec![1.5, f64::NULL])],
+        )
+        .unwrap();
+        let v = Value::tuple(vec![Value::table(t), Value::string("s"), Value::Void]);
+        match roundtrip(&v) {
+            Value::Tuple(items) => {
+                assert_eq!(items.len(), 3);
+                match &items[0] {
+                    Value::Table(t) => {
+                        assert_eq!(t.names, ["a", "b"]);
+                        assert!(t.cols[0].is_null(1) && t.cols[1].is_null(1));
+                    }
+                    _ => panic!("first item is not a table"),
+                }
+            }
+            _ => panic!("not a tuple"),
+        }
+    }
+
+    #[test]
+    fn truncated_and_hostile_input_is_an_error() {
+        let t = Value::Vector(Column::from_vec(DataType::Long, vec![1i64, 2, 3]));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&t);
+        for cut in 0..e.out.len() {
+            let mut r = &e.out[..cut];
+            assert!(Decoder::new(&mut r, 1 << 20).object().is_err(), "cut at {cut}");
+        }
+        // a vector claiming 2^31-1 rows is refused by the budget before allocating
+        let mut big = vec![5u8, 1];
+        big.extend_from_slice(&i32::MAX.to_le_bytes());
+        big.extend_from_slice(&1i32.to_le_bytes());
+        let mut r = &big[..];
+        assert!(Decoder::new(&mut r, 1 << 20).object().is_err());
+        // unknown forms and types
+        for bytes in [[200u8, 0, 0, 0], [4, 9, 0, 0], [4, 1, 255, 255]] {
+            let mut r = &bytes[..];
+            assert!(Decoder::new(&mut r, 1 << 20).object().is_err());
+        }
+    }
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Client API benchmark for `beluga server`, driven by the real DolphinDB Python client.
+
+Why: server mode is judged by how fast pandas data moves in and out. Three measurements:
+  1. upload throughput of a 45-column table (1M rows by default) in batches of
+     100 .. 100,000 rows (`s.upload` of each batch);
+  2. concurrent query-and-download: 1, 4 and 16 clients each running the same filtered
+     select and downloading its result into pandas;
+  3. one TAQ trading day (from /work/shared/bench/gen_taq.py, written under /tmp) into
+     pandas through the server, against pickle.load of the same DataFrame.
+Usage: python bench_api.py --beluga target/release/beluga [--rows 1000000] [--taq-rows 2000000]
+Starts its own server on a free loopback port and stops it at the end. The TAQ generator
+runs under $GEN_PYTHON (default python3; it needs pyarrow).
+"""
+import argparse
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import dolphindb as ddb
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wide_frame(rows, seed=7):
+    rng = np.random.default_rng(seed)
+    cols = {}
+    for k in range(15):
+        cols[f"d{k}"] = rng.standard_normal(rows)
+    for k in range(15):
+        cols[f"i{k}"] = rng.integers(0, 1_000_000, rows, dtype=np.int32)
+    for k in range(5):
+        cols[f"l{k}"] = rng.integers(0, 1 << 40, rows, dtype=np.int64)
+    syms = np.array([f"S{k:04d}" for k in range(500)], dtype=object)
+    for k in range(5):
+        cols[f"s{k}"] = syms[rng.integers(0, 500, rows)]
+    base = np.datetime64("2024-01-02T09:30:00", "ns")
+    for k in range(5):
+        cols[f"t{k}"] = base + rng.integers(0, 6 * 3600 * 10**9, rows).astype("timedelta64[ns]")
+    return pd.DataFrame(cols)
+
+
+def session(port):
+    s = ddb.session()
+    assert s.connect("127.0.0.1", port, "admin", "123456")
+    return s
+
+
+def bench_upload(port, rows):
+    df = wide_frame(rows)
+    mb = df.memory_usage(deep=False).sum() / 1e6
+    print(f"\n## 1. upload: {rows:,} rows x {df.shape[1]} columns ({mb:.0f} MB of numeric/object arrays)")
+    print("| batch rows | batches | seconds | rows/s | MB/s |")
+    print("|---:|---:|---:|---:|---:|")
+    for batch in (100, 1_000, 10_000, 100_000):
+        s = session(port)
+        s.run("undef all")
+        # small batches: a bounded number of them, rate extrapolates
+        n = min(rows, batch * 200) if batch < 10_000 else rows
+        t0 = time.perf_counter()
+        total = 0
+        for start in range(0, n, batch):
+            part = df.iloc[start:start + batch]
+            s.upload({"chunk": part})
+            total += len(part)
+        dt = time.perf_counter() - t0
+        # the last batch arrived whole (uploads do not accumulate on the server: Beluga's
+        # append! copies the table it grows, which would time the copy, not the transfer)
+        got = s.run("size(chunk)")
+        assert got == len(part), (got, len(part))
+        assert total == n
+        print(f"| {batch:,} | {(n + batch - 1) // batch} | {dt:.2f} | {n / dt:,.0f} | {mb * n / rows / dt:.1f} |")
+        s.close()
+
+
+def bench_concurrent(port, rows):
+    s = session(port)
+    s.run(f"""
+    n = {rows}
+    share table(take(`A`B`C`D`E`F`G`H, n) as sym, 1..n as id, rand(100.0, n) as px,
+                rand(1000, n) as qty, 2024.01.02T09:30:00.000 + (1..n) * 20 as ts) as benchT
+    """)
+    q = "select * from benchT where px > 50.0, qty < 500"
+    expect = s.run(f"exec count(*) from benchT where px > 50.0, qty < 500")
+    print(f"\n## 2. concurrent query + download ({rows:,}-row shared table, {expect:,} rows per answer)")
+    print("| clients | queries | seconds | queries/s | rows/s downloaded |")
+    print("|---:|---:|---:|---:|---:|")
+    for clients in (1, 4, 16):
+        per = 5
+        errs = []
+
+        def work():
+            try:
+                c = session(port)
+                for _ in range(per):
+                    d = c.run(q)
+                    assert len(d) == expect
+                c.close()
+            except Exception as e:  # noqa: BLE001
+                errs.append(repr(e))
+
+        ts = [threading.Thread(target=work) for _ in range(clients)]
+        t0 = time.perf_counter()
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(timeout=600)
+        dt = time.perf_counter() - t0
+        assert not errs, errs[:2]
+        nq = clients * per
+        print(f"| {clients} | {nq} | {dt:.2f} | {nq / dt:.2f} | {nq * expect / dt:,.0f} |")
+    s.run("undef(`benchT, SHARED)")
+    s.close()
+
+
+def bench_taq(port, beluga, taq_rows):
+    out = tempfile.mkdtemp(prefix="beluga-taq-", dir="/tmp")
+    gen = "/work/shared/bench/gen_taq.py"
+    if not os.path.exists(gen):
+        gen = os.path.join(os.path.dirname(__file__), "../../../../shared/bench/gen_taq.py")
+    subprocess.run([os.environ.get("GEN_PYTHON", "python3"), gen, "--days", "1", "--rows", str(taq_rows), "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    csv = [f for f in os.listdir(out) if f.endswith(".csv")][0]
+    path = os.path.join(out, csv)
+    s = session(port)
+    s.run(f"taq = loadText('{path}')")
+    n = s.run("size(taq)")
+    t0 = time.perf_counter()
+    df = s.run("taq")
+    t_server = time.perf_counter() - t0
+    pk = os.path.join(out, "taq.pickle")
+    with open(pk, "wb") as f:
+        pickle.dump(df, f, protocol=pickle.HIGHEST_PROTOCOL)
+    t0 = time.perf_counter()
+    with open(pk, "rb") as f:
+        df2 = pickle.load(f)
+    t_pickle = time.perf_counter() - t0
+    assert df2.shape == df.shape
+    print(f"\n## 3. one TAQ day ({n:,} rows x {df.shape[1]} columns) into pandas")
+    print("| path | seconds | rows/s |")
+    print("|---|---:|---:|")
+    print(f"| beluga server -> s.run('taq') | {t_server:.2f} | {n / t_server:,.0f} |")
+    print(f"| pickle.load of the same DataFrame | {t_pickle:.2f} | {n / t_pickle:,.0f} |")
+    s.close()
+    for f in os.listdir(out):
+        os.remove(os.path.join(out, f))
+    os.rmdir(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--beluga", required=True)
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--taq-rows", type=int, default=2_000_000)
+    ap.add_argument("--skip", default="", help="comma list of 1,2,3 to skip")
+    a = ap.parse_args()
+    port = free_port()
+    srv = subprocess.Popen([a.beluga, "server", "--port", str(port), "--bind", "127.0.0.1"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        skip = set(a.skip.split(","))
+        if "1" not in skip:
+            bench_upload(port, a.rows)
+        if "2" not in skip:
+            bench_concurrent(port, a.rows)
+        if "3" not in skip:
+            bench_taq(port, a.beluga, a.taq_rows)
+    finally:
+        srv.kill()
+        srv.wait()
+
+
+if __name__ == "__main__":
+    main()
