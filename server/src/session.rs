@@ -134,11 +134,15 @@ pub(crate) fn now_ms() -> i64 {
 pub(crate) fn set_user(i: &mut Interpreter, st: &Arc<State>, user: Option<String>) {
     match user {
         Some(u) => {
+            i.policy = beluga_runtime::policy::Policy::Trusted;
             i.registry = st.full.clone();
             i.module_dir = std::env::var_os("BELUGA_MODULE_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("modules"));
             i.ext.insert(EXT_USER, Box::new(u));
         }
         None => {
+            // the guest registry refuses its file builtins by name; the sealed policy refuses
+            // every capable row as well (one rule for whatever else carries a capability)
+            i.policy = beluga_runtime::policy::Policy::Sealed;
             i.registry = st.guest.clone();
             i.module_dir = PathBuf::from(GUEST_MODULE_DIR);
             i.ext.remove(EXT_USER);

@@ -577,12 +577,13 @@ impl Encoder {
     }
 }
 
-/// The column as the wire carries it: DECIMAL (whose scale Beluga does not keep yet) and
+/// The column as the wire carries it: DECIMAL (sent as DOUBLE until the writer emits the
+/// protocol's scale word) and
 /// types the protocol has no id for travel as DOUBLE or STRING.
 fn wire_column(c: &Column) -> Column {
     use beluga_runtime::kernels::cast::cast_column;
     match c.ty {
-        DataType::Decimal32 | DataType::Decimal64 | DataType::Decimal128 => {
+        DataType::Decimal32(_) | DataType::Decimal64(_) | DataType::Decimal128(_) => {
             cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
         }
         DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
