@@ -84,6 +84,7 @@ struct SqlCtx {
 
 struct Pre<'a> {
     toks: Vec<RawTok>,
+    src: &'a str,
     out: Vec<Triple>,
     stack: Vec<Frame>,
     sql: Vec<SqlCtx>,
@@ -103,6 +104,16 @@ struct Pre<'a> {
     force_start: bool,
     expr_mode: bool,
     err: Option<ParseError>,
+}
+
+/// A keyword token spelled as a word (`not`, `and`, `select`…), as a plain name.
+fn word_name(t: &Tok, spelled: &str) -> Option<String> {
+    let word = !spelled.is_empty() && spelled.chars().all(|c| c.is_alphanumeric() || c == '_');
+    match t {
+        Tok::Ident(_) | Tok::Lit(_) => None,
+        _ if word => Some(spelled.to_string()),
+        _ => None,
+    }
 }
 
 fn lower(s: &str) -> String {
@@ -263,12 +274,14 @@ fn cant_end(t: &Tok) -> bool {
 
 pub fn prepass(
     toks: Vec<RawTok>,
+    src: &str,
     is_function: &dyn Fn(&str) -> bool,
     expr_mode: bool,
 ) -> Result<Vec<Triple>, ParseError> {
     let (assigned, user_fns) = scan_names(&toks);
     let mut p = Pre {
         toks,
+        src,
         out: Vec::new(),
         stack: Vec::new(),
         sql: Vec::new(),
@@ -450,6 +463,12 @@ impl<'a> Pre<'a> {
         }
     }
 
+    /// The source spelling of word token j (keywords keep the case they were written in).
+    fn src_word(&self, j: usize) -> String {
+        let t = &self.toks[j];
+        self.src.get(t.start..t.end).unwrap_or("").to_string()
+    }
+
     fn tok(&self, j: usize) -> Option<&Tok> {
         self.toks.get(j).map(|t| &t.tok)
     }
@@ -566,6 +585,41 @@ impl<'a> Pre<'a> {
             let name = format!("{}", rt.tok);
             self.emit(Tok::Ident(name), s, e);
             return i + 1;
+        }
+        // `::not(x)`, `::and(a, b)`: after `::` every word names a function
+        if self.last() == Some(&Tok::ColonColon) {
+            if let Some(w) = word_name(&rt.tok, &self.src_word(i)) {
+                self.emit(Tok::Ident(w), s, e);
+                return i + 1;
+            }
+        }
+        // `BETWEEN = select …`, `print(IN)`: a word operator where an operand must start
+        // (or `NOT` assigned to) is a variable name
+        if matches!(rt.tok, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike | Tok::Not)
+            && self.operand_start()
+            && !self.adjacent_paren(i)
+            && (rt.tok != Tok::Not || self.tok(i + 1) == Some(&Tok::Assign))
+        {
+            let w = self.src_word(i);
+            self.emit(Tok::Ident(w), s, e);
+            return i + 1;
+        }
+        // `@state` / `@jit` on the line(s) before `def`: a function annotation
+        if rt.tok == Tok::At
+            && matches!(self.last(), None | Some(Tok::Sep | Tok::LBrace) | Some(Tok::Annot(_)))
+        {
+            if let Some(RawTok { tok: Tok::Ident(n), start, ws: false, .. }) = self.toks.get(i + 1).cloned() {
+                let _ = start;
+                let mut k = i + 2;
+                while matches!(self.tok(k), Some(Tok::Newline | Tok::Comment)) {
+                    k += 1;
+                }
+                if matches!(self.tok(k), Some(Tok::Def | Tok::Defg | Tok::At)) {
+                    let e2 = self.toks[i + 1].end;
+                    self.emit(Tok::Annot(n), s, e2);
+                    return k;
+                }
+            }
         }
         match rt.tok {
             Tok::Newline => self.newline(i),
@@ -788,8 +842,14 @@ impl<'a> Pre<'a> {
                         }
                         k += 1;
                     }
-                    let k = self.next_sig(k + 1);
-                    if self.tok(k) == Some(&Tok::LBrace) {
+                    // `timer(n) { … }` and `timer(n) stmt`: a repeat count when a statement follows
+                    let next = self.tok(k + 1).cloned();
+                    let k2 = self.next_sig(k + 1);
+                    let starts_stmt = match &next {
+                        None | Some(Tok::Newline | Tok::Semi | Tok::RBrace | Tok::Dot | Tok::Comma) => false,
+                        Some(t) => t.binop().is_none() || matches!(t, Tok::Not),
+                    };
+                    if self.tok(k2) == Some(&Tok::LBrace) || starts_stmt {
                         t = Tok::TimerN;
                     }
                 }

@@ -522,6 +522,7 @@ fn stmt_code(s: StmtKind) -> Value {
         aggregate: false,
         span: Span::default(),
         text: STMT_MARK.to_string(),
+        annotations: vec![],
     };
     code(ex(ExprKind::Call(Box::new(ex(ExprKind::Lambda(Arc::new(def)))), vec![])))
 }

@@ -260,8 +260,10 @@ impl Interpreter {
         for (k, v) in &u.captured {
             frame.vars.insert(k.clone(), v.clone());
         }
+        let given = pos.len();
         let mut pos = pos;
         pos.resize(def.params.len(), None);
+        let mut named_at: Vec<usize> = Vec::with_capacity(named.len());
         for (n, v) in named {
             let i = def
                 .params
@@ -269,6 +271,24 @@ impl Interpreter {
                 .position(|p| p.name == n)
                 .ok_or_else(|| Error::arg(format!("The function [{fname}] doesn't have a parameter named {n}")))?;
             pos[i] = Some(v);
+            named_at.push(i);
+        }
+        // a parameter with no argument and no default value: too few arguments
+        let missing = def
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i >= given && !named_at.contains(i) && p.default.is_none())
+            .count();
+        if missing > 0 {
+            return Err(Error::new(
+                ErrorKind::Arity,
+                format!(
+                    "The function [{fname}] expects {} argument(s), but the actual number of arguments is: {}",
+                    def.params.len(),
+                    given + named_at.len()
+                ),
+            ));
         }
         for (i, p) in def.params.iter().enumerate() {
             let v = match pos[i].take() {
