@@ -621,6 +621,11 @@ impl<'a> Pre<'a> {
                 }
             }
         }
+        // `share(t, "name")`: the function form of `share t as name`
+        if rt.tok == Tok::Share && self.adjacent_paren(i) {
+            self.emit(Tok::Ident("share".into()), s, e);
+            return i + 1;
+        }
         match rt.tok {
             Tok::Newline => self.newline(i),
             Tok::Semi => {
@@ -1379,6 +1384,28 @@ impl<'a> Pre<'a> {
                     let e2 = self.toks[i + 2].end;
                     self.emit(Tok::IsNull(true), s, e2);
                     return i + 3;
+                }
+                _ => {}
+            }
+        }
+        // `undef(all)`, `undef(all, SHARED)`: the `undef all` statement
+        if name == "undef"
+            && self.operand_start()
+            && self.adjacent_paren(i)
+            && ident_is(self.toks.get(i + 2), "all")
+        {
+            match (self.tok(i + 3), self.tok(i + 4), self.tok(i + 5)) {
+                (Some(Tok::RParen), _, _) => {
+                    self.emit(Tok::UndefAll, s, self.toks[i + 3].end);
+                    return i + 4;
+                }
+                (Some(Tok::Comma), Some(Tok::Ident(k)), Some(Tok::RParen)) => {
+                    let k = k.clone();
+                    let (ks, ke) = (self.toks[i + 4].start, self.toks[i + 4].end);
+                    self.emit(Tok::UndefAll, s, self.toks[i + 2].end);
+                    self.emit(Tok::Comma, ks, ks);
+                    self.emit(Tok::Ident(k), ks, ke);
+                    return i + 6;
                 }
                 _ => {}
             }

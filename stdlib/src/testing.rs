@@ -238,9 +238,10 @@ pub fn run_case_in(i: &mut Interpreter, file: &str, case: &Case) -> CaseResult {
                 (true, String::new())
             } else {
                 let line = e.span.map(|s| line_of(&case.text, s.start as usize) + case.line - 1);
-                (false, match line {
-                    Some(l) => format!("line {l}: {}", e.message),
-                    None => e.message.clone(),
+                (false, match (&e.location, line) {
+                    (Some(loc), _) => format!("{loc}: {}", e.message),
+                    (None, Some(l)) => format!("line {l}: {}", e.message),
+                    (None, None) => e.message.clone(),
                 })
             }
         }

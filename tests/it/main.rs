@@ -4,6 +4,7 @@
 mod conformance;
 mod dos_files;
 mod fuzz;
+mod lang_gaps;
 mod realworld;
 mod repl_tty;
 mod sql_duckdb;

@@ -313,6 +313,14 @@ impl Interpreter {
         };
         self.col_scopes = saved_scopes;
         self.depth -= 1;
+        // an error raised in a module's code names the module file and its line
+        let r = match (r, &u.module) {
+            (Err(e), Some(m)) if e.location.is_none() && e.span.is_some() => match self.module_sources.get(m) {
+                Some((file, src)) => Err(e.locate_in(file, src)),
+                None => Err(e),
+            },
+            (r, _) => r,
+        };
         let frame = self.frames.pop().unwrap_or_default();
         let mutated: Vec<(usize, Value)> = def
             .params

@@ -71,6 +71,8 @@ pub struct Interpreter {
     /// file being run (for `#include` and `run` relative paths)
     pub current_file: Option<PathBuf>,
     pub loaded_modules: AHashSet<String>,
+    /// Module name → (file, preprocessed text), to place errors raised in module code.
+    pub module_sources: AHashMap<String, (String, Arc<str>)>,
     pub test: TestState,
     /// Set by an in-place (`!`) builtin that returns something other than its first argument.
     pub inplace_out: Option<Value>,
@@ -108,6 +110,7 @@ impl Interpreter {
                 .unwrap_or_else(|| PathBuf::from("modules")),
             current_file: None,
             loaded_modules: AHashSet::new(),
+            module_sources: AHashMap::new(),
             test: TestState::default(),
             inplace_out: None,
             rng: seed,
