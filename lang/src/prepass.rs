@@ -621,6 +621,18 @@ impl<'a> Pre<'a> {
                 }
             }
         }
+        // SQL macro variables `_$name` / `_$$names`: one identifier the executor expands
+        if rt.tok == Tok::Ident("_".into()) {
+            let adj = |k: usize| self.toks.get(k).is_some_and(|t| !t.ws);
+            let many = self.tok(i + 1) == Some(&Tok::Dollar) && self.tok(i + 2) == Some(&Tok::Dollar);
+            let k = if many { i + 3 } else { i + 2 };
+            if self.tok(i + 1) == Some(&Tok::Dollar) && (i + 1..=k).all(adj) {
+                if let Some(Tok::Ident(n)) = self.tok(k).cloned() {
+                    let name = format!("{}{n}", if many { "_$$" } else { "_$" });
+                    return self.ident_named(k, s, name);
+                }
+            }
+        }
         // `share(t, "name")`: the function form of `share t as name`
         if rt.tok == Tok::Share && self.adjacent_paren(i) {
             self.emit(Tok::Ident("share".into()), s, e);
@@ -1322,6 +1334,15 @@ impl<'a> Pre<'a> {
             out_pos,
         });
         self.emit(Tok::With, s, e);
+    }
+
+    /// A macro-variable identifier spanning tokens up to `k`: emitted as a plain name.
+    fn ident_named(&mut self, k: usize, s: usize, name: String) -> usize {
+        let e = self.toks[k].end;
+        let os = self.operand_start();
+        self.emit(Tok::Ident(name), s, e);
+        self.head_at_start = os;
+        k + 1
     }
 
     fn ident(&mut self, i: usize) -> usize {

@@ -50,7 +50,7 @@ fn syntax_error_and_failing_assert_cases_keep_their_meaning() {
 #[test]
 fn comments_are_removed_but_strings_kept() {
     let s = beluga_stdlib::testing::strip_comments("a = \"x // y\" // c\nb = '/* z */' /* q\nr */ c");
-    assert_eq!(s, "a = \"x // y\"     \nb = '/* z */'     \n   c");
+    assert_eq!(s, "a = \"x // y\"     \nb = '/* z */'     \n     c");
 }
 
 #[test]

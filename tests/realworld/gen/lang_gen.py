@@ -38,3 +38,20 @@ print("defaults", 4 * 3 + 1, 4 * 5 + 1)
 ret = df.groupby("sym")["px"].transform(lambda s: s.pct_change())
 print("ret", fmt(ret))
 print("sum_ret_nonnull", round(float(ret.sum(skipna=True)), 10))
+
+# SQL macro variables (lang_sql_macros.dos), the table of progr/macrovariations
+m = pd.DataFrame({
+    "city": ["Rome", "London", "London", "Rome", "Rome"],
+    "sold1": [200, 500, 100, 300, 300],
+    "sold2": [2100, 1500, 1100, 3100, 2300],
+})
+print("avg_sold1_by_city", m.groupby("city")["sold1"].mean().round(10).to_dict())
+print("rowsum", list(m.sold1 + m.sold2))
+print("cumsum_sold2_by_city", list(m.groupby("city")["sold2"].cumsum()))
+print("sold1>150 sum sold2", int(m[m.sold1 > 150].sold2.sum()))
+
+# test-file layout (lang_testing_layout.dos): a running VWAP over cases
+trades_px = [100.0, 100.5, 99.8, 101.2]
+trades_qty = [300, 200, 500, 100]
+print("vwap", round(float(np.average(trades_px, weights=trades_qty)), 10))
+print("vwap_first2", round(float(np.average(trades_px[:2], weights=trades_qty[:2])), 10))
