@@ -598,6 +598,7 @@ impl<'a> Pre<'a> {
         if matches!(rt.tok, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike | Tok::Not)
             && self.operand_start()
             && !self.adjacent_paren(i)
+            && self.last() != Some(&Tok::Not)
             && (rt.tok != Tok::Not || self.tok(i + 1) == Some(&Tok::Assign))
         {
             let w = self.src_word(i);

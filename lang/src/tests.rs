@@ -717,6 +717,8 @@ fn keyword_like_words_as_variable_names() {
     assert!(parse_script("NOT = 1", &is_builtin).is_ok());
     // still operators where an operator belongs
     assert!(parse_script("select * from t where v BETWEEN 1 AND 3", &is_builtin).is_ok());
+    assert!(parse_script("select * from t where sym not in `a`c", &is_builtin).is_ok());
+    assert!(parse_script("select * from t where s not like \"a%\"", &is_builtin).is_ok());
 }
 
 #[test]

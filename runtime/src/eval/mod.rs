@@ -292,6 +292,11 @@ impl Interpreter {
         if self.registry.lookup(name).is_some() && f.module.is_none() {
             return Err(Error::runtime(format!("Can't redefine the built-in function {name}")));
         }
+        // the newest definition wins: a session variable of that name holding a function
+        // (an earlier `f = def(...)`) no longer hides the function defined now
+        if f.module.is_none() && matches!(self.globals.get(name), Some(Value::Function(_))) {
+            self.globals.remove(name);
+        }
         let v = Value::Function(Func::User(f.clone()));
         if let Some(m) = &f.module {
             self.functions.insert(format!("{m}::{name}"), v.clone());
