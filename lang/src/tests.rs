@@ -675,10 +675,6 @@ fn metacode_aliases() {
 
 // ---------------------------------------------------------------- issue 12 gaps
 
-fn e(src: &str) -> String {
-    sx(&parse_expr(src, &is_builtin).unwrap_or_else(|err| panic!("{src}: {}", err.message)))
-}
-
 #[test]
 fn trailing_dot_float_literals() {
     assert_eq!(e("1."), "1.0");
