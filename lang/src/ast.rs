@@ -270,6 +270,8 @@ pub struct FuncDef {
     pub span: Span,
     /// Source text of the definition (used when a function value is printed).
     pub text: String,
+    /// `@state`, `@jit`… written on the line(s) before `def`, without the `@`.
+    pub annotations: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

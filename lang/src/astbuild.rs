@@ -60,7 +60,7 @@ pub fn func(
     l: usize,
     r: usize,
 ) -> FuncDef {
-    FuncDef { name, params, body, aggregate, span: sp(l, r), text: text(src, l, r) }
+    FuncDef { name, params, body, aggregate, span: sp(l, r), text: text(src, l, r), annotations: vec![] }
 }
 
 pub fn agg_lambda(params: Vec<Param>, body: FuncBody, src: &str, l: usize, r: usize) -> Expr {

@@ -116,6 +116,8 @@ pub enum Tok {
     MetaClose,
     /// juxtaposition after a braced lambda: `{x -> x*x} 10`
     Apply,
+    /// `@state`, `@jit`: a function annotation on the line(s) before `def`
+    Annot(String),
 
     // ---- punctuation and operators
     #[token("(")]
@@ -618,6 +620,15 @@ fn scan_number(s: &str) -> Result<(Literal, usize), LexError> {
         let text = &s[..e];
         let v: f64 = text.parse().map_err(|_| bad("invalid number", text))?;
         return float_suffix(s, e, v, Some(t2.len()), e == j);
+    }
+    // `1.`: a trailing dot ends a DOUBLE literal (not `1..5`, `1.f`-style suffixes or `1.2`)
+    if b.get(d1) == Some(&b'.')
+        && !dig(b, d1 + 1)
+        && b.get(d1 + 1) != Some(&b'.')
+        && !identc(s, d1 + 1)
+    {
+        let v: f64 = t1.parse().map_err(|_| bad("invalid number", t1))?;
+        return Ok((Literal::Double(Some(v)), d1 + 1));
     }
     // time forms
     if d1 <= 2 && b.get(d1) == Some(&b':') && dig(b, d1 + 1) && dig(b, d1 + 2) && !dig(b, d1 + 3)

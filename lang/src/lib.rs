@@ -28,7 +28,7 @@ fn tokens(
     expr_mode: bool,
 ) -> Result<Vec<prepass::Triple>, ParseError> {
     let raw = lexer::lex(src)?;
-    prepass::prepass(raw, is_function, expr_mode)
+    prepass::prepass(raw, src, is_function, expr_mode)
 }
 
 /// Parse a whole script segment. `is_function(name)` tells whether a bare identifier names a

@@ -84,6 +84,7 @@ struct SqlCtx {
 
 struct Pre<'a> {
     toks: Vec<RawTok>,
+    src: &'a str,
     out: Vec<Triple>,
     stack: Vec<Frame>,
     sql: Vec<SqlCtx>,
@@ -103,6 +104,16 @@ struct Pre<'a> {
     force_start: bool,
     expr_mode: bool,
     err: Option<ParseError>,
+}
+
+/// A keyword token spelled as a word (`not`, `and`, `select`…), as a plain name.
+fn word_name(t: &Tok, spelled: &str) -> Option<String> {
+    let word = !spelled.is_empty() && spelled.chars().all(|c| c.is_alphanumeric() || c == '_');
+    match t {
+        Tok::Ident(_) | Tok::Lit(_) => None,
+        _ if word => Some(spelled.to_string()),
+        _ => None,
+    }
 }
 
 fn lower(s: &str) -> String {
@@ -263,12 +274,14 @@ fn cant_end(t: &Tok) -> bool {
 
 pub fn prepass(
     toks: Vec<RawTok>,
+    src: &str,
     is_function: &dyn Fn(&str) -> bool,
     expr_mode: bool,
 ) -> Result<Vec<Triple>, ParseError> {
     let (assigned, user_fns) = scan_names(&toks);
     let mut p = Pre {
         toks,
+        src,
         out: Vec::new(),
         stack: Vec::new(),
         sql: Vec::new(),
@@ -450,6 +463,12 @@ impl<'a> Pre<'a> {
         }
     }
 
+    /// The source spelling of word token j (keywords keep the case they were written in).
+    fn src_word(&self, j: usize) -> String {
+        let t = &self.toks[j];
+        self.src.get(t.start..t.end).unwrap_or("").to_string()
+    }
+
     fn tok(&self, j: usize) -> Option<&Tok> {
         self.toks.get(j).map(|t| &t.tok)
     }
@@ -565,6 +584,59 @@ impl<'a> Pre<'a> {
         {
             let name = format!("{}", rt.tok);
             self.emit(Tok::Ident(name), s, e);
+            return i + 1;
+        }
+        // `::not(x)`, `::and(a, b)`: after `::` every word names a function
+        if self.last() == Some(&Tok::ColonColon) {
+            if let Some(w) = word_name(&rt.tok, &self.src_word(i)) {
+                self.emit(Tok::Ident(w), s, e);
+                return i + 1;
+            }
+        }
+        // `BETWEEN = select …`, `print(IN)`: a word operator where an operand must start
+        // (or `NOT` assigned to) is a variable name
+        if matches!(rt.tok, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike | Tok::Not)
+            && self.operand_start()
+            && !self.adjacent_paren(i)
+            && self.last() != Some(&Tok::Not)
+            && (rt.tok != Tok::Not || self.tok(i + 1) == Some(&Tok::Assign))
+        {
+            let w = self.src_word(i);
+            self.emit(Tok::Ident(w), s, e);
+            return i + 1;
+        }
+        // `@state` / `@jit` on the line(s) before `def`: a function annotation
+        if rt.tok == Tok::At
+            && matches!(self.last(), None | Some(Tok::Sep | Tok::LBrace) | Some(Tok::Annot(_)))
+        {
+            if let Some(RawTok { tok: Tok::Ident(n), start, ws: false, .. }) = self.toks.get(i + 1).cloned() {
+                let _ = start;
+                let mut k = i + 2;
+                while matches!(self.tok(k), Some(Tok::Newline | Tok::Comment)) {
+                    k += 1;
+                }
+                if matches!(self.tok(k), Some(Tok::Def | Tok::Defg | Tok::At)) {
+                    let e2 = self.toks[i + 1].end;
+                    self.emit(Tok::Annot(n), s, e2);
+                    return k;
+                }
+            }
+        }
+        // SQL macro variables `_$name` / `_$$names`: one identifier the executor expands
+        if rt.tok == Tok::Ident("_".into()) {
+            let adj = |k: usize| self.toks.get(k).is_some_and(|t| !t.ws);
+            let many = self.tok(i + 1) == Some(&Tok::Dollar) && self.tok(i + 2) == Some(&Tok::Dollar);
+            let k = if many { i + 3 } else { i + 2 };
+            if self.tok(i + 1) == Some(&Tok::Dollar) && (i + 1..=k).all(adj) {
+                if let Some(Tok::Ident(n)) = self.tok(k).cloned() {
+                    let name = format!("{}{n}", if many { "_$$" } else { "_$" });
+                    return self.ident_named(k, s, name);
+                }
+            }
+        }
+        // `share(t, "name")`: the function form of `share t as name`
+        if rt.tok == Tok::Share && self.adjacent_paren(i) {
+            self.emit(Tok::Ident("share".into()), s, e);
             return i + 1;
         }
         match rt.tok {
@@ -788,8 +860,14 @@ impl<'a> Pre<'a> {
                         }
                         k += 1;
                     }
-                    let k = self.next_sig(k + 1);
-                    if self.tok(k) == Some(&Tok::LBrace) {
+                    // `timer(n) { … }` and `timer(n) stmt`: a repeat count when a statement follows
+                    let next = self.tok(k + 1).cloned();
+                    let k2 = self.next_sig(k + 1);
+                    let starts_stmt = match &next {
+                        None | Some(Tok::Newline | Tok::Semi | Tok::RBrace | Tok::Dot | Tok::Comma) => false,
+                        Some(t) => t.binop().is_none() || matches!(t, Tok::Not),
+                    };
+                    if self.tok(k2) == Some(&Tok::LBrace) || starts_stmt {
                         t = Tok::TimerN;
                     }
                 }
@@ -1259,6 +1337,15 @@ impl<'a> Pre<'a> {
         self.emit(Tok::With, s, e);
     }
 
+    /// A macro-variable identifier spanning tokens up to `k`: emitted as a plain name.
+    fn ident_named(&mut self, k: usize, s: usize, name: String) -> usize {
+        let e = self.toks[k].end;
+        let os = self.operand_start();
+        self.emit(Tok::Ident(name), s, e);
+        self.head_at_start = os;
+        k + 1
+    }
+
     fn ident(&mut self, i: usize) -> usize {
         let rt = self.toks[i].clone();
         let (s, e) = (rt.start, rt.end);
@@ -1319,6 +1406,28 @@ impl<'a> Pre<'a> {
                     let e2 = self.toks[i + 2].end;
                     self.emit(Tok::IsNull(true), s, e2);
                     return i + 3;
+                }
+                _ => {}
+            }
+        }
+        // `undef(all)`, `undef(all, SHARED)`: the `undef all` statement
+        if name == "undef"
+            && self.operand_start()
+            && self.adjacent_paren(i)
+            && ident_is(self.toks.get(i + 2), "all")
+        {
+            match (self.tok(i + 3), self.tok(i + 4), self.tok(i + 5)) {
+                (Some(Tok::RParen), _, _) => {
+                    self.emit(Tok::UndefAll, s, self.toks[i + 3].end);
+                    return i + 4;
+                }
+                (Some(Tok::Comma), Some(Tok::Ident(k)), Some(Tok::RParen)) => {
+                    let k = k.clone();
+                    let (ks, ke) = (self.toks[i + 4].start, self.toks[i + 4].end);
+                    self.emit(Tok::UndefAll, s, self.toks[i + 2].end);
+                    self.emit(Tok::Comma, ks, ks);
+                    self.emit(Tok::Ident(k), ks, ke);
+                    return i + 6;
                 }
                 _ => {}
             }

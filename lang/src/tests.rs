@@ -672,3 +672,58 @@ fn metacode_aliases() {
     assert_eq!(e("<a + 1>"), "(meta (add a 1))");
     assert_eq!(e("[1, 2]"), "(vec 1 2)");
 }
+
+// ---------------------------------------------------------------- issue 12 gaps
+
+#[test]
+fn trailing_dot_float_literals() {
+    assert_eq!(e("1."), "1.0");
+    assert_eq!(e("[0.  , 1.5, 2.]"), e("[0.0, 1.5, 2.0]"));
+    assert_eq!(e("1. + 2"), e("1.0 + 2"));
+    // ranges and member calls are not floats
+    assert_eq!(e("1..3"), e("1 .. 3"));
+}
+
+#[test]
+fn annotations_are_kept_on_the_definition() {
+    let s = parse_script("@state\ndef f(x) { return x }\n@jit\n@state\ndef g(x): x", &is_builtin).expect("parse");
+    let anns: Vec<Vec<String>> = s
+        .iter()
+        .filter_map(|st| match &st.kind {
+            StmtKind::Def(d) => Some(d.annotations.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(anns, vec![vec!["state".to_string()], vec!["jit".to_string(), "state".to_string()]]);
+    // no annotation: empty
+    let s = parse_script("def h(x): x", &is_builtin).expect("parse");
+    assert!(matches!(&s[0].kind, StmtKind::Def(d) if d.annotations.is_empty()));
+}
+
+#[test]
+fn builtin_namespace_takes_keyword_names() {
+    assert_eq!(e("::not(x)"), e("::sum(x)").replace("sum", "not"));
+    assert!(parse_expr("::and(a, b)", &is_builtin).is_ok());
+}
+
+#[test]
+fn keyword_like_words_as_variable_names() {
+    assert!(parse_script("BETWEEN = select * from t where v between 1 and 2", &is_builtin).is_ok());
+    assert!(parse_script("IN = 3\ny = IN + 1", &is_builtin).is_ok());
+    assert!(parse_script("NOT = 1", &is_builtin).is_ok());
+    // still operators where an operator belongs
+    assert!(parse_script("select * from t where v BETWEEN 1 AND 3", &is_builtin).is_ok());
+    assert!(parse_script("select * from t where sym not in `a`c", &is_builtin).is_ok());
+    assert!(parse_script("select * from t where s not like \"a%\"", &is_builtin).is_ok());
+}
+
+#[test]
+fn timer_repeat_without_braces_and_session_forms() {
+    let s = parse_script("timer(10) x = 1 + 2", &is_builtin).expect("timer(n) stmt");
+    assert!(matches!(&s[0].kind, StmtKind::Timer(Some(_), _)));
+    assert!(parse_script("timer(10) { x = 1 }", &is_builtin).is_ok());
+    let s = parse_script("undef(all)", &is_builtin).expect("undef(all)");
+    assert!(matches!(&s[0].kind, StmtKind::UndefAll(None)));
+    let s = parse_script("share(t, \"name\")", &is_builtin).expect("share(...)");
+    assert!(matches!(&s[0].kind, StmtKind::Expr(_)));
+}

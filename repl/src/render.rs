@@ -46,6 +46,10 @@ pub fn render(err: &Error, name: &str, src: &str, fancy: bool) -> String {
         _ => "",
     };
     let message = format!("{prefix}{}", err.message);
+    // raised in a module: the module's file and line, not the script's
+    if let Some(loc) = &err.location {
+        return format!("{loc}: {message}");
+    }
     let span = err.span.filter(|s| (s.end as usize) <= src.len() && s.start <= s.end);
     if !fancy {
         return match span {

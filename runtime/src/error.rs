@@ -29,13 +29,16 @@ pub struct Error {
     pub span: Option<Span>,
     /// The value given to `throw`, when it was not a string.
     pub thrown: Option<Box<crate::value::Value>>,
+    /// `file:line:column` of the failing expression when it is not in the script being run
+    /// (inside a module); set once, where the error leaves the module's code.
+    pub location: Option<String>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into(), span: None, thrown: None }
+        Error { kind, message: message.into(), span: None, thrown: None, location: None }
     }
     pub fn runtime(m: impl Into<String>) -> Error {
         Error::new(ErrorKind::Runtime, m)
@@ -53,7 +56,7 @@ impl Error {
         Error::new(ErrorKind::Name, m)
     }
     pub fn syntax(m: impl Into<String>, span: Span) -> Error {
-        Error { kind: ErrorKind::Syntax, message: m.into(), span: Some(span), thrown: None }
+        Error { kind: ErrorKind::Syntax, message: m.into(), span: Some(span), thrown: None, location: None }
     }
     /// "not supported for type X" in one wording for every builtin.
     pub fn unsupported(func: &str, what: impl fmt::Display) -> Error {
@@ -61,8 +64,24 @@ impl Error {
     }
     /// Attach a span if none is set yet.
     pub fn or_span(mut self, span: Span) -> Error {
-        if self.span.is_none() {
+        if self.span.is_none() && self.location.is_none() {
             self.span = Some(span);
+        }
+        self
+    }
+    /// The error's span, taken as a place in `file` whose text is `src`, becomes its
+    /// location (`file:line:column`); the caller's span is then never attached.
+    pub fn locate_in(mut self, file: &str, src: &str) -> Error {
+        if self.location.is_none() {
+            if let Some(sp) = self.span.take() {
+                let at = (sp.start as usize).min(src.len());
+                let before = src.get(..at).unwrap_or("");
+                let line = before.matches('\n').count() + 1;
+                let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+                self.location = Some(format!("{file}:{line}:{col}"));
+            } else {
+                self.location = Some(file.to_string());
+            }
         }
         self
     }

@@ -589,31 +589,6 @@ fn print(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn defs(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let pattern = opt(&a, 0).and_then(|v| v.as_str()).map(|s| s.to_string());
-    let mut names: Vec<&str> = i.registry.names().filter(|n| !n.starts_with("__")).collect();
-    names.sort_unstable();
-    if let Some(p) = pattern {
-        names.retain(|n| ops::like_match(n, &p, false));
-    }
-    let kinds: Vec<&str> = names
-        .iter()
-        .map(|n| match i.registry.lookup(n).map(|id| i.registry.get(id).kind) {
-            Some(Kind::Aggregate) => "aggregate",
-            Some(Kind::VectorToVector) => "vector",
-            Some(Kind::Elementwise) => "elementwise",
-            _ => "system",
-        })
-        .collect();
-    Ok(Value::table(Table::new(
-        vec!["name".into(), "kind".into()],
-        vec![
-            Column::new(DataType::String, ColData::Str(beluga_runtime::StrCol::from_iter(names.iter().copied()))),
-            Column::new(DataType::String, ColData::Str(beluga_runtime::StrCol::from_iter(kinds.iter().copied()))),
-        ],
-    )?))
-}
-
 fn share_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let name = crate::util::str_arg("share", &a[1], "name")?.to_string();
     i.share(a[0].clone(), &name)?;
@@ -709,7 +684,6 @@ pub const DEFS: &[Builtin] = &[
     f("values", Kind::System, 1, 1, values),
     f("append!", Kind::System, 2, 2, append),
     f("print", Kind::System, 0, u8::MAX, print),
-    f("defs", Kind::System, 0, 1, defs),
     f("share", Kind::System, 2, 2, share_),
     f("funcByName", Kind::System, 1, 1, func_by_name),
     f("assert", Kind::System, 1, 2, assert_),

@@ -522,6 +522,7 @@ fn stmt_code(s: StmtKind) -> Value {
         aggregate: false,
         span: Span::default(),
         text: STMT_MARK.to_string(),
+        annotations: vec![],
     };
     code(ex(ExprKind::Call(Box::new(ex(ExprKind::Lambda(Arc::new(def)))), vec![])))
 }
@@ -582,7 +583,104 @@ fn syntax(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(&text))
 }
 
+/// The parameter list `syntax` and `defs` show: `(X, [Y])` for a builtin (made-up names
+/// X, Y, Z… when the registry has none), `(a, b)` for a user function.
+fn builtin_params(b: &Builtin) -> String {
+    const LETTERS: [&str; 6] = ["X", "Y", "Z", "W", "V", "U"];
+    let max = if b.max == u8::MAX { (b.min as usize).max(1) + 1 } else { b.max as usize };
+    let mut out = Vec::with_capacity(max);
+    for k in 0..max {
+        let name = match b.params.get(k) {
+            Some(p) => p.trim_matches(|c| c == '[' || c == ']').to_string(),
+            None if k < LETTERS.len() => LETTERS[k].to_string(),
+            None => format!("X{k}"),
+        };
+        let name = if b.max == u8::MAX && k + 1 == max { format!("{name}...") } else { name };
+        out.push(if k >= b.min as usize { format!("[{name}]") } else { name });
+    }
+    format!("({})", out.join(", "))
+}
+
+/// `defs([pattern])`: one row per function, builtin or user-defined (module functions
+/// under their qualified name too): name, isCommand, userDefined, isView, minParamCount,
+/// maxParamCount, syntax (funcs/d/defs.md). `pattern` takes `%` (any run) and `?` (one
+/// character).
+fn defs(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let pattern = match opt(&a, 0) {
+        None => None,
+        Some(v) => Some(v.as_str().ok_or_else(|| Error::arg("The argument of [defs] must be a string pattern"))?.to_string()),
+    };
+    // (name, userDefined, min, max, syntax)
+    let mut rows: Vec<(String, bool, i32, i32, String)> = Vec::new();
+    for n in i.registry.names().filter(|n| !n.starts_with("__")) {
+        if let Some(id) = i.registry.lookup(n) {
+            let b = i.registry.get(id);
+            let max = if b.max == u8::MAX { i32::MAX } else { b.max as i32 };
+            rows.push((n.to_string(), false, b.min as i32, max, builtin_params(b)));
+        }
+    }
+    for (n, v) in i.functions.iter() {
+        if let Value::Function(Func::User(u)) = v {
+            let min = u.def.params.iter().filter(|p| p.default.is_none()).count() as i32;
+            let names: Vec<&str> = u.def.params.iter().map(|p| p.name.as_str()).collect();
+            rows.push((n.clone(), true, min, u.def.params.len() as i32, format!("({})", names.join(", "))));
+        }
+    }
+    if let Some(p) = pattern {
+        let p = p.replace('_', "\u{1}");
+        rows.retain(|r| beluga_runtime::eval::ops::like_match(&r.0.replace('_', "\u{1}"), &p, false));
+    }
+    rows.sort_by(|x, y| x.0.cmp(&y.0));
+    let strs = |f: &dyn Fn(&(String, bool, i32, i32, String)) -> String| {
+        let v: Vec<String> = rows.iter().map(f).collect();
+        Column::new(DataType::String, ColData::Str(beluga_runtime::StrCol::from_iter(v.iter().map(|s| s.as_str()))))
+    };
+    let bools = |f: &dyn Fn(&(String, bool, i32, i32, String)) -> bool| {
+        Column::from_vec(DataType::Bool, rows.iter().map(|r| f(r) as i8).collect::<Vec<i8>>())
+    };
+    let ints = |f: &dyn Fn(&(String, bool, i32, i32, String)) -> i32| {
+        Column::from_vec(DataType::Int, rows.iter().map(|r| f(r)).collect::<Vec<i32>>())
+    };
+    let t = beluga_runtime::Table::new(
+        ["name", "isCommand", "userDefined", "isView", "minParamCount", "maxParamCount", "syntax"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        vec![
+            strs(&|r| r.0.clone()),
+            bools(&|_| false),
+            bools(&|r| r.1),
+            bools(&|_| false),
+            ints(&|r| r.2),
+            ints(&|r| r.3),
+            strs(&|r| r.4.clone()),
+        ],
+    )?;
+    Ok(Value::table(t))
+}
+
+/// `login(user, password)` / `logout([user])`: Beluga runs one local session with no users;
+/// both succeed and do nothing, so tutorial scripts that start with them run.
+fn login(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    for (k, v) in a.iter().enumerate().take(2) {
+        if v.as_str().is_none() {
+            return Err(Error::arg(format!(
+                "The {} argument of [login] must be a string",
+                if k == 0 { "userId" } else { "password" }
+            )));
+        }
+    }
+    Ok(Value::Void)
+}
+
+fn logout(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+    Ok(Value::Void)
+}
+
 pub const DEFS: &[Builtin] = &[
+    fp("defs", Kind::System, 0, 1, defs, &["X"]),
+    fp("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
+    fp("logout", Kind::System, 0, 2, logout, &["userId", "closeSessions"]),
     f("__alias", Kind::System, 1, 2, alias_builtin),
     f("binaryExpr", Kind::System, 3, 3, binary_expr),
     fp("eval", Kind::System, 1, 1, eval_fn, &["obj"]),

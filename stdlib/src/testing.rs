@@ -1,5 +1,10 @@
-//! DolphinDB `@testing` files: each case runs in a fresh session; `assert` failures,
-//! uncaught errors and the `exception = 1` / `syntaxError = 1` expectations decide it.
+//! DolphinDB `@testing` files. As in DolphinDB, comments are removed from the whole file
+//! first (a block comment may span several `@testing` markers and hide the cases inside),
+//! each case is then parsed on its own (so `syntaxError = 1` works), and the cases of one
+//! file run in order in ONE session: what an earlier case defines stays visible to later
+//! ones; a case that throws ends that case only. Each file gets a fresh session.
+//! `assert` failures, uncaught errors and the `exception = 1` / `syntaxError = 1`
+//! expectations decide a case.
 
 use beluga_runtime::eval::Output;
 use beluga_runtime::{ErrorKind, Interpreter, Registry};
@@ -75,9 +80,71 @@ fn attr(header: &str, key: &str) -> Option<String> {
     Some(rest.split(|c: char| c == ',' || c.is_whitespace()).next().unwrap_or("").to_string())
 }
 
-/// Split a file into cases at `@testing:` lines. Code before the first case becomes a preamble
-/// prepended (as blank-line-preserving text) to every case.
+/// `text` with its `//` and `/* */` comments blanked out (newlines kept, so lines keep their
+/// numbers); string literals are left alone. An unterminated block comment runs to the end.
+pub fn strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let blank = |out: &mut Vec<u8>, c: u8| out.push(if c == b'\n' { b'\n' } else { b' ' });
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            // a string literal, with backslash escapes, ends at its quote or the line's end
+            out.push(c);
+            i += 1;
+            while i < b.len() && b[i] != c && b[i] != b'\n' {
+                if b[i] == b'\\' && i + 1 < b.len() && b[i + 1] != b'\n' {
+                    out.push(b[i]);
+                    i += 1;
+                }
+                out.push(b[i]);
+                i += 1;
+            }
+            if i < b.len() && b[i] == c {
+                out.push(c);
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = text[i + 2..].find("*/").map(|k| i + 2 + k + 2).unwrap_or(b.len());
+            for &x in &b[i..end] {
+                blank(&mut out, x);
+            }
+            i = end;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    // only ASCII bytes were replaced, by ASCII: still UTF-8
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The code of a file before its first `@testing` marker (comments removed).
+pub fn preamble(text: &str) -> String {
+    let text = strip_comments(text);
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("@testing:") {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Split a file into cases at `@testing:` lines, after removing its comments. Code before
+/// the first case is not part of any case (see `preamble`); a file without markers is one
+/// case, `adhocTesting`.
 pub fn split_cases(text: &str) -> Vec<Case> {
+    let text = strip_comments(text);
+    let text = text.as_str();
     let mut cases = Vec::new();
     let mut preamble = String::new();
     let mut cur: Option<Case> = None;
@@ -92,7 +159,7 @@ pub fn split_cases(text: &str) -> Vec<Case> {
                 name,
                 exception: attr(h, "exception").map(|v| v == "1" || v == "true").unwrap_or(false),
                 syntax_error: attr(h, "syntaxError").map(|v| v == "1" || v == "true").unwrap_or(false),
-                text: preamble.clone(),
+                text: String::new(),
                 line: lineno + 2,
             });
             continue;
@@ -117,11 +184,10 @@ pub fn split_cases(text: &str) -> Vec<Case> {
     cases
 }
 
-/// Run one case in a fresh session.
-pub fn run_case(registry: Arc<Registry>, file: &str, dir: Option<&Path>, case: &Case) -> CaseResult {
+/// A fresh session for the cases of one file.
+pub fn file_session(registry: Arc<Registry>, file: &str, dir: Option<&Path>) -> Interpreter {
     let mut i = Interpreter::with_registry(registry);
     i.output = Output::Buffer(String::new());
-    i.test.case = case.name.clone();
     if let Some(d) = dir {
         i.current_file = Some(d.join(file));
         // modules used by test files live in `modules/` beside them
@@ -129,6 +195,27 @@ pub fn run_case(registry: Arc<Registry>, file: &str, dir: Option<&Path>, case: &
         if m.is_dir() {
             i.module_dir = m;
         }
+    }
+    i
+}
+
+/// Run one case in a fresh session.
+pub fn run_case(registry: Arc<Registry>, file: &str, dir: Option<&Path>, case: &Case) -> CaseResult {
+    let mut i = file_session(registry, file, dir);
+    run_case_in(&mut i, file, case)
+}
+
+/// Run one case in the session `i` (which keeps what earlier cases defined).
+pub fn run_case_in(i: &mut Interpreter, file: &str, case: &Case) -> CaseResult {
+    i.test.case = case.name.clone();
+    i.test.failures.clear();
+    i.interrupt.store(false, Ordering::Relaxed);
+    i.frames.clear();
+    i.col_scopes.clear();
+    i.depth = 0;
+    // what the case prints is not kept across cases
+    if let Output::Buffer(b) = &mut i.output {
+        b.clear();
     }
     // watchdog: interrupt a case that runs too long
     let flag = i.interrupt.clone();
@@ -151,9 +238,10 @@ pub fn run_case(registry: Arc<Registry>, file: &str, dir: Option<&Path>, case: &
                 (true, String::new())
             } else {
                 let line = e.span.map(|s| line_of(&case.text, s.start as usize) + case.line - 1);
-                (false, match line {
-                    Some(l) => format!("line {l}: {}", e.message),
-                    None => e.message.clone(),
+                (false, match (&e.location, line) {
+                    (Some(loc), _) => format!("{loc}: {}", e.message),
+                    (None, Some(l)) => format!("line {l}: {}", e.message),
+                    (None, None) => e.message.clone(),
                 })
             }
         }
@@ -201,9 +289,28 @@ pub fn run_paths(registry: Arc<Registry>, paths: &[PathBuf]) -> Report {
             }
         };
         let dir = f.parent().map(|p| p.to_path_buf());
-        for case in split_cases(&text) {
-            report.cases.push(run_case(registry.clone(), &name, dir.as_deref(), &case));
-        }
+        report.cases.extend(run_file_text(registry.clone(), &name, dir.as_deref(), &text));
     }
     report
+}
+
+/// Run the cases of one file's text in order, in one session: the code before the first
+/// case runs first (an error there is reported as a failing `<preamble>` case).
+pub fn run_file_text(registry: Arc<Registry>, file: &str, dir: Option<&Path>, text: &str) -> Vec<CaseResult> {
+    let mut out = Vec::new();
+    let mut i = file_session(registry, file, dir);
+    let cases = split_cases(text);
+    let pre = preamble(text);
+    let has_markers = strip_comments(text).lines().any(|l| l.trim_start().starts_with("@testing:"));
+    if has_markers && !pre.trim().is_empty() {
+        let c = Case { name: "<preamble>".into(), exception: false, syntax_error: false, text: pre, line: 1 };
+        let r = run_case_in(&mut i, file, &c);
+        if !r.passed {
+            out.push(r);
+        }
+    }
+    for case in &cases {
+        out.push(run_case_in(&mut i, file, case));
+    }
+    out
 }

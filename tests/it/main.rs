@@ -4,6 +4,7 @@
 mod conformance;
 mod dos_files;
 mod fuzz;
+mod lang_gaps;
 mod paths;
 mod policy;
 mod realworld;

@@ -284,8 +284,10 @@ impl Interpreter {
         for (k, v) in &u.captured {
             frame.vars.insert(k.clone(), v.clone());
         }
+        let given = pos.len();
         let mut pos = pos;
         pos.resize(def.params.len(), None);
+        let mut named_at: Vec<usize> = Vec::with_capacity(named.len());
         for (n, v) in named {
             let i = def
                 .params
@@ -293,6 +295,24 @@ impl Interpreter {
                 .position(|p| p.name == n)
                 .ok_or_else(|| Error::arg(format!("The function [{fname}] doesn't have a parameter named {n}")))?;
             pos[i] = Some(v);
+            named_at.push(i);
+        }
+        // a parameter with no argument and no default value: too few arguments
+        let missing = def
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i >= given && !named_at.contains(i) && p.default.is_none())
+            .count();
+        if missing > 0 {
+            return Err(Error::new(
+                ErrorKind::Arity,
+                format!(
+                    "The function [{fname}] expects {} argument(s), but the actual number of arguments is: {}",
+                    def.params.len(),
+                    given + named_at.len()
+                ),
+            ));
         }
         for (i, p) in def.params.iter().enumerate() {
             let v = match pos[i].take() {
@@ -317,6 +337,14 @@ impl Interpreter {
         };
         self.col_scopes = saved_scopes;
         self.depth -= 1;
+        // an error raised in a module's code names the module file and its line
+        let r = match (r, &u.module) {
+            (Err(e), Some(m)) if e.location.is_none() && e.span.is_some() => match self.module_sources.get(m) {
+                Some((file, src)) => Err(e.locate_in(file, src)),
+                None => Err(e),
+            },
+            (r, _) => r,
+        };
         let frame = self.frames.pop().unwrap_or_default();
         let mutated: Vec<(usize, Value)> = def
             .params

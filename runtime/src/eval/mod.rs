@@ -73,6 +73,8 @@ pub struct Interpreter {
     /// file being run (for `#include` and `run` relative paths)
     pub current_file: Option<PathBuf>,
     pub loaded_modules: AHashSet<String>,
+    /// Module name → (file, preprocessed text), to place errors raised in module code.
+    pub module_sources: AHashMap<String, (String, Arc<str>)>,
     pub test: TestState,
     /// Set by an in-place (`!`) builtin that returns something other than its first argument.
     pub inplace_out: Option<Value>,
@@ -112,6 +114,7 @@ impl Interpreter {
                 .unwrap_or_else(|| PathBuf::from("modules")),
             current_file: None,
             loaded_modules: AHashSet::new(),
+            module_sources: AHashMap::new(),
             test: TestState::default(),
             inplace_out: None,
             rng: seed,
@@ -294,6 +297,11 @@ impl Interpreter {
     pub fn define_function(&mut self, name: &str, f: Arc<UserFunc>) -> Result<()> {
         if self.registry.lookup(name).is_some() && f.module.is_none() {
             return Err(Error::runtime(format!("Can't redefine the built-in function {name}")));
+        }
+        // the newest definition wins: a session variable of that name holding a function
+        // (an earlier `f = def(...)`) no longer hides the function defined now
+        if f.module.is_none() && matches!(self.globals.get(name), Some(Value::Function(_))) {
+            self.globals.remove(name);
         }
         let v = Value::Function(Func::User(f.clone()));
         if let Some(m) = &f.module {

@@ -301,12 +301,22 @@ impl Interpreter {
         self.loaded_modules.insert(name.clone());
         let saved_file = self.current_file.replace(file.clone());
         let saved_mod = self.ext.insert("module", Box::new(name.clone()));
+        let shown = file.display().to_string();
         let r = (|| -> Result<()> {
             let src = self.preprocess(&text)?;
-            for (_, seg) in super::split_segments(&src) {
-                let stmts = self.parse(seg)?;
+            self.module_sources.insert(name.clone(), (shown.clone(), Arc::from(src.as_str())));
+            for (off, seg) in super::split_segments(&src) {
+                let shift = |e: Error| match e.span {
+                    Some(sp) if e.location.is_none() => {
+                        let o = off as u32;
+                        let e2 = Error { span: Some(beluga_lang::Span { start: sp.start + o, end: sp.end + o }), ..e };
+                        e2.locate_in(&shown, &src)
+                    }
+                    _ => e.locate_in(&shown, &src),
+                };
+                let stmts = self.parse(seg).map_err(shift)?;
                 for s in &stmts {
-                    self.exec_stmt(s)?;
+                    self.exec_stmt(s).map_err(shift)?;
                 }
             }
             Ok(())
@@ -323,7 +333,7 @@ impl Interpreter {
         if r.is_err() {
             self.loaded_modules.remove(&name);
         }
-        r.map_err(|e| Error { message: format!("{} (in module {name}: {})", e.message, file.display()), ..e })
+        r.map_err(|e| if e.location.is_some() { e } else { Error { message: format!("{} (in module {name}: {})", e.message, file.display()), ..e } })
     }
 
     fn exec_for(&mut self, var: &str, iter: &Expr, body: &Stmt) -> Result<Flow> {

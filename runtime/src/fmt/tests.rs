@@ -498,6 +498,7 @@ fn closures_and_code() {
         aggregate: false,
         span: sp,
         text: "def(k): pow(x,k)".into(),
+        annotations: vec![],
     };
     let u = UserFunc {
         def: Arc::new(def),
@@ -534,6 +535,7 @@ fn closures_and_code() {
         aggregate: false,
         span: sp,
         text: "def f(): 1".into(),
+        annotations: vec![],
     };
     let u = UserFunc {
         def: Arc::new(def),

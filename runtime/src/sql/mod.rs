@@ -21,6 +21,7 @@ mod exec;
 mod frame;
 mod group;
 mod interval;
+mod macros;
 mod mapreduce;
 mod mapreduce_agg;
 pub mod join;
@@ -88,7 +89,11 @@ pub fn mapreduce_runs() -> usize {
 
 pub fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let depth = i.col_scopes.len();
-    let r = exec::select(i, q);
+    let r = if macros::uses_macros(q) {
+        macros::expand(i, q).and_then(|q2| exec::select(i, &q2))
+    } else {
+        exec::select(i, q)
+    };
     // a failed evaluation may leave scopes pushed by nested queries
     i.col_scopes.truncate(depth);
     r
