@@ -6,5 +6,6 @@ mod dos_files;
 mod fuzz;
 mod realworld;
 mod repl_tty;
+mod robust;
 mod sql_duckdb;
 mod storage;
