@@ -229,7 +229,10 @@ pub const CHUNK: usize = 1 << 16;
 // ------------------------------------------------------------------ nesting depth
 
 thread_local! {
-    static NEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// levels of printing and of value kernels entered on this thread (kept apart so a
+    /// kernel's depth never shortens what is printed)
+    static PRINT_NEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static VALUE_NEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Deepest tuple/dictionary nesting printed; deeper levels print as `...`.
@@ -237,25 +240,31 @@ pub const MAX_PRINT_NEST: usize = 100;
 /// Deepest nesting that recursive value kernels (comparison, arithmetic over tuples) follow.
 pub const MAX_VALUE_NEST: usize = 10_000;
 
+type Counter = std::thread::LocalKey<std::cell::Cell<usize>>;
+
 /// One level of recursion into a nested value; the level is left when this is dropped.
-pub struct Nest(());
+pub struct Nest(&'static Counter);
 
 impl Nest {
-    /// Enter a level; None when `limit` levels are already entered on this thread.
-    pub fn enter(limit: usize) -> Option<Nest> {
-        NEST.with(|n| {
+    fn enter(counter: &'static Counter, limit: usize) -> Option<Nest> {
+        counter.with(|n| {
             let d = n.get();
             if d >= limit {
                 return None;
             }
             n.set(d + 1);
-            Some(Nest(()))
+            Some(Nest(counter))
         })
+    }
+
+    /// Enter a level of printing; None beyond `MAX_PRINT_NEST` levels.
+    pub fn print() -> Option<Nest> {
+        Nest::enter(&PRINT_NEST, MAX_PRINT_NEST)
     }
 
     /// Enter a level of a value kernel, or the error for too deep a value.
     pub fn value() -> Result<Nest> {
-        Nest::enter(MAX_VALUE_NEST).ok_or_else(|| {
+        Nest::enter(&VALUE_NEST, MAX_VALUE_NEST).ok_or_else(|| {
             Error::runtime(format!("The value is nested more than {MAX_VALUE_NEST} levels deep"))
         })
     }
@@ -263,7 +272,7 @@ impl Nest {
 
 impl Drop for Nest {
     fn drop(&mut self) {
-        NEST.with(|n| n.set(n.get().saturating_sub(1)));
+        self.0.with(|n| n.set(n.get().saturating_sub(1)));
     }
 }
 

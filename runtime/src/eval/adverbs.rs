@@ -134,7 +134,7 @@ impl Interpreter {
         // columns gives the same vector as n calls over the elements, without boxing
         if matches!(rule, Rule::Default | Rule::Consistent)
             && n > 0
-            && args.iter().all(|a| matches!(a, Value::Vector(_)) || a.is_scalar())
+            && args.iter().all(|a| matches!(a, Value::Vector(c) | Value::Scalar(c) if vector_safe_type(c.ty)))
             && self.vectorizable(f, args.len())
         {
             match self.call_value(f, args.clone()) {
@@ -332,7 +332,7 @@ impl Interpreter {
     /// `cross(f, X, Y)`: matrix of f(X[i], Y[j]) labelled by X and Y.
     pub fn cross(&mut self, f: &Value, x: Value, y: Value) -> Result<Value> {
         if let (Value::Vector(cx), Value::Vector(cy)) = (&x, &y) {
-            if !cx.is_empty() && !cy.is_empty() && self.vectorizable(f, 2) {
+            if !cx.is_empty() && !cy.is_empty() && vector_safe_type(cx.ty) && vector_safe_type(cy.ty) && self.vectorizable(f, 2) {
                 // all pairs as two whole columns (X cycling, Y repeated), one call
                 let (nx, ny) = (cx.len(), cy.len());
                 let n = crate::guard::need2(nx, ny, 16 + 3 * crate::guard::elem_bytes(cx.ty).max(crate::guard::elem_bytes(cy.ty)))?;
@@ -548,6 +548,12 @@ fn fix_leading_null(out: &mut [Value]) {
             out[0] = Value::null_of(c.ty);
         }
     }
+}
+
+/// Element types whose scalar and vector arithmetic share one kernel and one result type
+/// (numbers, booleans, temporals); strings, symbols and decimals take the per-element path.
+fn vector_safe_type(t: DataType) -> bool {
+    t.is_numeric() || t.is_temporal()
 }
 
 /// Errors the per-element fallback must not retry: an interrupt or an exhausted budget.

@@ -132,7 +132,7 @@ pub fn nested_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// starts on a new line with the comma.
 pub fn tuple_text(items: &[Value], builtin_name: &dyn Fn(u32) -> String) -> String {
     // deep nesting prints its outer levels only (and stays linear in what is printed)
-    let Some(_level) = crate::guard::Nest::enter(crate::guard::MAX_PRINT_NEST) else {
+    let Some(_level) = crate::guard::Nest::print() else {
         return "(...)".to_string();
     };
     let n = items.len();
@@ -183,7 +183,7 @@ fn dict_value_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// One `key->value` line per entry. Ordered dictionaries print in insertion order,
 /// unordered ones in reverse insertion order (DolphinDB prints hash order).
 pub fn dict_text(d: &Dict, builtin_name: &dyn Fn(u32) -> String) -> String {
-    let Some(_level) = crate::guard::Nest::enter(crate::guard::MAX_PRINT_NEST) else {
+    let Some(_level) = crate::guard::Nest::print() else {
         return "...".to_string();
     };
     let n = d.keys.len();
