@@ -8,6 +8,15 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The tests of this module are CPU-heavy for a few seconds each; they take turns so the
+/// timing-sensitive terminal tests running beside them (repl_tty) are not starved on a
+/// two-core machine.
+static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn beluga_bin() -> Option<PathBuf> {
     // target/<profile>/deps/it-xxxx → target/<profile>/beluga
     let exe = std::env::current_exe().ok()?;
@@ -64,6 +73,7 @@ fn thread_cpu_secs() -> f64 {
 
 #[test]
 fn huge_allocations_fail_with_the_budget_message_and_the_session_goes_on() {
+    let _turn = heavy();
     // every statement asks for far more than 200 MB; each must fail fast with the message
     let script = "\
 sum(1..2000000000)
@@ -94,6 +104,7 @@ histogram2d(1 2 3, 1 2 3, 100000)
 
 #[test]
 fn set_max_mem_size_changes_the_budget() {
+    let _turn = heavy();
     let script = "\
 setMaxMemSize(0.01)
 x = 1..10000000
@@ -115,6 +126,7 @@ size(1..10000000)
 
 #[test]
 fn deeply_nested_tuples_print_and_compare_without_overflow() {
+    let _turn = heavy();
     let out = run_lib(
         "x = 1; for (i in 0:700000) { x = [x] }; y = 1; for (i in 0:700000) { y = [y] }\n\
          x\n\
@@ -134,6 +146,7 @@ fn deeply_nested_tuples_print_and_compare_without_overflow() {
 
 #[test]
 fn deep_parse_nesting_is_a_syntax_error() {
+    let _turn = heavy();
     let src = format!("x = {}1{}\n1 + 1", "(".repeat(100_000), ")".repeat(100_000));
     let out = run_lib(&src);
     assert!(out.contains("nesting too deep"), "{out}");
@@ -142,6 +155,7 @@ fn deep_parse_nesting_is_a_syntax_error() {
 
 #[test]
 fn regex_long_strings_and_deep_patterns() {
+    let _turn = heavy();
     // a million-character match and a 5000-deep pattern: results or errors, no overflow
     let out = run_lib(
         "s = \"a\"; for (i in 0:20) { s += s }\n\
@@ -160,6 +174,7 @@ fn regex_long_strings_and_deep_patterns() {
 
 #[test]
 fn regex_count_and_replace_are_linear() {
+    let _turn = heavy();
     // 800 KB with 200k matches: the old engine re-inspected the whole string per match
     let (out, secs) = run_lib_timed(
         "s = \"ab12 \"; for (i in 0:17) { s += s }\n\
@@ -174,6 +189,7 @@ fn regex_count_and_replace_are_linear() {
 
 #[test]
 fn string_append_in_a_loop_is_linear() {
+    let _turn = heavy();
     let (out, secs) = run_lib_timed("s = \"x\"; for (i in 0:300000) { s += \"ab\" }; strlen(s)\nt = s; t += \"!\"; strlen(s), strlen(t)\nsubstr(t, 0, 5)");
     assert_eq!(out.lines().collect::<Vec<_>>(), vec!["600001", "(600001,600002)", "xabab"], "{out}");
     assert!(secs < 3.0, "took {secs} s of CPU");
@@ -181,6 +197,7 @@ fn string_append_in_a_loop_is_linear() {
 
 #[test]
 fn each_and_cross_vectorised_equal_the_per_element_path() {
+    let _turn = heavy();
     // the same function written so it is vectorised (an operator, a lambda of operators)
     // and so it is not (a block body with two statements): the results must be identical
     let (out, secs) = run_lib_timed(
@@ -208,6 +225,7 @@ fn each_and_cross_vectorised_equal_the_per_element_path() {
 
 #[test]
 fn csv_records_have_a_size_limit_and_long_records_load() {
+    let _turn = heavy();
     let out = run_lib("try { loadText(\"/dev/zero\") } catch (e) { print(e[1]) }\n1 + 1");
     assert!(out.contains("a record is longer than 64 MB"), "{out}");
     assert_eq!(out.lines().last(), Some("2"));
@@ -226,6 +244,7 @@ fn csv_records_have_a_size_limit_and_long_records_load() {
 
 #[test]
 fn ctrl_c_stops_a_long_kernel_and_the_session_goes_on() {
+    let _turn = heavy();
     if Command::new("tmux").arg("-V").output().is_err() {
         eprintln!("SKIPPED: tmux is not installed");
         return;
