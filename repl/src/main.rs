@@ -8,6 +8,10 @@ use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Counts live bytes so the session's memory budget sees what earlier statements hold.
+#[global_allocator]
+static ALLOC: beluga_runtime::guard::CountingAlloc = beluga_runtime::guard::CountingAlloc;
+
 /// Interpreter stack: deep recursion in user scripts stays within this.
 const STACK_SIZE: usize = 512 * 1024 * 1024;
 

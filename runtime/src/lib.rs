@@ -5,6 +5,7 @@ pub mod column;
 pub mod error;
 pub mod eval;
 pub mod fmt;
+pub mod guard;
 pub mod kernels;
 pub mod null;
 pub mod policy;

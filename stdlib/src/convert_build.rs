@@ -58,6 +58,7 @@ fn matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             return Err(Error::arg("matrix(dataType, rows, cols) needs non-negative rows and cols"));
         };
         let n = (rows as usize).checked_mul(cols as usize).filter(|&n| n <= 1 << 31).ok_or_else(|| Error::arg("The matrix is too large"))?;
+        beluga_runtime::guard::need_col(n, *ty)?;
         let fill = match opt(&a, 4) {
             Some(v) => v.clone(),
             None if ty.is_literal() => Value::string(""),

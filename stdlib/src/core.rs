@@ -4,6 +4,7 @@
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
+use beluga_runtime::guard;
 #[allow(unused_imports)]
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::types::{DataType, Physical};
@@ -84,8 +85,29 @@ fn shape(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------ equality
 
-/// Same form, type and value; floats within 10^-precision when given.
+/// Same form, type and value; floats within 10^-precision when given. Nested tuples are
+/// walked with an explicit stack (any depth, no recursion).
 pub fn eq_obj(a: &Value, b: &Value, precision: Option<i64>) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (Value::Tuple(x), Value::Tuple(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                stack.extend(x.iter().zip(y.iter()).rev());
+            }
+            _ => {
+                if !eq_obj_one(a, b, precision) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+fn eq_obj_one(a: &Value, b: &Value, precision: Option<i64>) -> bool {
     let tol = precision.map(|p| 10f64.powi(-(p as i32))).unwrap_or(1e-9);
     match (a, b) {
         (Value::Void, Value::Void) => true,
@@ -227,6 +249,7 @@ fn til(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if n < 0 || n > 2_000_000_000 {
         return Err(Error::arg("The argument of til must be a non-negative integer"));
     }
+    guard::need(n as usize, if a[0].data_type() == DataType::Long { 8 } else { 4 })?;
     if a[0].data_type() == DataType::Long {
         return Ok(Value::long_vec((0..n).collect()));
     }
@@ -248,7 +271,12 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         if x.len() != counts.len() {
             return Err(Error::size("take: X and the counts must have the same length"));
         }
-        let mut idx = Vec::new();
+        let mut total: usize = 0;
+        for k in 0..x.len() {
+            total = total.saturating_add(counts.i64_at(k).unwrap_or(0).max(0) as usize);
+        }
+        guard::need(total, 8 + guard::elem_bytes(x.ty))?;
+        let mut idx = guard::vec_with_capacity(total)?;
         for k in 0..x.len() {
             let c = counts.i64_at(k).unwrap_or(0).max(0);
             idx.extend(std::iter::repeat(k as i64).take(c as usize));
@@ -259,6 +287,9 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if let Value::Matrix(m) = &a[0] {
         // rows, cycling; negative n takes from the end
         let rows = m.rows as i64;
+        let n_rows = usize::try_from(n.unsigned_abs()).map_err(|_| guard::oom_error(None))?;
+        guard::need(n_rows, 8)?;
+        guard::need2(n_rows, m.cols, 8 + guard::elem_bytes(m.data.ty))?;
         let sel: Vec<i64> = if n >= 0 {
             (0..n).map(|i| if rows == 0 { -1 } else { i % rows }).collect()
         } else {
@@ -279,6 +310,12 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if n.unsigned_abs() > 2_000_000_000 {
         return Err(Error::arg("take: n is too large"));
     }
+    let per_row = match &a[0] {
+        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => 8 + guard::elem_bytes(c.ty),
+        Value::Table(t) => 8 + t.cols.iter().map(|c| guard::elem_bytes(c.ty)).sum::<usize>(),
+        _ => std::mem::size_of::<Value>(),
+    };
+    guard::need(n.unsigned_abs() as usize, per_row)?;
     match &a[0] {
         Value::Void => Err(Error::arg("Not allowed to create void vector")),
         Value::Scalar(c) => Ok(Value::Vector(c.take(&vec![0; n.unsigned_abs() as usize]))),
@@ -333,6 +370,23 @@ pub fn default_column(ty: DataType, n: usize) -> Column {
     }
 }
 
+/// As `default_column`, with numeric buffers reserved fallibly (an error, not an abort,
+/// when the system refuses the memory).
+fn try_default_column(ty: DataType, n: usize) -> Result<Column> {
+    if ty.is_temporal() || ty == DataType::Void {
+        return Ok(Column::nulls(ty, n));
+    }
+    Ok(match ty.physical() {
+        Physical::I8 => Column::from_vec(ty, guard::vec_filled(0i8, n)?),
+        Physical::I16 => Column::from_vec(ty, guard::vec_filled(0i16, n)?),
+        Physical::I32 => Column::from_vec(ty, guard::vec_filled(0i32, n)?),
+        Physical::I64 => Column::from_vec(ty, guard::vec_filled(0i64, n)?),
+        Physical::F32 => Column::from_vec(ty, guard::vec_filled(0f32, n)?),
+        Physical::F64 => Column::from_vec(ty, guard::vec_filled(0f64, n)?),
+        _ => Column::nulls(ty, n),
+    })
+}
+
 /// `array(type, [size], [capacity], [defaultValue])`.
 fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let ty = type_arg("array", &a[0])?;
@@ -341,8 +395,9 @@ fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("array: invalid size"));
     }
     if ty == DataType::Any {
-        return Ok(Value::tuple(vec![Value::Void; n as usize]));
+        return Ok(Value::tuple(guard::vec_filled(Value::Void, n as usize)?));
     }
+    guard::need_col(n as usize, ty)?;
     if ty == DataType::Void {
         return Err(Error::arg("Not allowed to create void vector"));
     }
@@ -352,7 +407,7 @@ fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             let c = if c.ty != ty { beluga_runtime::kernels::cast::cast_column(&c, ty)? } else { c };
             Ok(Value::Vector(c.take(&vec![0; n as usize])))
         }
-        None => Ok(Value::Vector(default_column(ty, n as usize))),
+        None => Ok(Value::Vector(try_default_column(ty, n as usize)?)),
     }
 }
 

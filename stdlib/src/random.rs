@@ -199,6 +199,7 @@ fn shape_arg(name: &str, v: &Value) -> Result<Shape> {
     if s.len() > MAX_COUNT || matches!(s, Shape::Mat(r, c) if r.checked_mul(c).is_none()) {
         return Err(Error::arg(format!("The count of [{name}] is too large")));
     }
+    beluga_runtime::guard::need(s.len(), 8)?;
     Ok(s)
 }
 

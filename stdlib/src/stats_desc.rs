@@ -166,7 +166,7 @@ fn histogram2d(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let ex = edges_of(name, &dx, bx.as_ref(), rx)?;
     let ey = edges_of(name, &dy, by.as_ref(), ry)?;
     let (nx, ny) = (ex.len() - 1, ey.len() - 1);
-    let mut h = vec![0.0; nx * ny];
+    let mut h = beluga_runtime::guard::vec_filled(0.0, beluga_runtime::guard::need2(nx, ny, 8)?)?;
     for k in 0..x.len() {
         if let (Some(i), Some(j)) = (bin_of(&ex, x[k]), bin_of(&ey, y[k])) {
             h[j * nx + i] += w.as_ref().map(|w| w[k]).unwrap_or(1.0);

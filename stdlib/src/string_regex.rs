@@ -1,18 +1,26 @@
-//! A small backtracking regular-expression engine (no regex crate in the workspace), used by
-//! the regex builtins in `string_regex_fns`.
+//! Regular expressions for the regex builtins in `string_regex_fns`. A pattern the
+//! `regex` crate accepts (after mapping `\d \w \s \b` to their ASCII meanings) runs on
+//! that crate's linear-time engines; patterns with back-references or look-ahead, which it
+//! does not support, fall back to the small backtracking engine below.
 //!
-//! Supported syntax (ECMAScript-like): literals, `.`, `[...]` classes with ranges, negation,
+//! Backtracking engine syntax (ECMAScript-like): literals, `.`, `[...]` classes with ranges, negation,
 //! escapes and `[:alpha:]`-style POSIX names, `^ $`, `|`, `( )` capture groups, `(?: )`,
 //! look-ahead `(?= )`/`(?! )`, `* + ? {m} {m,} {m,n}` with lazy `?` variants, `\d \w \s
 //! \D \W \S \b \B`, `\t \n \r \f \v \xHH \uHHHH`, back-references `\1`..`\9`.
 //! Positions are byte offsets; `.` and classes consume whole UTF-8 characters.
-//! A step budget turns catastrophic backtracking into an error instead of a hang.
+//! A step budget turns catastrophic backtracking into an error instead of a hang, and
+//! bounds on group nesting and on recursion depth turn deep patterns and long matches into
+//! errors instead of stack overflows.
 
 use beluga_runtime::{Error, Result};
 use std::cell::Cell;
 
 /// Backtracking steps allowed per search before giving up with an error.
 const STEP_BUDGET: u64 = 20_000_000;
+/// Deepest group nesting the backtracking parser accepts.
+const MAX_NEST: usize = 200;
+/// Deepest recursion of the backtracking matcher (it recurses once per matched item).
+const MAX_DEPTH: usize = 100_000;
 
 #[derive(Clone, Debug)]
 enum ClassItem {
@@ -79,6 +87,8 @@ impl Node {
 pub struct Regex {
     root: Node,
     groups: usize,
+    /// The same pattern on the `regex` crate, when it accepts it.
+    fast: Option<regex::Regex>,
 }
 
 struct Parser<'a> {
@@ -86,11 +96,14 @@ struct Parser<'a> {
     i: usize,
     groups: usize,
     src: &'a str,
+    nest: usize,
 }
 
 impl<'a> Parser<'a> {
     fn err(&self, why: &str) -> Error {
-        Error::arg(format!("Invalid regular expression '{}': {why}", self.src))
+        let shown: String = self.src.chars().take(80).collect();
+        let more = if shown.len() < self.src.len() { "..." } else { "" };
+        Error::arg(format!("Invalid regular expression '{shown}{more}': {why}"))
     }
     fn peek(&self) -> Option<char> {
         self.cs.get(self.i).copied()
@@ -327,7 +340,12 @@ impl<'a> Parser<'a> {
                 } else {
                     None
                 };
+                self.nest += 1;
+                if self.nest > MAX_NEST {
+                    return Err(self.err("groups are nested too deeply"));
+                }
                 let inner = self.alt()?;
+                self.nest -= 1;
                 if self.peek() != Some(')') {
                     return Err(self.err("missing )"));
                 }
@@ -351,6 +369,7 @@ struct Ctx<'s> {
     s: &'s str,
     ascii: bool,
     steps: Cell<u64>,
+    depth: Cell<usize>,
 }
 
 impl<'s> Ctx<'s> {
@@ -384,6 +403,19 @@ impl<'s> Ctx<'s> {
         if !self.tick() {
             return false;
         }
+        let d = self.depth.get() + 1;
+        if d > MAX_DEPTH {
+            // too deep to continue on the stack: give up like an exhausted step budget
+            self.steps.set(STEP_BUDGET + 1);
+            return false;
+        }
+        self.depth.set(d);
+        let r = self.m_inner(n, pos, caps, k);
+        self.depth.set(d - 1);
+        r
+    }
+
+    fn m_inner(&self, n: &Node, pos: usize, caps: &mut Caps, k: &mut dyn FnMut(usize, &mut Caps) -> bool) -> bool {
         match n {
             Node::Empty => k(pos, caps),
             Node::Lit(_) | Node::Any | Node::Class(_) => match self.one(n, pos) {
@@ -541,20 +573,88 @@ impl<'s> Ctx<'s> {
     }
 }
 
+/// The pattern in the `regex` crate's syntax: `\d \w \s` (and negations) and `\b` with
+/// their ASCII meanings as in ECMAScript; None when the pattern uses class set operators
+/// the crate reads differently (`&&`, `--`, `~~` inside brackets).
+fn to_crate_syntax(p: &str) -> Option<String> {
+    if p.contains("&&") || p.contains("--") || p.contains("~~") {
+        return None;
+    }
+    let mut out = String::with_capacity(p.len() + 16);
+    let mut it = p.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = it.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'd' => out.push_str("[0-9]"),
+            'D' => out.push_str("[^0-9]"),
+            'w' => out.push_str("[0-9A-Za-z_]"),
+            'W' => out.push_str("[^0-9A-Za-z_]"),
+            's' => out.push_str("[\\t\\n\\x0B\\x0C\\r ]"),
+            'S' => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
+            'b' => out.push_str("(?-u:\\b)"),
+            // back-references: the crate has none
+            '1'..='9' => return None,
+            _ => {
+                out.push('\\');
+                out.push(e);
+            }
+        }
+    }
+    Some(out)
+}
+
 impl Regex {
     pub fn new(pattern: &str) -> Result<Regex> {
-        let mut p = Parser { cs: pattern.chars().collect(), i: 0, groups: 0, src: pattern };
+        if let Some(t) = to_crate_syntax(pattern) {
+            if let Ok(re) = regex::RegexBuilder::new(&t).nest_limit(MAX_NEST as u32).size_limit(64 << 20).build() {
+                let groups = re.captures_len() - 1;
+                return Ok(Regex { root: Node::Empty, groups, fast: Some(re) });
+            }
+        }
+        let mut p = Parser { cs: pattern.chars().collect(), i: 0, groups: 0, src: pattern, nest: 0 };
         let root = p.alt()?;
         if p.i < p.cs.len() {
             return Err(p.err("unmatched )"));
         }
-        Ok(Regex { root, groups: p.groups })
+        Ok(Regex { root, groups: p.groups, fast: None })
+    }
+
+    /// Whether the pattern runs on the `regex` crate (linear time).
+    pub fn is_linear(&self) -> bool {
+        self.fast.is_some()
     }
 
     /// First match at or after byte `from`: (start, end, captures). Err when the step budget
     /// is exhausted.
     pub fn find_at(&self, s: &str, from: usize) -> Result<Option<(usize, usize, Caps)>> {
-        let ctx = Ctx { s, ascii: s.is_ascii(), steps: Cell::new(0) };
+        let ctx = Ctx { s, ascii: s.is_ascii(), steps: Cell::new(0), depth: Cell::new(0) };
+        self.find_in(&ctx, from, true)
+    }
+
+    fn find_in(&self, ctx: &Ctx, from: usize, want_caps: bool) -> Result<Option<(usize, usize, Caps)>> {
+        let s = ctx.s;
+        if let Some(re) = &self.fast {
+            let mut from = from.min(s.len());
+            while !s.is_char_boundary(from) {
+                from += 1;
+            }
+            if !want_caps || self.groups == 0 {
+                return Ok(re.find_at(s, from).map(|m| (m.start(), m.end(), vec![Some((m.start(), m.end()))])));
+            }
+            return Ok(re.captures_at(s, from).map(|c| {
+                let caps: Caps = (0..c.len()).map(|g| c.get(g).map(|m| (m.start(), m.end()))).collect();
+                let m0 = caps[0].unwrap_or((from, from));
+                (m0.0, m0.1, caps)
+            }));
+        }
+        ctx.steps.set(0);
         let mut start = from;
         while start <= s.len() {
             if s.is_char_boundary(start) {
@@ -586,21 +686,63 @@ impl Regex {
 
     /// Every non-overlapping match from `from` (empty matches included when `keep_empty`).
     pub fn find_all(&self, s: &str, from: usize, keep_empty: bool) -> Result<Vec<(usize, usize, Caps)>> {
+        self.find_all_caps(s, from, keep_empty, true)
+    }
+
+    /// As `find_all`; group positions only when `want_caps` (otherwise just the whole match).
+    pub fn find_all_caps(&self, s: &str, from: usize, keep_empty: bool, want_caps: bool) -> Result<Vec<(usize, usize, Caps)>> {
         let mut out = Vec::new();
+        self.for_each_match(s, from, keep_empty, want_caps, &mut |a, b, caps| {
+            out.push((a, b, caps));
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Number of non-empty matches from `from`, without collecting them.
+    pub fn count(&self, s: &str, from: usize) -> Result<usize> {
+        let mut n = 0usize;
+        self.for_each_match(s, from, false, false, &mut |_, _, _| {
+            n += 1;
+            true
+        })?;
+        Ok(n)
+    }
+
+    /// Visit every non-overlapping match from `from` in order (empty matches too when
+    /// `keep_empty`) until `visit` returns false. Linear in the length of `s` plus the work
+    /// of the matches: the string is inspected once, not once per match. Checks for an
+    /// interrupt every few thousand matches.
+    pub fn for_each_match(
+        &self,
+        s: &str,
+        from: usize,
+        keep_empty: bool,
+        want_caps: bool,
+        visit: &mut dyn FnMut(usize, usize, Caps) -> bool,
+    ) -> Result<()> {
+        let ctx = Ctx { s, ascii: s.is_ascii(), steps: Cell::new(0), depth: Cell::new(0) };
         let mut pos = from;
+        let mut n = 0usize;
         while pos <= s.len() {
-            let Some((a, b, caps)) = self.find_at(s, pos)? else { break };
+            n += 1;
+            if n % 1024 == 0 {
+                beluga_runtime::guard::check()?;
+            }
+            let Some((a, b, caps)) = self.find_in(&ctx, pos, want_caps)? else { break };
             if b == a {
-                if keep_empty {
-                    out.push((a, b, caps));
+                if keep_empty && !visit(a, b, caps) {
+                    break;
                 }
                 pos = a + s[a..].chars().next().map(|c| c.len_utf8()).unwrap_or(1);
             } else {
-                out.push((a, b, caps));
+                if !visit(a, b, caps) {
+                    break;
+                }
                 pos = b;
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -689,8 +831,58 @@ mod tests {
         assert_eq!(first("(a*)*b", "aaab"), Some((0, 4)));
         assert!(Regex::new("(a").is_err());
         assert!(Regex::new("*a").is_err());
+        // the ASCII meanings of \d \w \s \b hold on the regex-crate path too
+        assert!(Regex::new("\\d+").unwrap().is_linear());
+        assert_eq!(first("\\d+", "x٣12"), Some((3, 5)));
+        assert_eq!(first("\\w+", "éab_1"), Some((2, 6)));
+        assert_eq!(first("\\bab", "éab ab"), Some((2, 4)));
+        assert!(!Regex::new("(a)\\1").unwrap().is_linear());
         // catastrophic backtracking is cut off with an error, not a hang
         let s = "a".repeat(40);
         assert!(Regex::new("(a*)*c").unwrap().find_at(&s, 0).is_err() || first("(a*)*c", &s).is_none());
+    }
+
+    /// Both engines agree on a set of patterns without back-references.
+    #[test]
+    fn regex_engines_agree() {
+        let hand = |p: &str| {
+            let mut ps = Parser { cs: p.chars().collect(), i: 0, groups: 0, src: p, nest: 0 };
+            let root = ps.alt().unwrap();
+            Regex { root, groups: ps.groups, fast: None }
+        };
+        let texts = ["", "abc234 ff456", "aaa bbb aab", "2021-01-05 x", "a1b2b", "ééa b", "baaac"];
+        let pats = ["[a-z]+", "\\d+", "a*", "(a|b)+", "a.*?b", "(\\d+)-(\\d+)", "^a", "b$", "\\bb\\w*", "[^ ]+", "x?", "a{2,3}"];
+        for p in pats {
+            let (f, h) = (Regex::new(p).unwrap(), hand(p));
+            assert!(f.is_linear(), "{p}");
+            for t in texts {
+                let a: Vec<_> = f.find_all(t, 0, true).unwrap().into_iter().map(|(x, y, c)| (x, y, c)).collect();
+                let b: Vec<_> = h.find_all(t, 0, true).unwrap();
+                assert_eq!(a, b, "{p} on {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn deep_patterns_and_long_strings_do_not_overflow() {
+        // the evaluating threads (REPL, rayon workers) have stacks of hundreds of MB; the
+        // backtracking engine's depth bound is sized for those, not for a test thread's 2 MB
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(deep_patterns_body)
+            .expect("spawn")
+            .join()
+            .expect("no panic");
+    }
+
+    fn deep_patterns_body() {
+        let deep = format!("{}a{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(Regex::new(&deep).is_err());
+        let s = "a".repeat(1_000_000);
+        assert_eq!(Regex::new("(a|b)*").unwrap().find_all(&s, 0, false).unwrap().len(), 1);
+        // the backtracking engine (a back-reference) gives up with an error on a long match
+        let r = Regex::new("(a)(a|b)*\\1").unwrap();
+        assert!(!r.is_linear());
+        assert!(r.find_at(&s, 0).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! Builtins: `regexFind`, `regexFindStr`, `regexCount`, `regexReplace` over the
-//! backtracking engine in `string_regex`. The pattern is compiled once per call; each
-//! string is searched in place.
+//! engines in `string_regex`. The pattern is compiled once per call; each string is
+//! searched in place, in time linear in its length when the pattern allows.
 
 use beluga_runtime::column::{Column, StrCol};
 use beluga_runtime::eval::ops;
@@ -38,6 +38,14 @@ fn per_string<T: Copy>(
     dflt: T,
 ) -> Result<Value> {
     let err: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
+    let mut calls = 0usize;
+    let mut f = move |s: &str| {
+        calls += 1;
+        if calls % 1024 == 0 {
+            beluga_runtime::guard::check()?;
+        }
+        f(s)
+    };
     let f = std::cell::RefCell::new(&mut f);
     let r = ops::unary_col(x, &|c: &Column| {
         check_text(name, c)?;
@@ -83,7 +91,7 @@ fn regex_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             if off > s.len() {
                 return Ok(0);
             }
-            Ok(re.find_all(s, off, false)?.len() as i32)
+            Ok(re.count(s, off)? as i32)
         },
         |v| Column::from_vec(DataType::Int, v),
         i32::NULL,
@@ -104,21 +112,27 @@ fn regex_replace(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         let mut out = StrCol::with_capacity(c.len(), 0);
         let mut buf = String::new();
         for i in 0..c.len() {
+            if i % 1024 == 1023 {
+                beluga_runtime::guard::check()?;
+            }
             let s = c.str_at(i).unwrap_or("");
             if off > s.len() || !s.is_char_boundary(off) {
                 out.push(s);
                 continue;
             }
-            match re.find_all(s, off, true) {
-                Ok(ms) if ms.is_empty() => out.push(s),
-                Ok(ms) => {
-                    buf.clear();
-                    let mut last = 0;
-                    for (x, y, caps) in &ms {
-                        buf.push_str(&s[last..*x]);
-                        expand(&rep, s, caps, &mut buf);
-                        last = *y;
-                    }
+            buf.clear();
+            let mut last = 0;
+            let mut any = false;
+            let r = re.for_each_match(s, off, true, rep.contains('$'), &mut |x, y, caps| {
+                any = true;
+                buf.push_str(&s[last..x]);
+                expand(&rep, s, &caps, &mut buf);
+                last = y;
+                true
+            });
+            match r {
+                Ok(()) if !any => out.push(s),
+                Ok(()) => {
                     buf.push_str(&s[last..]);
                     out.push(&buf);
                 }
@@ -146,7 +160,7 @@ fn regex_find_str(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let all = |s: &str| -> Result<Column> {
         let mut out = StrCol::new();
         if off <= s.len() {
-            for (x, y, _) in re.find_all(s, off, false)? {
+            for (x, y, _) in re.find_all_caps(s, off, false, false)? {
                 out.push(&s[x..y]);
             }
         }
@@ -154,7 +168,12 @@ fn regex_find_str(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     };
     let first = |s: &str, out: &mut StrCol| -> Result<()> {
         if off <= s.len() {
-            if let Some((x, y, _)) = re.find_all(s, off, false)?.into_iter().next() {
+            let mut hit = None;
+            re.for_each_match(s, off, false, false, &mut |x, y, _| {
+                hit = Some((x, y));
+                false
+            })?;
+            if let Some((x, y)) = hit {
                 out.push(&s[x..y]);
                 return Ok(());
             }

@@ -1,6 +1,6 @@
 //! Builtins: session and environment (version, getHomeDir, getEnv, getOS, getOSBit, sleep,
 //! objs, defined, undef, objByName, member, memSize, mem, refCount, run, runScript,
-//! evalTimer, partial, setRandomSeed).
+//! evalTimer, partial, setRandomSeed, setMaxMemSize, getMaxMemSize).
 
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column, StrCol};
@@ -55,6 +55,28 @@ fn sleep(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
     }
     Ok(Value::Void)
+}
+
+/// `setMaxMemSize(memSize)`: the session's memory budget in GB (fractions allowed); large
+/// allocations beyond it fail with an out-of-memory error instead of ending the process.
+fn set_max_mem_size(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let gb = match &args[0] {
+        Value::Scalar(c) if c.ty.is_numeric() => args[0].as_f64(),
+        _ => None,
+    };
+    match gb {
+        Some(g) if g.is_finite() && g > 0.0 && g < 1e9 => {
+            beluga_runtime::guard::set_max_memory((g * (1u64 << 30) as f64) as u64);
+            Ok(Value::Void)
+        }
+        _ => Err(Error::arg("The argument of [setMaxMemSize] must be a positive number of GB")),
+    }
+}
+
+/// `getMaxMemSize()`: the session's memory budget in GB (a Beluga addition, the counterpart
+/// of setMaxMemSize).
+fn get_max_mem_size(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    Ok(Value::double(beluga_runtime::guard::max_memory() as f64 / (1u64 << 30) as f64))
 }
 
 // ------------------------------------------------------------------ objects of the session
@@ -358,6 +380,8 @@ pub const DEFS: &[Builtin] = &[
     fp("refCount", Kind::System, 1, 1, ref_count, &["varName"]),
     fp("run", Kind::System, 1, 3, run, &["scriptFile", "newSession", "clean"]),
     fp("runScript", Kind::System, 1, 1, run_script, &["script"]),
+    fp("setMaxMemSize", Kind::System, 1, 1, set_max_mem_size, &["memSize"]),
+    f("getMaxMemSize", Kind::System, 0, 0, get_max_mem_size),
     fp("setRandomSeed", Kind::System, 1, 1, set_random_seed, &["seed"]),
     fp("sleep", Kind::System, 1, 1, sleep, &["milliseconds"]),
     fp("undef", Kind::System, 1, 2, undef, &["obj", "objType"]),

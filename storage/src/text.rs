@@ -24,6 +24,9 @@ const CHUNK: usize = 32 << 20;
 const HEAD: usize = 4 << 20;
 /// Bytes read first to find the header when a schema gives the types.
 const SMALL_HEAD: usize = 64 << 10;
+/// Longest record (line) an import accepts: beyond it the file is not line-structured
+/// text (or a quote is never closed), and reading on would only exhaust memory.
+pub const MAX_RECORD: usize = 64 << 20;
 
 fn opt(args: &[Value], k: usize) -> Option<&Value> {
     args.get(k).filter(|v| !matches!(v, Value::Void))
@@ -312,8 +315,13 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
     progress.add((offset + p.data_start) as u64);
     let threads = rayon::current_num_threads().max(1);
     let names: Vec<String> = p.specs.iter().map(|s| s.name.clone()).collect();
+    // no record boundary in the buffer yet: grow it geometrically so a long record is
+    // rescanned O(log n) times, not once per megabyte
+    let mut grow = false;
     loop {
-        let want = CHUNK.saturating_sub(buf.len()).max(1 << 20);
+        beluga_runtime::guard::check()?;
+        let want = if grow { buf.len().max(1 << 20) } else { CHUNK.saturating_sub(buf.len()).max(1 << 20) };
+        beluga_runtime::guard::charge((buf.len() + want) as u64)?;
         let got = (&mut f).take(want as u64).read_to_end(buf).map_err(|e| io(&p.path, e))?;
         let eof = got == 0 || got < want;
         if buf.is_empty() {
@@ -327,10 +335,18 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
             // a record longer than the buffer: read more
             if got == 0 {
                 last = buf.len();
+            } else if buf.len() > MAX_RECORD {
+                return Err(Error::runtime(format!(
+                    "{}, line {line}: a record is longer than {} MB (no line break found); the file is not a text table or a quote is not closed",
+                    p.path,
+                    MAX_RECORD >> 20
+                )));
             } else {
+                grow = true;
                 continue;
             }
         }
+        grow = false;
         let mut starts = vec![0];
         starts.extend(cuts.iter().copied().filter(|&c| c < last));
         let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(k, &s)| (s, *starts.get(k + 1).unwrap_or(&last))).collect();

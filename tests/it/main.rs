@@ -10,5 +10,6 @@ mod policy;
 mod realworld;
 mod registry;
 mod repl_tty;
+mod robust;
 mod sql_duckdb;
 mod storage;

@@ -130,9 +130,26 @@ impl Interpreter {
             Some(n) => n,
             None => return self.call_value(f, args),
         };
-        let mut out = Vec::with_capacity(n);
+        // a function that works element by element on whole columns: one call over the
+        // columns gives the same vector as n calls over the elements, without boxing
+        if matches!(rule, Rule::Default | Rule::Consistent)
+            && n > 0
+            && args.iter().all(|a| matches!(a, Value::Vector(c) | Value::Scalar(c) if vector_safe_type(c.ty)))
+            && self.vectorizable(f, args.len())
+        {
+            match self.call_value(f, args.clone()) {
+                Ok(Value::Vector(c)) if c.len() == n => return Ok(Value::Vector(c)),
+                Err(e) if is_fatal(&e) => return Err(e),
+                // anything else (an error the per-element path reports with its own
+                // wording, an unexpected form): the per-element path decides
+                _ => {}
+            }
+        }
+        let mut out = crate::guard::vec_with_capacity(n)?;
         for i in 0..n {
-            self.check_interrupt()?;
+            if i % 1024 == 0 {
+                self.check_interrupt()?;
+            }
             let call_args: Vec<Value> = split
                 .iter()
                 .zip(&args)
@@ -314,10 +331,41 @@ impl Interpreter {
 
     /// `cross(f, X, Y)`: matrix of f(X[i], Y[j]) labelled by X and Y.
     pub fn cross(&mut self, f: &Value, x: Value, y: Value) -> Result<Value> {
+        if let (Value::Vector(cx), Value::Vector(cy)) = (&x, &y) {
+            if !cx.is_empty() && !cy.is_empty() && vector_safe_type(cx.ty) && vector_safe_type(cy.ty) && self.vectorizable(f, 2) {
+                // all pairs as two whole columns (X cycling, Y repeated), one call
+                let (nx, ny) = (cx.len(), cy.len());
+                let n = crate::guard::need2(nx, ny, 16 + 3 * crate::guard::elem_bytes(cx.ty).max(crate::guard::elem_bytes(cy.ty)))?;
+                let mut ix: Vec<i64> = crate::guard::vec_with_capacity(n)?;
+                let mut iy: Vec<i64> = crate::guard::vec_with_capacity(n)?;
+                for j in 0..ny {
+                    crate::guard::check()?;
+                    ix.extend(0..nx as i64);
+                    iy.extend(std::iter::repeat_n(j as i64, nx));
+                }
+                let (ax, ay) = (Value::Vector(cx.take(&ix)), Value::Vector(cy.take(&iy)));
+                drop((ix, iy));
+                match self.call_value(f, vec![ax, ay]) {
+                    Ok(Value::Vector(data)) if data.len() == n => {
+                        return Ok(Value::Matrix(Arc::new(Matrix {
+                            data,
+                            rows: nx,
+                            cols: ny,
+                            row_labels: labels_of(&x),
+                            col_labels: labels_of(&y),
+                        })));
+                    }
+                    Err(e) if is_fatal(&e) => return Err(e),
+                    _ => {}
+                }
+            }
+        }
         let xs = self.elements_of(&x)?.unwrap_or_else(|| vec![x.clone()]);
         let ys = self.elements_of(&y)?.unwrap_or_else(|| vec![y.clone()]);
-        let mut cells = Vec::with_capacity(xs.len() * ys.len());
+        let n = crate::guard::need2(xs.len(), ys.len(), std::mem::size_of::<Value>() + 8)?;
+        let mut cells = crate::guard::vec_with_capacity(n)?;
         for b in &ys {
+            self.check_interrupt()?;
             for a in &xs {
                 cells.push(self.call_value(f, vec![a.clone(), b.clone()])?);
             }
@@ -334,6 +382,73 @@ impl Interpreter {
             }
         }
         Ok(Value::tuple(cells))
+    }
+
+    /// Whether `f` called once on whole columns gives, element for element, what calling it
+    /// on each element gives: an arithmetic/comparison/logic operator or a pure element-wise
+    /// math builtin, or a lambda of `arity` parameters whose body is one expression built
+    /// only from those, its parameters, scalar literals and captured scalars.
+    pub fn vectorizable(&self, f: &Value, arity: usize) -> bool {
+        match f {
+            Value::Function(Func::Builtin(id)) => {
+                let b = self.registry.get(*id);
+                VECTOR_SAFE.contains(&b.name) && (b.min as usize) <= arity && arity <= b.max as usize
+            }
+            Value::Function(Func::User(u)) => {
+                let d = &u.def;
+                if d.params.len() != arity || d.params.iter().any(|p| p.mutable || p.default.is_some()) || d.aggregate {
+                    return false;
+                }
+                let body = match &d.body {
+                    beluga_lang::ast::FuncBody::Expr(e) => &**e,
+                    beluga_lang::ast::FuncBody::Block(stmts) => match stmts.as_slice() {
+                        [st] => match &st.kind {
+                            beluga_lang::ast::StmtKind::Return(Some(e)) => e,
+                            _ => return false,
+                        },
+                        _ => return false,
+                    },
+                    _ => return false,
+                };
+                let params: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
+                self.vector_safe_expr(body, &params, &u.captured, 0)
+            }
+            _ => false,
+        }
+    }
+
+    fn vector_safe_expr(&self, e: &beluga_lang::ast::Expr, params: &[&str], captured: &[(String, Value)], depth: usize) -> bool {
+        use beluga_lang::ast::{Arg, BinOp as B, ExprKind as K, UnOp};
+        if depth > 64 {
+            return false;
+        }
+        let sub = |x: &beluga_lang::ast::Expr| self.vector_safe_expr(x, params, captured, depth + 1);
+        match &e.kind {
+            K::Lit(_) => true,
+            K::Ident(n) => {
+                params.contains(&n.as_str())
+                    || captured.iter().any(|(c, v)| c == n && matches!(v, Value::Scalar(_)))
+            }
+            K::Unary(op, x) => matches!(op, UnOp::Neg | UnOp::Not) && sub(x),
+            K::Binary(op, a, b) => {
+                matches!(op, B::Add | B::Sub | B::Mul | B::Div | B::Ratio | B::Mod | B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne | B::And | B::Or)
+                    && sub(a)
+                    && sub(b)
+            }
+            K::Call(callee, args) => {
+                let K::Ident(name) = &callee.kind else { return false };
+                if params.contains(&name.as_str()) || captured.iter().any(|(c, _)| c == name) {
+                    return false;
+                }
+                let Some(id) = self.registry.lookup(name) else { return false };
+                let b = self.registry.get(id);
+                VECTOR_SAFE.contains(&b.name)
+                    && (b.min as usize) <= args.len()
+                    && args.len() <= b.max as usize
+                    && args.iter().all(|a| matches!(a, Arg::Pos(Some(x)) if sub(x)))
+            }
+            _ => false,
+        }
     }
 
     /// Apply a function template by its suffix letters.
@@ -434,6 +549,24 @@ fn fix_leading_null(out: &mut [Value]) {
         }
     }
 }
+
+/// Element types whose scalar and vector arithmetic share one kernel and one result type
+/// (numbers, booleans, temporals); strings, symbols and decimals take the per-element path.
+fn vector_safe_type(t: DataType) -> bool {
+    t.is_numeric() || t.is_temporal()
+}
+
+/// Errors the per-element fallback must not retry: an interrupt or an exhausted budget.
+fn is_fatal(e: &Error) -> bool {
+    e.kind == crate::error::ErrorKind::Interrupted || e.message.starts_with("out of memory")
+}
+
+/// Builtins whose result on whole columns equals, element for element, their result on
+/// each element (same types, same null handling): the operators' functions and pure math.
+const VECTOR_SAFE: &[&str] = &[
+    "add", "sub", "mul", "div", "ratio", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not", "neg", "abs",
+    "sqrt", "exp", "log", "sin", "cos", "tan", "floor", "ceil", "signum", "square", "isNull", "isValid",
+];
 
 fn labels_of(v: &Value) -> Option<Box<Value>> {
     match v {

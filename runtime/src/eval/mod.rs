@@ -92,6 +92,7 @@ impl Interpreter {
     }
 
     pub fn with_registry(registry: Arc<Registry>) -> Interpreter {
+        crate::guard::init_threads();
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -447,8 +448,15 @@ impl Interpreter {
         self.depth = 0;
         self.frames.clear();
         self.col_scopes.clear();
+        // kernels without an interpreter at hand check this session's flag through the guard
+        crate::guard::install_interrupt(self.interrupt.clone());
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.exec_stmt_value(s)));
         match r {
+            Ok(Err(e)) if e.kind == ErrorKind::Interrupted => {
+                // reported once: the next statement starts uninterrupted
+                self.interrupt.store(false, Ordering::Relaxed);
+                Err(e)
+            }
             Ok(r) => r,
             Err(p) => {
                 let msg = p

@@ -24,6 +24,7 @@ type ColFn<'a> = &'a dyn Fn(&Column, bool, &Column, bool) -> Result<Column>;
 
 /// Apply a column kernel with DolphinDB's broadcasting over data forms.
 pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
+    let _level = crate::guard::Nest::value()?;
     let a = norm(a);
     let b = norm(b);
     match (&a, &b) {
@@ -354,11 +355,15 @@ pub fn seq(a: &Value, b: &Value) -> Result<Value> {
         (None, None) => return Ok(Value::Vector(Column::nulls(ty, 0))),
         _ => return Err(Error::arg("The arguments of seq (..) can't be null")),
     };
-    let n = (x - y).unsigned_abs() as usize + 1;
+    let n = (x as i128 - y as i128).unsigned_abs() + 1;
     if n > 2_000_000_000 {
         return Err(Error::arg("The range is too large"));
     }
-    let v: Vec<i64> = if x <= y { (x..=y).collect() } else { (y..=x).rev().collect() };
+    let n = n as usize;
+    // the LONG buffer plus the final column of the range's type
+    crate::guard::need(n, 8 + crate::guard::elem_bytes(ty))?;
+    let mut v: Vec<i64> = crate::guard::vec_with_capacity(n)?;
+    if x <= y { v.extend(x..=y) } else { v.extend((y..=x).rev()) }
     let c = Column::from_vec(DataType::Long, v);
     Ok(Value::Vector(if ty == DataType::Long || ty.physical() == crate::types::Physical::I64 {
         Column { ty, ..c }
@@ -584,6 +589,7 @@ pub fn neg_value(v: &Value) -> Result<Value> {
 
 /// Apply a column function keeping the form (scalar, vector, pair, matrix, tuple, dict).
 pub fn unary_col(v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> Result<Value> {
+    let _level = crate::guard::Nest::value()?;
     match v {
         Value::Scalar(c) => Ok(Value::Scalar(f(c)?)),
         Value::Void => Ok(Value::Scalar(f(&Column::nulls(DataType::Void, 1))?)),

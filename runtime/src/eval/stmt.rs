@@ -417,6 +417,8 @@ impl Interpreter {
                 let v = if op == AssignOp::Set {
                     self.break_alias(name);
                     v
+                } else if op == AssignOp::Add && self.append_string_in_place(name, &v) {
+                    return Ok(());
                 } else {
                     let old = self.resolve(name)?;
                     self.binary_op(compound_op(op), old, v)?
@@ -478,6 +480,38 @@ impl Interpreter {
             },
             other => other.clone(),
         })
+    }
+}
+
+impl Interpreter {
+    /// `s += t` on a non-empty STRING scalar variable appends `t` to its buffer in place
+    /// (amortised O(len t)) instead of building a new string (O(len s)), which made string
+    /// building in a loop quadratic. Returns false (nothing done) when the fast path does not
+    /// apply; the result is the same as `s = s + t` for these operands.
+    fn append_string_in_place(&mut self, name: &str, add: &Value) -> bool {
+        let Value::Scalar(t) = add else { return false };
+        if t.ty != DataType::String || t.len() != 1 {
+            return false;
+        }
+        let ok = matches!(self.get_var(name), Some(Value::Scalar(c)) if c.ty == DataType::String
+            && matches!(&*c.data, crate::column::ColData::Str(sc) if sc.offsets.len() == 2
+                && sc.offsets[0] == 0 && sc.offsets[1] == sc.bytes.len() && !sc.bytes.is_empty()));
+        let modifiable = !self.consts.contains(name)
+            && self.col_scopes.iter().all(|s| !s.contains_key(name))
+            && self.frames.last().is_none_or(|f| !f.readonly.contains(name));
+        if !ok || !modifiable {
+            return false;
+        }
+        let Some(Value::Scalar(mut c)) = self.take_var(name) else { return false };
+        let tail = t.str_at(0).unwrap_or("").to_string();
+        if let crate::column::ColData::Str(sc) = Arc::make_mut(&mut c.data) {
+            sc.bytes.extend_from_slice(tail.as_bytes());
+            let end = sc.bytes.len();
+            if let Some(last) = sc.offsets.last_mut() {
+                *last = end;
+            }
+        }
+        self.set_var(name, Value::Scalar(c)).is_ok()
     }
 }
 

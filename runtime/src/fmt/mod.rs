@@ -131,6 +131,10 @@ pub fn nested_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// `(e0,e1,...)`. A table or matrix element prints as its block; the next element then
 /// starts on a new line with the comma.
 pub fn tuple_text(items: &[Value], builtin_name: &dyn Fn(u32) -> String) -> String {
+    // deep nesting prints its outer levels only (and stays linear in what is printed)
+    let Some(_level) = crate::guard::Nest::print() else {
+        return "(...)".to_string();
+    };
     let n = items.len();
     let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
     let mut s = String::from("(");
@@ -179,6 +183,9 @@ fn dict_value_text(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// One `key->value` line per entry. Ordered dictionaries print in insertion order,
 /// unordered ones in reverse insertion order (DolphinDB prints hash order).
 pub fn dict_text(d: &Dict, builtin_name: &dyn Fn(u32) -> String) -> String {
+    let Some(_level) = crate::guard::Nest::print() else {
+        return "...".to_string();
+    };
     let n = d.keys.len();
     let order: Vec<usize> = if d.ordered {
         (0..n).collect()

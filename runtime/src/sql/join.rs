@@ -337,6 +337,9 @@ pub fn right_join(
 
 /// Cartesian product of two tables.
 pub fn cross_join(left: &Table, right: &Table, right_name: &str) -> Result<(Table, Vec<Option<String>>)> {
+    // two index vectors plus every output column, charged before anything is built
+    let row_bytes = 16 + left.cols.iter().chain(&right.cols).map(|c| crate::guard::elem_bytes(c.ty)).sum::<usize>();
+    crate::guard::need2(left.rows(), right.rows(), row_bytes)?;
     let (li, ri) = cross_pairs(left.rows(), right.rows());
     assemble(left, right, &li, &ri, &Layout { right_keys: &[], keep_right: &[], right_name, coalesce_keys: None })
 }

@@ -180,6 +180,8 @@ struct Snapshot {
     col_scopes: Vec<AHashMap<String, Value>>,
     module_dir: PathBuf,
     shared: crate::eval::Shared,
+    /// the session's interrupt flag: workers stop between partitions when it is set
+    interrupt: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Snapshot {
@@ -195,6 +197,7 @@ impl Snapshot {
             col_scopes: i.col_scopes.clone(),
             module_dir: i.module_dir.clone(),
             shared: i.shared.clone(),
+            interrupt: i.interrupt.clone(),
         }
     }
 
@@ -207,6 +210,9 @@ impl Snapshot {
         w.col_scopes = self.col_scopes.clone();
         w.module_dir = self.module_dir.clone();
         w.shared = self.shared.clone();
+        w.interrupt = self.interrupt.clone();
+        // kernels on this worker thread see the session's flag too
+        crate::guard::install_interrupt(self.interrupt.clone());
         if !self.locals.is_empty() || self.module.is_some() {
             w.frames.push(crate::eval::Frame { vars: self.locals.clone(), module: self.module.clone(), ..Default::default() });
         }
@@ -429,6 +435,9 @@ fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &
         .map_init(
             || snap.worker(),
             |w, s| {
+                if w.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Err(crate::guard::interrupted());
+                }
                 let frame = Frame::from_table(&s.table, &needed, false);
                 map_part(w, frame, where_, &group, leaves)
             },
