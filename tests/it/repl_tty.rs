@@ -31,7 +31,7 @@ fn wait_for(session: &str, needle: &str, times: usize) -> String {
         if s.lines().filter(|l| l.trim_end() == needle || l.contains(needle)).count() >= times {
             return s;
         }
-        if start.elapsed() > Duration::from_secs(20) {
+        if start.elapsed() > Duration::from_secs(60) {
             panic!("timed out waiting for {needle:?} ({times}x); screen:\n{s}");
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -63,13 +63,18 @@ fn repl_in_a_terminal() {
     wait_for(&session, "Ctrl-D exits", 1);
 
     // multi-line input: the vector stays open across lines
+    // each line is sent once the previous one shows on screen: keys typed ahead while the
+    // REPL is still busy are not what this test is about, and under load they raced
     send(&session, &["x = [1,", "Enter"]);
+    wait_for(&session, "x = [1,", 1);
     send(&session, &["2, 30]", "Enter"]);
+    wait_for(&session, "2, 30]", 1);
     send(&session, &["x[0] + x[1] + x[2]", "Enter"]);
     wait_for(&session, "33", 1);
 
     // an error, then a correct statement: the session survives
     send(&session, &["x + `abc", "Enter"]);
+    wait_for(&session, "x + `abc", 1);
     send(&session, &["undefinedThing + 1", "Enter"]);
     wait_for(&session, "Cannot recognize the token undefinedThing", 1);
     send(&session, &["x * 2", "Enter"]);
