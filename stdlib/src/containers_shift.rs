@@ -196,7 +196,7 @@ fn segment(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// For each element, how many consecutive preceding elements it dominates
-/// (`top`: are not greater; otherwise: are not smaller). Monotonic stack, O(n).
+/// (`top`: are strictly smaller; otherwise: strictly larger). Monotonic stack, O(n).
 fn range_col(c: &Column, top: bool) -> Column {
     let keys = sort_keys(c);
     let mut stack: Vec<usize> = Vec::new();
@@ -208,7 +208,8 @@ fn range_col(c: &Column, top: bool) -> Column {
             continue;
         }
         while let Some(&t) = stack.last() {
-            let dominated = if top { keys[t] <= keys[k] } else { keys[t] >= keys[k] } && keys[t] != 0;
+            // only strictly smaller (topRange) / larger (lowRange) neighbours count (funcs/t/topRange.md)
+            let dominated = if top { keys[t] < keys[k] } else { keys[t] > keys[k] } && keys[t] != 0;
             if dominated {
                 stack.pop();
             } else {
