@@ -310,6 +310,9 @@ fn replace_col(c: &Column, old: &Column, new: &Column) -> Result<Column> {
 fn replace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let old = col("replace", &args[1])?;
     let new = col("replace", &args[2])?;
+    if old.len() != 1 || new.len() != 1 {
+        return Err(Error::arg("replace: oldValue and newValue must be scalars"));
+    }
     by_column("replace", &args[0], &|c| replace_col(c, &old, &new))
 }
 
@@ -382,6 +385,9 @@ fn stretch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let n = int_arg("stretch", &args[1], "newSize")?;
     if n < 0 {
         return Err(Error::arg("The newSize argument of [stretch] must be non-negative"));
+    }
+    if n > 2_000_000_000 {
+        return Err(Error::arg("The newSize argument of [stretch] is too large"));
     }
     let (n, len) = (n as usize, c.len());
     if len == 0 {

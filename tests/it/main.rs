@@ -4,6 +4,8 @@
 mod conformance;
 mod dos_files;
 mod fuzz;
+mod fuzz_builtins;
+mod matrix_forms;
 mod realworld;
 mod repl_tty;
 mod sql_duckdb;
