@@ -318,7 +318,10 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         }
         Value::Tuple(t) => {
             let len = t.len();
-            Ok(Value::tuple((0..n.unsigned_abs() as usize).map(|i| t[i % len.max(1)].clone()).collect()))
+            if len == 0 {
+                return Ok(Value::tuple(Vec::new()));
+            }
+            Ok(Value::tuple((0..n.unsigned_abs() as usize).map(|i| t[i % len].clone()).collect()))
         }
         Value::Table(t) => {
             let len = t.rows() as i64;

@@ -254,6 +254,17 @@ fn segmentby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let seg = col("segmentby", &args[2])?;
     let keys = crate::order::sort_keys(&seg);
     let n = keys.len();
+    for a in &fargs {
+        let len = match a {
+            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+            Value::Table(t) => Some(t.rows()),
+            Value::Matrix(m) => Some(m.rows),
+            _ => None,
+        };
+        if len.is_some_and(|l| l != n) {
+            return Err(Error::size("segmentby: funcArgs and segment must have the same length"));
+        }
+    }
     let mut parts: Vec<Column> = Vec::new();
     let mut s = 0;
     while s < n {

@@ -65,7 +65,7 @@ const POOL: &[(&str, &str, bool)] = &[
     ("estr", "\"\"", false),
     ("str", "\"x,y;1\"", false),
     ("bool", "true", false),
-    ("date", "2024.01.01", false),
+    ("date", "2024.01.01", true),
     ("ts", "2024.01.01T09:30:00.000", true),
     ("ivec0", "array(INT, 0)", false),
     ("dvec0", "array(DOUBLE, 0)", false),

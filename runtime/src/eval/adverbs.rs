@@ -304,10 +304,11 @@ impl Interpreter {
             // error after a while, not ten million iterations
             let same = match cond {
                 Value::Void => match super::ops::binary(beluga_lang::ast::BinOp::Eq, &next, &cur) {
-                    Ok(eq) => super::ops::all_true(&eq),
-                    Err(_) => {
+                    Ok(eq @ (Value::Scalar(_) | Value::Vector(_) | Value::Pair(_) | Value::Matrix(_))) => super::ops::all_true(&eq),
+                    // an error, or a dictionary/table of flags: not a yes/no answer
+                    _ => {
                         uncomparable += 1;
-                        if uncomparable > 100_000 {
+                        if uncomparable > 10_000 {
                             return Err(Error::runtime("accumulate: cannot test the result for convergence"));
                         }
                         false
