@@ -2,6 +2,18 @@
 //!
 //! Nulls are in-band values, as in DolphinDB: the minimum of each integer type, and
 //! -MAX for FLOAT/DOUBLE (NaN produced by arithmetic also counts as null for floats).
+//!
+//! NaN and Infinity, the one rule (everything else follows it):
+//! - Arithmetic and math functions (`+ - * /`, `log`, `sqrt`, ...) never produce NaN or
+//!   ±Infinity: such a result is stored as NULL (`1.0/0`, `log(0)`, `sqrt(-1)`), as DolphinDB
+//!   does for division by zero (funcs/i/isNull.md: `isNull(1/0)` is true). That is
+//!   [`Native::from_f64`].
+//! - Conversions keep ±Infinity and turn NaN into NULL: `double("inf")`, `float(x)`, and a
+//!   vector built from existing scalars (`[1.0, double("inf")]`). That is
+//!   [`Native::from_f64_keep_inf`]. Integers have no Infinity: it becomes NULL.
+//! - A NaN that arrives in storage anyway (binary files, `isNanInf` tests) is null for every
+//!   null test (`is_null` below), so aggregates skip it like NULL; `isNanInf`/`countNanInf`
+//!   still tell NaN and ±Infinity apart from the NULL sentinel.
 
 /// A physical element type of a column.
 pub trait Native: Copy + Send + Sync + PartialOrd + 'static + std::fmt::Debug {

@@ -19,11 +19,12 @@ pub use crate::agg_group::{grouped, grouped2};
 
 // ------------------------------------------------------------------ typed kernels
 
-fn isum<T: Native>(v: &[T]) -> (i64, usize) {
-    let (mut s, mut n) = (0i64, 0usize);
+/// Exact integer sum: accumulated in i128, so no input of LONGs can wrap it.
+fn isum<T: Native>(v: &[T]) -> (i128, usize) {
+    let (mut s, mut n) = (0i128, 0usize);
     for &x in v {
         if !x.is_null() {
-            s = s.wrapping_add(x.to_i64());
+            s += x.to_i64() as i128;
             n += 1;
         }
     }
@@ -120,7 +121,24 @@ pub fn sum_col(c: &Column) -> Result<Value> {
         return Ok(if n == 0 { Value::null_of(rt) } else { Value::double(s) });
     }
     let (s, n) = with_numeric!(&*c.data, v => isum(v)).unwrap_or((0, 0));
-    Ok(if n == 0 { Value::null_of(rt) } else { typed_scalar(rt, s) })
+    if n == 0 {
+        return Ok(Value::null_of(rt));
+    }
+    Ok(widened_sum(rt, s))
+}
+
+/// The sum of integers in the usual result type (INT for BOOL..INT, LONG for LONG) when it
+/// fits; an INT sum that does not fit (or hits INT's null pattern) is returned as LONG, a LONG
+/// sum that does not fit as DOUBLE, instead of wrapping to a wrong (often negative) number.
+/// The manual (funcs/s/sum.md) does not name the type of an overflowing sum: this is our choice.
+pub fn widened_sum(rt: DataType, s: i128) -> Value {
+    let fits_i32 = s > i32::MIN as i128 && s <= i32::MAX as i128;
+    let fits_i64 = s > i64::MIN as i128 && s <= i64::MAX as i128;
+    match rt {
+        DataType::Long | DataType::Int if rt == DataType::Int && fits_i32 => typed_scalar(rt, s as i64),
+        DataType::Long | DataType::Int if fits_i64 => Value::long(s as i64),
+        _ => Value::double(s as f64),
+    }
 }
 
 /// `sum2`/`sum3`/`sum4` (power k) of one column: DOUBLE.

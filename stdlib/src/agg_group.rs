@@ -61,22 +61,23 @@ fn add_into<T: Copy + std::ops::AddAssign>(a: &mut [T], b: &[T]) {
     a.iter_mut().zip(b).for_each(|(x, &y)| *x += y);
 }
 
-fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i64>, Vec<u32>) {
+/// Exact per-group integer sums (i128: no wrapping; see `agg::widened_sum` for the type).
+fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i128>, Vec<u32>) {
     fold_groups(
         v.len(),
         n,
-        || (vec![0i64; n], vec![0u32; n]),
+        || (vec![0i128; n], vec![0u32; n]),
         |(s, c), rows| {
             for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
                 if !x.is_null() {
                     let g = g as usize;
-                    s[g] = s[g].wrapping_add(x.to_i64());
+                    s[g] += x.to_i64() as i128;
                     c[g] += 1;
                 }
             }
         },
         |(s, c), (s2, c2)| {
-            s.iter_mut().zip(&s2).for_each(|(x, &y)| *x = x.wrapping_add(y));
+            s.iter_mut().zip(&s2).for_each(|(x, &y)| *x += y);
             add_into(c, &c2);
         },
     )
@@ -312,10 +313,14 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 return Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s }).collect()));
             }
             let (s, c) = with_numeric!(&*col.data, v => g_isum(v, gid, n)).unwrap_or_default();
-            if rt == DataType::Long {
-                Ok(Column::from_vec(rt, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { s }).collect::<Vec<i64>>()))
-            } else {
+            // widen the whole column when one group's sum does not fit (as `sum` does)
+            let fits = |lo: i128, hi: i128| s.iter().zip(&c).all(|(&x, &c)| c == 0 || (x > lo && x <= hi));
+            if rt == DataType::Int && fits(i32::MIN as i128, i32::MAX as i128) {
                 Ok(Column::from_vec(rt, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i32::NULL } else { s as i32 }).collect::<Vec<i32>>()))
+            } else if fits(i64::MIN as i128, i64::MAX as i128) {
+                Ok(Column::from_vec(DataType::Long, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { s as i64 }).collect::<Vec<i64>>()))
+            } else {
+                Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s as f64 }).collect()))
             }
         }
         "sum2" | "sum3" | "sum4" | "avg" | "mean" => {

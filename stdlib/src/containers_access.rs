@@ -168,6 +168,10 @@ fn at(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
                 (0..c.len()).filter(|&k| c.i64_at(k) == Some(1)).map(|k| k as i32).collect()
             } else if c.ty.is_integral() {
                 // an integer vector: index k repeated X[k] times (`at(2 3 -1 0 1)` is [0,0,1,1,1,4])
+                let total: u128 = (0..c.len()).map(|k| c.i64_at(k).unwrap_or(0).max(0) as u128).sum();
+                if total > 2_000_000_000 {
+                    return Err(Error::arg(format!("at: the result would have {total} elements")));
+                }
                 (0..c.len())
                     .flat_map(|k| std::iter::repeat_n(k as i32, c.i64_at(k).unwrap_or(0).max(0) as usize))
                     .collect()

@@ -196,7 +196,7 @@ fn segment(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// For each element, how many consecutive preceding elements it dominates
-/// (`top`: are not greater; otherwise: are not smaller). Monotonic stack, O(n).
+/// (`top`: are strictly smaller; otherwise: strictly larger). Monotonic stack, O(n).
 fn range_col(c: &Column, top: bool) -> Column {
     let keys = sort_keys(c);
     let mut stack: Vec<usize> = Vec::new();
@@ -208,7 +208,8 @@ fn range_col(c: &Column, top: bool) -> Column {
             continue;
         }
         while let Some(&t) = stack.last() {
-            let dominated = if top { keys[t] <= keys[k] } else { keys[t] >= keys[k] } && keys[t] != 0;
+            // only strictly smaller (topRange) / larger (lowRange) neighbours count (funcs/t/topRange.md)
+            let dominated = if top { keys[t] < keys[k] } else { keys[t] > keys[k] } && keys[t] != 0;
             if dominated {
                 stack.pop();
             } else {
@@ -309,6 +310,9 @@ fn replace_col(c: &Column, old: &Column, new: &Column) -> Result<Column> {
 fn replace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let old = col("replace", &args[1])?;
     let new = col("replace", &args[2])?;
+    if old.len() != 1 || new.len() != 1 {
+        return Err(Error::arg("replace: oldValue and newValue must be scalars"));
+    }
     by_column("replace", &args[0], &|c| replace_col(c, &old, &new))
 }
 
@@ -381,6 +385,9 @@ fn stretch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let n = int_arg("stretch", &args[1], "newSize")?;
     if n < 0 {
         return Err(Error::arg("The newSize argument of [stretch] must be non-negative"));
+    }
+    if n > 2_000_000_000 {
+        return Err(Error::arg("The newSize argument of [stretch] is too large"));
     }
     let (n, len) = (n as usize, c.len());
     if len == 0 {

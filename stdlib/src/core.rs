@@ -1,7 +1,7 @@
 //! Core builtins the language and the test format rely on: introspection, construction,
 //! equality, printing, the test runner.
 
-use crate::util::{col, describe, int_arg, opt};
+use crate::util::{col, describe, int_arg, like_form, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
 use beluga_runtime::guard;
@@ -215,6 +215,8 @@ fn iif(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             Value::Scalar(c) => Ok((c.clone(), true)),
             Value::Void => Ok((Column::nulls(DataType::Void, 1), true)),
             Value::Vector(c) | Value::Pair(c) if c.len() == n => Ok((c.clone(), false)),
+            // a matrix branch lines up element by element with the condition (column-major)
+            Value::Matrix(m) if m.data.len() == n => Ok((m.data.clone(), false)),
             other => Err(Error::arg(format!("iif: invalid branch {}", describe(other)))),
         }
     };
@@ -239,7 +241,12 @@ fn iif(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         let nulls: Vec<i64> = (0..n).map(|i| if nullmask[i] { -1 } else { i as i64 }).collect();
         out = out.take(&nulls);
     }
-    Ok(if a[0].is_scalar() { Value::Scalar(out) } else { Value::Vector(out) })
+    // the result takes the condition's form: a matrix condition (labels and all) gives a matrix
+    Ok(match &a[0] {
+        Value::Matrix(_) => like_form(&a[0], out),
+        c if c.is_scalar() => Value::Scalar(out),
+        _ => Value::Vector(out),
+    })
 }
 
 // ------------------------------------------------------------ construction
@@ -284,6 +291,11 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Ok(Value::Vector(x.take(&idx)));
     }
     let n = int_arg("take", &a[1], "n")?;
+    // sizes beyond any memory are an error, for every form (a matrix takes n rows per column)
+    let per = if let Value::Matrix(m) = &a[0] { m.cols.max(1) as u128 } else { 1 };
+    if n == i64::MIN || (n.unsigned_abs() as u128) * per > 2_000_000_000 {
+        return Err(Error::arg("take: n is too large"));
+    }
     if let Value::Matrix(m) = &a[0] {
         // rows, cycling; negative n takes from the end
         let rows = m.rows as i64;
@@ -329,7 +341,10 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         }
         Value::Tuple(t) => {
             let len = t.len();
-            Ok(Value::tuple((0..n.unsigned_abs() as usize).map(|i| t[i % len.max(1)].clone()).collect()))
+            if len == 0 {
+                return Ok(Value::tuple(Vec::new()));
+            }
+            Ok(Value::tuple((0..n.unsigned_abs() as usize).map(|i| t[i % len].clone()).collect()))
         }
         Value::Table(t) => {
             let len = t.rows() as i64;
@@ -388,9 +403,15 @@ fn try_default_column(ty: DataType, n: usize) -> Result<Column> {
 }
 
 /// `array(type, [size], [capacity], [defaultValue])`.
+/// The first argument may be an existing vector (a template): its type is the new vector's,
+/// and its length the default initial size (funcs/a/array.md: `y = array(x)`).
 fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    let ty = type_arg("array", &a[0])?;
-    let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
+    let (ty, dflt_n) = match &a[0] {
+        Value::Vector(c) => (c.ty, c.len() as i64),
+        Value::Tuple(t) => (DataType::Any, t.len() as i64),
+        v => (type_arg("array", v)?, 0),
+    };
+    let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(dflt_n);
     if n < 0 || n > 2_000_000_000 {
         return Err(Error::arg("array: invalid size"));
     }

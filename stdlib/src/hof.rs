@@ -177,6 +177,18 @@ fn groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let fargs = func_args(&args[1]);
     let keys = grouping("groupby", &args[2])?;
     let (ids, g, firsts) = sorted_group_ids(&keys)?;
+    let rows = ids.len();
+    for a in &fargs {
+        let len = match a {
+            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+            Value::Table(t) => Some(t.rows()),
+            Value::Matrix(m) => Some(m.rows),
+            _ => None,
+        };
+        if len.is_some_and(|l| l != rows) {
+            return Err(Error::size("groupby: funcArgs and groupingCol must have the same length"));
+        }
+    }
     let members = group_members(&ids, g);
     let mut results = Vec::with_capacity(g);
     for m in &members {
@@ -242,6 +254,17 @@ fn segmentby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let seg = col("segmentby", &args[2])?;
     let keys = crate::order::sort_keys(&seg);
     let n = keys.len();
+    for a in &fargs {
+        let len = match a {
+            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+            Value::Table(t) => Some(t.rows()),
+            Value::Matrix(m) => Some(m.rows),
+            _ => None,
+        };
+        if len.is_some_and(|l| l != n) {
+            return Err(Error::size("segmentby: funcArgs and segment must have the same length"));
+        }
+    }
     let mut parts: Vec<Column> = Vec::new();
     let mut s = 0;
     while s < n {
@@ -594,7 +617,9 @@ fn null_compare(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         Ok(crate::containers_fill::null_flags(&c))
     };
     let (nx, ny) = (nulls(&args[1])?, nulls(&args[2])?);
-    let either = |k: usize| nx[if nx.len() == 1 { 0 } else { k }] || ny[if ny.len() == 1 { 0 } else { k }];
+    // a shorter argument was broadcast (a scalar, or a vector down each matrix column): cycle
+    let flag = |f: &[bool], k: usize| !f.is_empty() && f[k % f.len()];
+    let either = |k: usize| flag(&nx, k) || flag(&ny, k);
     let mask = |c: &Column| -> Column {
         let idx: Vec<i64> = (0..c.len()).map(|k| if either(k) { -1 } else { k as i64 }).collect();
         c.take(&idx)

@@ -4,7 +4,7 @@
 //! so that `a join b on …` in SQL and these functions share one implementation.
 
 use crate::table::{eval_with_columns, names_arg};
-use crate::util::{col, describe, opt};
+use crate::util::{col, describe, like_form, opt};
 use beluga_lang::ast::BinOp;
 use beluga_runtime::column::Column;
 use beluga_runtime::eval::{ops, Interpreter};
@@ -278,7 +278,12 @@ fn coalesce(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             acc = merge(&acc, &c, &fill);
         }
     }
-    Ok(if scalar { Value::Scalar(acc) } else { Value::Vector(acc) })
+    // the first matrix argument gives the result its shape and labels
+    Ok(match a.iter().find(|v| matches!(v, Value::Matrix(_))) {
+        Some(m) if acc.len() == m.size() => like_form(m, acc),
+        _ if scalar => Value::Scalar(acc),
+        _ => Value::Vector(acc),
+    })
 }
 
 /// `nullIf(X, Y)`: null where X equals Y, else X.
@@ -287,10 +292,17 @@ fn null_if(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let x = col("nullIf", &a[0])?;
     let e = col("nullIf", &eq)?;
     let n = x.len().max(e.len());
+    if x.is_empty() != e.is_empty() {
+        return Err(Error::size("nullIf: X and Y must have the same length"));
+    }
     let x = if x.len() == 1 && n > 1 { x.take_usize(&vec![0; n]) } else { x };
     let hit: Vec<bool> = (0..n).map(|k| e.i64_at(if e.len() == 1 { 0 } else { k }).unwrap_or(0) != 0).collect();
     let out = merge(&x, &Column::nulls(x.ty, 1), &hit);
-    Ok(if a[0].is_scalar() && a[1].is_scalar() { Value::Scalar(out) } else { Value::Vector(out) })
+    Ok(match &a[0] {
+        Value::Matrix(_) => like_form(&a[0], out),
+        _ if a[0].is_scalar() && a[1].is_scalar() => Value::Scalar(out),
+        _ => Value::Vector(out),
+    })
 }
 
 /// `distinct(X)`: the distinct elements of a vector (first-appearance order).

@@ -227,6 +227,8 @@ pub const DEFS: &[Builtin] = &[
     fp("round", Kind::Elementwise, 1, 2, round, &["X", "precision"]),
     f("signbit", Kind::Elementwise, 1, 1, signbit),
     f("signum", Kind::Elementwise, 1, 1, signum),
+    // `sign` is the name factor scripts use for signum (same -1/0/1 INT, null stays null)
+    f("sign", Kind::Elementwise, 1, 1, signum),
     f("sin", Kind::Elementwise, 1, 1, sin),
     f("sinh", Kind::Elementwise, 1, 1, sinh),
     f("sqrt", Kind::Elementwise, 1, 1, sqrt),

@@ -117,6 +117,9 @@ fn asc_flags(name: &str, v: Option<&Value>) -> Result<Vec<bool>> {
     match v {
         None => Ok(vec![true]),
         Some(Value::Scalar(c)) | Some(Value::Vector(c)) if c.ty.is_numeric() => {
+            if c.is_empty() {
+                return Err(Error::arg(format!("The ascending argument of [{name}] is empty")));
+            }
             Ok((0..c.len()).map(|i| c.f64_at(i).map(|x| x != 0.0).unwrap_or(true)).collect())
         }
         Some(other) => Err(Error::arg(format!("The ascending argument of [{name}] must be a boolean, not {}", describe(other)))),

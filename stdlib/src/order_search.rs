@@ -86,7 +86,12 @@ fn bound(c: &Cmp2, n: usize, j: usize, strict: bool) -> usize {
 
 fn int_result(y: &Value, v: Vec<i32>) -> Value {
     let c = Column::from_vec(DataType::Int, v);
-    if y.is_scalar() { Value::Scalar(c) } else { Value::Vector(c) }
+    match y {
+        // one index per element of a matrix keeps the matrix's shape and labels
+        Value::Matrix(m) if m.rows * m.cols == c.len() => crate::util::like_form(y, c),
+        _ if y.is_scalar() => Value::Scalar(c),
+        _ => Value::Vector(c),
+    }
 }
 
 fn search_cols(name: &str, x: &Value, y: &Value) -> Result<(Column, Column)> {

@@ -384,6 +384,9 @@ fn differential_evolution(i: &mut Interpreter, args: Vec<Value>) -> Result<Value
             .iter()
             .map(|v| {
                 let c = col("differentialEvolution", v)?;
+                if c.len() != 2 {
+                    return Err(Error::arg("Each bound of [differentialEvolution] must be a (min, max) pair"));
+                }
                 Ok((c.f64_at(0).unwrap_or(f64::NAN), c.f64_at(1).unwrap_or(f64::NAN)))
             })
             .collect::<Result<_>>()?,

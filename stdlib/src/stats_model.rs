@@ -184,6 +184,10 @@ fn krogh_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     if der < 0 {
         return Err(Error::arg(format!("The derivative of [{name}] can't be negative")));
     }
+    // repeated nodes carry derivatives and must be adjacent: X sorted
+    if x.windows(2).any(|p| p[1] < p[0]) {
+        return Err(Error::arg(format!("X of [{name}] must be sorted in ascending order")));
+    }
     // Newton divided differences (repeated nodes use the given derivative values in order)
     let n = x.len();
     // start of the run of equal nodes each node belongs to (repeated nodes carry derivatives)

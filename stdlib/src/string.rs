@@ -493,6 +493,9 @@ fn like_impl(name: &str, a: &[Value], ci: bool) -> Result<Value> {
     ops::elementwise(&a[0], &a[1], &|x: &Column, sx: bool, p: &Column, sp: bool| {
         check_text(name, x)?;
         check_text(name, p)?;
+        if (!sx && !sp && x.len() != p.len()) || (sx && x.is_empty()) || (sp && p.is_empty()) {
+            return Err(Error::size(format!("{name}: the strings and the patterns must be the same length")));
+        }
         if sp {
             // one pattern: compiled once, SYMBOL names matched once each
             let pat = LikePat::new(p.str_at(0).unwrap_or(""), ci);

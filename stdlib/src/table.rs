@@ -469,6 +469,9 @@ fn dedupe_keys(t: Table, keys: &[String]) -> Result<Table> {
 
 fn keyed(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
     let keys = names_arg(name, &args[0])?;
+    if keys.is_empty() {
+        return Err(Error::arg(format!("{name}: at least one key column is required")));
+    }
     let t = build_table(i, args[1..].to_vec())?;
     for k in &keys {
         col_index(&t, k)?;

@@ -35,28 +35,41 @@ pub fn try_fast(name: &str, a: &[Value]) -> Option<Result<Value>> {
 fn rolling_sum(x: &[f64], w: usize, avg: bool) -> Vec<f64> {
     let n = x.len();
     let mut out = vec![f64::NULL; n];
-    let (mut s, mut cnt) = (0.0f64, 0usize);
+    // Neumaier-compensated running sum: `c` carries the low-order bits each add/remove loses,
+    // so a window that returns to constant values sums to exactly w·value.
+    let (mut s, mut c, mut cnt) = (0.0f64, 0.0f64, 0usize);
+    let acc = |s: &mut f64, c: &mut f64, v: f64| {
+        let t = *s + v;
+        *c += if s.abs() >= v.abs() { (*s - t) + v } else { (v - t) + *s };
+        *s = t;
+    };
     for i in 0..n {
         let v = x[i];
         if !v.is_null() {
-            s += v;
+            acc(&mut s, &mut c, v);
             cnt += 1;
         }
         if i >= w {
             let u = x[i - w];
             if !u.is_null() {
-                s -= u;
+                acc(&mut s, &mut c, -u);
                 cnt -= 1;
             }
         }
         if i % RESYNC == RESYNC - 1 {
             let lo = (i + 1).saturating_sub(w);
-            s = x[lo..=i].iter().filter(|v| !v.is_null()).sum();
+            s = 0.0;
+            c = 0.0;
+            for &v in x[lo..=i].iter().filter(|v| !v.is_null()) {
+                acc(&mut s, &mut c, v);
+            }
         }
         if cnt == 0 {
             s = 0.0;
+            c = 0.0;
         } else if i + 1 >= w {
-            out[i] = if avg { s / cnt as f64 } else { s };
+            let t = s + c;
+            out[i] = if avg { t / cnt as f64 } else { t };
         }
     }
     out

@@ -128,7 +128,7 @@ fn window_rows(b: &Bounds, n: usize, w: usize, fixed: bool) -> Vec<Vec<i64>> {
     (0..n)
         .map(|i| {
             let s = b.start(i).min(i);
-            let mut r: Vec<i64> = Vec::with_capacity(w);
+            let mut r: Vec<i64> = Vec::with_capacity(w.min(i + 1));
             if fixed {
                 r.extend(std::iter::repeat(-1).take(w.saturating_sub(i + 1 - s)));
             }
@@ -144,6 +144,10 @@ pub fn moving_window(a: &[Value], index: bool, name: &str) -> Result<Value> {
     let w = spec.rows(name)?;
     let fixed = opt_bool(name, a, 2, "fixed", false)?;
     let n = a[0].size();
+    // fixed windows are padded to `w` entries per row: refuse sizes no memory holds
+    if fixed && (w as u128) * (n as u128) > 2_000_000_000 {
+        return Err(Error::arg(format!("{name}: window {w} over {n} rows is too large")));
+    }
     let rows = window_rows(&Bounds::Count(w), n, w, fixed);
     window_rows_value(&a[0], &rows, index, name)
 }
@@ -226,7 +230,11 @@ pub fn moving_top_n_index(a: &[Value]) -> Result<Value> {
             present -= 1;
         }
         let k = (top as i64).min(present);
-        let mut r: Vec<i64> = Vec::with_capacity(top);
+        let mut r: Vec<i64> = Vec::with_capacity(top.min(n));
+        // a fixed row is padded to `top` entries: refuse a padding no memory holds
+        if fixed && (top as u128) * (n as u128) > 2_000_000_000 {
+            return Err(Error::arg(format!("{name}: top {top} over {n} rows is too large")));
+        }
         if fixed {
             r.extend(std::iter::repeat(-1).take(top - k as usize));
         }

@@ -3,8 +3,13 @@
 //! first/last non-null, and the monotonic-deque max/min.
 //!
 //! All states skip nulls (they neither contribute nor count as observations). Moment sums are
-//! kept relative to a shift (the first non-null value of the slice) so constant windows give
-//! exactly zero variance and large offsets do not cancel.
+//! kept relative to a shift (the first non-null value of the slice) so large offsets do not
+//! cancel. Add/remove updates leave rounding residue of the size of every square that passed
+//! through the window; each state tracks that size (`mag`) and, when the window's centered sum
+//! of squares falls below [`DRIFT_TOL`] of it, sums the window again around its own mean (or
+//! around its value when all values are equal). So a constant window gives exactly 0 variance
+//! and covariance, a correlation with a constant series is NULL, and a perfectly linear pair
+//! gives ±1: the same answers as a fresh two-pass computation, in amortized O(1) per row.
 
 use crate::window::Window;
 use beluga_runtime::null::Native;
@@ -109,12 +114,32 @@ pub struct Moments<'a, T> {
     kind: Mom,
     /// removals since the sums were last recomputed
     removed: usize,
+    /// Σ d² of every value added or removed since the sums were last recomputed
+    mag: f64,
 }
 
 /// Sums updated by add/remove drift, and a shift far from the window's values cancels: after
 /// as many removals as the window holds (and at least this many), the window is summed again
 /// around its own mean. Amortized O(1) per row.
 const REBUILD_MIN: usize = 64;
+
+/// Re-sum the window when its centered sum of squares is below this fraction of the squares
+/// added and removed since the last re-sum (relative error then stays near 1e-13). A re-sum
+/// needs a large value to have left the window, so it happens at most about once per window
+/// length: amortized O(1).
+const DRIFT_TOL: f64 = 1e-3;
+
+/// The shift to re-sum around: the common value when all are equal (so every deviation is
+/// exactly 0), else the mean.
+fn resum_shift(vals: impl Iterator<Item = f64> + Clone) -> Option<f64> {
+    let mut it = vals.clone();
+    let first = it.next()?;
+    if it.all(|x| x == first) {
+        return Some(first);
+    }
+    let (sum, cnt) = vals.fold((0.0, 0usize), |(a, c), x| (a + x, c + 1));
+    Some(sum / cnt as f64)
+}
 
 /// The shift used by moment states: the first non-null value.
 pub fn first_valid<T: Native>(v: &[T]) -> f64 {
@@ -125,7 +150,7 @@ impl<'a, T: Native> Moments<'a, T> {
     pub fn new(v: &'a [T], kind: Mom) -> Self {
         let raw = matches!(kind, Mom::Sum | Mom::Sum2 | Mom::Sum3 | Mom::Sum4);
         let k = if raw { 0.0 } else { first_valid(v) };
-        Moments { v, k, n: 0, s: [0.0; 4], kind, removed: 0 }
+        Moments { v, k, n: 0, s: [0.0; 4], kind, removed: 0, mag: 0.0 }
     }
     fn is_raw(&self) -> bool {
         matches!(self.kind, Mom::Sum | Mom::Sum2 | Mom::Sum3 | Mom::Sum4)
@@ -134,9 +159,8 @@ impl<'a, T: Native> Moments<'a, T> {
     fn rebuild(&mut self, s: usize, e: usize) {
         let vals = self.v[s..e].iter().filter(|x| !x.is_null()).map(|x| x.to_f64());
         if !self.is_raw() {
-            let (sum, cnt) = vals.clone().fold((0.0, 0usize), |(a, c), x| (a + x, c + 1));
-            if cnt > 0 {
-                self.k = sum / cnt as f64;
+            if let Some(k) = resum_shift(vals.clone()) {
+                self.k = k;
             }
         }
         self.s = [0.0; 4];
@@ -150,6 +174,15 @@ impl<'a, T: Native> Moments<'a, T> {
             }
         }
         self.removed = 0;
+        self.mag = self.s[1].abs();
+    }
+    /// The centered sum of squares lost most of its digits to add/remove residue.
+    fn drifted(&self) -> bool {
+        if self.is_raw() || self.powers() < 2 || self.n < 2 {
+            return false;
+        }
+        let c = self.s[1] - self.s[0] * self.s[0] / self.n as f64;
+        c < DRIFT_TOL * self.mag
     }
     #[inline]
     fn powers(&self) -> usize {
@@ -247,6 +280,7 @@ impl<T: Native> Window for Moments<'_, T> {
             self.s[j] += p;
             p *= d;
         }
+        self.mag += d * d;
         self.n += 1;
     }
     fn remove(&mut self, i: usize) {
@@ -258,6 +292,7 @@ impl<T: Native> Window for Moments<'_, T> {
         self.removed += 1;
         if self.n == 0 {
             self.s = [0.0; 4];
+            self.mag = 0.0;
             return;
         }
         let d = x.to_f64() - self.k;
@@ -266,9 +301,10 @@ impl<T: Native> Window for Moments<'_, T> {
             self.s[j] -= p;
             p *= d;
         }
+        self.mag += d * d;
     }
     fn get(&mut self, s: usize, e: usize) -> Option<f64> {
-        if self.removed >= REBUILD_MIN.max(self.n) {
+        if self.removed >= REBUILD_MIN.max(self.n) || self.drifted() {
             self.rebuild(s, e);
         }
         moment_stat(self.kind, self.n, self.k, &self.s)
@@ -310,6 +346,8 @@ pub struct PairMoments<'a, X, Y> {
     s: [f64; 5],
     kind: PairStat,
     removed: usize,
+    /// Σdx² and Σdy² of every pair added or removed since the sums were last recomputed
+    mag: [f64; 2],
 }
 
 impl<'a, X: Native, Y: Native> PairMoments<'a, X, Y> {
@@ -322,7 +360,7 @@ impl<'a, X: Native, Y: Native> PairMoments<'a, X, Y> {
                 ky = y[i].to_f64();
             }
         }
-        PairMoments { x, y, kx, ky, n: 0, s: [0.0; 5], kind, removed: 0 }
+        PairMoments { x, y, kx, ky, n: 0, s: [0.0; 5], kind, removed: 0, mag: [0.0; 2] }
     }
     /// Recompute the sums of the window `[s, e)` around its means (see [`REBUILD_MIN`]).
     fn rebuild(&mut self, s: usize, e: usize) {
@@ -332,9 +370,8 @@ impl<'a, X: Native, Y: Native> PairMoments<'a, X, Y> {
         self.ky = 0.0;
         let pairs: Vec<(f64, f64)> = (s..e).filter_map(|i| self.pair(i)).collect();
         if !raw && !pairs.is_empty() {
-            let n = pairs.len() as f64;
-            self.kx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
-            self.ky = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+            self.kx = resum_shift(pairs.iter().map(|p| p.0)).unwrap_or(kx0);
+            self.ky = resum_shift(pairs.iter().map(|p| p.1)).unwrap_or(ky0);
         } else if !raw {
             self.kx = kx0;
             self.ky = ky0;
@@ -349,6 +386,17 @@ impl<'a, X: Native, Y: Native> PairMoments<'a, X, Y> {
             self.s[4] += a * b;
         }
         self.removed = 0;
+        self.mag = [self.s[2], self.s[3]];
+    }
+    /// Either centered sum of squares lost most of its digits to add/remove residue.
+    fn drifted(&self) -> bool {
+        if matches!(self.kind, PairStat::Wsum | PairStat::Wavg) || self.n < 2 {
+            return false;
+        }
+        let nf = self.n as f64;
+        let cxx = self.s[2] - self.s[0] * self.s[0] / nf;
+        let cyy = self.s[3] - self.s[1] * self.s[1] / nf;
+        cxx < DRIFT_TOL * self.mag[0] || cyy < DRIFT_TOL * self.mag[1]
     }
     #[inline]
     fn pair(&self, i: usize) -> Option<(f64, f64)> {
@@ -421,6 +469,8 @@ impl<X: Native, Y: Native> Window for PairMoments<'_, X, Y> {
             self.s[2] += a * a;
             self.s[3] += b * b;
             self.s[4] += a * b;
+            self.mag[0] += a * a;
+            self.mag[1] += b * b;
         }
     }
     fn remove(&mut self, i: usize) {
@@ -429,6 +479,7 @@ impl<X: Native, Y: Native> Window for PairMoments<'_, X, Y> {
             self.removed += 1;
             if self.n == 0 {
                 self.s = [0.0; 5];
+                self.mag = [0.0; 2];
                 return;
             }
             self.s[0] -= a;
@@ -436,10 +487,12 @@ impl<X: Native, Y: Native> Window for PairMoments<'_, X, Y> {
             self.s[2] -= a * a;
             self.s[3] -= b * b;
             self.s[4] -= a * b;
+            self.mag[0] += a * a;
+            self.mag[1] += b * b;
         }
     }
     fn get(&mut self, s: usize, e: usize) -> Option<f64> {
-        if self.removed >= REBUILD_MIN.max(self.n) {
+        if self.removed >= REBUILD_MIN.max(self.n) || self.drifted() {
             self.rebuild(s, e);
         }
         pair_stat(self.kind, self.n, self.kx, self.ky, &self.s)

@@ -4,7 +4,9 @@
 mod conformance;
 mod dos_files;
 mod fuzz;
+mod fuzz_builtins;
 mod lang_gaps;
+mod matrix_forms;
 mod paths;
 mod policy;
 mod realworld;

@@ -297,6 +297,7 @@ impl Interpreter {
         let mut cur = start;
         let mut out = vec![cur.clone()];
         let mut steps = 0usize;
+        let mut uncomparable = 0usize;
         loop {
             self.check_interrupt()?;
             match &cond {
@@ -315,8 +316,23 @@ impl Interpreter {
             }
             let next = self.call_value(f, vec![cur.clone()])?;
             steps += 1;
-            let same = matches!(cond, Value::Void)
-                && super::ops::all_true(&super::ops::binary(beluga_lang::ast::BinOp::Eq, &next, &cur).unwrap_or(Value::bool(false)));
+            // without a condition, iterate until the value stops changing; values `==` keeps
+            // failing to compare (a table, a dictionary...) can never be seen to converge: an
+            // error after a while, not ten million iterations
+            let same = match cond {
+                Value::Void => match super::ops::binary(beluga_lang::ast::BinOp::Eq, &next, &cur) {
+                    Ok(eq @ (Value::Scalar(_) | Value::Vector(_) | Value::Pair(_) | Value::Matrix(_))) => super::ops::all_true(&eq),
+                    // an error, or a dictionary/table of flags: not a yes/no answer
+                    _ => {
+                        uncomparable += 1;
+                        if uncomparable > 10_000 {
+                            return Err(Error::runtime("accumulate: cannot test the result for convergence"));
+                        }
+                        false
+                    }
+                },
+                _ => false,
+            };
             cur = next;
             if same {
                 break;

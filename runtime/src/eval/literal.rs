@@ -93,7 +93,8 @@ pub fn build_column(ty: DataType, items: &[Value]) -> Column {
             .map(|v| match v {
                 Value::Scalar(c) if !c.is_null(0) => {
                     if float {
-                        c.f64_at(0).map(T::from_f64).unwrap_or(T::NULL)
+                        // a conversion, not arithmetic: ±Infinity survives (see null.rs)
+                        c.f64_at(0).map(T::from_f64_keep_inf).unwrap_or(T::NULL)
                     } else {
                         c.i64_at(0).map(T::from_i64).unwrap_or(T::NULL)
                     }

@@ -73,8 +73,9 @@ pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
             let (ca, sa) = scalar_col(&a)?;
             let (cb, sb) = scalar_col(&b)?;
             let r = f(&ca, sa, &cb, sb)?;
-            let form_vec = matches!(a, Value::Vector(_)) || matches!(b, Value::Vector(_));
-            let form_pair = matches!(a, Value::Pair(_)) || matches!(b, Value::Pair(_));
+            // a scalar holds exactly one value (a one-column table operand may have 0 or n rows)
+            let form_pair = (matches!(a, Value::Pair(_)) || matches!(b, Value::Pair(_))) && r.len() == 2;
+            let form_vec = matches!(a, Value::Vector(_)) || matches!(b, Value::Vector(_)) || (r.len() != 1 && !form_pair);
             Ok(if form_vec {
                 Value::Vector(r)
             } else if form_pair {
@@ -312,6 +313,9 @@ fn like_values(x: &Value, p: &Value, ci: bool, negate: bool) -> Result<Value> {
     elementwise(x, p, &|a, sa, b, sb| {
         if !a.ty.is_literal() || !b.ty.is_literal() {
             return Err(Error::type_err("like requires string arguments"));
+        }
+        if (!sa && !sb && a.len() != b.len()) || (sa && a.is_empty()) || (sb && b.is_empty()) {
+            return Err(Error::size("like: the string and the pattern must be the same length"));
         }
         let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
         let r: Vec<i8> = (0..n)

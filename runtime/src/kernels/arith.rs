@@ -274,6 +274,10 @@ fn type_error(op: ArithOp, a: DataType, b: DataType) -> Error {
 
 /// Arithmetic on two columns; `sa`/`sb` mark scalar (broadcast) operands.
 pub fn arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<Column> {
+    // a broadcast operand must hold its one value (callers may pass an empty vector as one)
+    if (sa && a.is_empty()) || (sb && b.is_empty()) {
+        return Err(Error::size(format!("{}: a scalar operand is empty", op.name())));
+    }
     if !sa && !sb && a.len() != b.len() {
         return Err(Error::size(format!(
             "The size of the two operands of {} must be the same ({} vs {})",
@@ -317,9 +321,9 @@ fn temporal_arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Re
     let int_like = |t: DataType| t.is_integral() || t == DataType::Void;
     match op {
         ArithOp::Add | ArithOp::Sub if ta.is_temporal() && int_like(tb) => {
-            Ok(wrap_day(compute(op, ta, a, sa, b, sb)))
+            Ok(wrap_day(shift_temporal(op, ta, a, sa, b, sb)))
         }
-        ArithOp::Add if tb.is_temporal() && int_like(ta) => Ok(wrap_day(compute(op, tb, a, sa, b, sb))),
+        ArithOp::Add if tb.is_temporal() && int_like(ta) => Ok(wrap_day(shift_temporal(op, tb, a, sa, b, sb))),
         ArithOp::Sub if ta == tb => {
             let ty = if ta.physical() == Physical::I64 { DataType::Long } else { DataType::Int };
             Ok(compute(op, ty, a, sa, b, sb))
@@ -345,6 +349,24 @@ fn temporal_arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Re
             Ok(compute(op, ty, a, sa, b, sb))
         }
     }
+}
+
+/// Temporal ± integer: computed exactly (i64 for 4-byte types, checked for 8-byte ones); a
+/// result outside the type's storage range is NULL, never a wrapped date in another era.
+fn shift_temporal(op: ArithOp, ty: DataType, a: &Column, sa: bool, b: &Column, sb: bool) -> Column {
+    let sub = op == ArithOp::Sub;
+    if ty.physical() == Physical::I64 {
+        let r = binary_map(&as_native::<i64>(a), &as_native::<i64>(b), sa, sb, |x: i64, y: i64| {
+            let v = if sub { x.checked_sub(y) } else { x.checked_add(y) };
+            v.filter(|v| !v.is_null()).unwrap_or(i64::NULL)
+        });
+        return Column::from_vec(ty, r);
+    }
+    let r = binary_map(&as_native::<i64>(a), &as_native::<i64>(b), sa, sb, |x: i64, y: i64| {
+        let v = if sub { x - y } else { x + y };
+        if v > i32::MIN as i64 && v <= i32::MAX as i64 { v as i32 } else { i32::NULL }
+    });
+    Column::from_vec(ty, r)
 }
 
 fn phys_int(t: DataType) -> DataType {

@@ -54,6 +54,10 @@ pub fn ord_f64(x: f64, y: f64) -> Ordering {
 
 /// Compare two columns element-wise (BOOL result).
 pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<Column> {
+    // a broadcast operand must hold its one value (callers may pass an empty vector as one)
+    if (sa && a.is_empty()) || (sb && b.is_empty()) {
+        return Err(Error::size("comparison: a scalar operand is empty"));
+    }
     if !sa && !sb && a.len() != b.len() {
         return Err(Error::size(format!(
             "The size of the two operands of comparison must be the same ({} vs {})",

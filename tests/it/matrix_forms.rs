@@ -1,0 +1,115 @@
+//! Matrices in give matrices out: every element-wise builtin (kind Elementwise in the
+//! registry) and the binary operators, applied to a labelled dates × securities matrix, must
+//! return a matrix of the same shape with the same row and column labels. Factor libraries
+//! are written on such matrices; a flat vector or lost labels silently break them.
+
+use beluga_runtime::{Interpreter, Value};
+use beluga_runtime::registry::Kind;
+use beluga_tests::{registry, with_stack};
+
+/// Element-wise builtins that must accept a numeric matrix (the common unary math and the
+/// null helpers): an error from one of these fails the test.
+const MUST: &[&str] = &[
+    "abs", "sign", "signum", "log", "log2", "log10", "log1p", "exp", "exp2", "expm1", "sqrt",
+    "cbrt", "square", "pow", "round", "floor", "ceil", "clip", "nullFill", "isNull", "isValid",
+    "neg", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "iif", "add", "sub", "mul", "div", "mod", "ratio", "gt", "ge", "lt", "le", "eq", "ne",
+    "and", "or", "not", "max", "min", "isNanInf", "signbit", "deg2rad", "rad2deg",
+];
+
+const SETUP: &str = "m = matrix(1.5 -2.0 NULL 4.25, -0.5 3.0 2.0 -1.0, 0.0 1.0 -3.5 2.5)
+m.rename!(2024.01.02 2024.01.03 2024.01.04 2024.01.05, `AAA`BBB`CCC)
+";
+
+/// (rows, cols, row labels, column labels) of a matrix value, printed for comparison.
+fn shape(i: &Interpreter, v: &Value) -> Option<(usize, usize, String, String)> {
+    match v {
+        Value::Matrix(m) => Some((
+            m.rows,
+            m.cols,
+            m.row_labels.as_ref().map(|l| i.format(l)).unwrap_or_default(),
+            m.col_labels.as_ref().map(|l| i.format(l)).unwrap_or_default(),
+        )),
+        _ => None,
+    }
+}
+
+/// Registered as element-wise but not element-wise on a matrix argument: the row-wise
+/// reductions (a matrix gives one value per row), and polynomial evaluation whose first
+/// argument is the coefficient vector.
+fn not_elementwise(name: &str) -> bool {
+    (name.starts_with("row") && name != "rowNames") || matches!(name, "poly1d" | "polyPredict")
+}
+
+/// Calls to try for one builtin: unary, with a scalar, with the matrix itself.
+fn calls(name: &str) -> Vec<String> {
+    match name {
+        // unary ones: an extra argument means another function (max(m) is an aggregate)
+        "not" => vec!["not(m > 0)".into()],
+        "max" | "min" => vec![format!("{name}(m, 2)"), format!("{name}(m, m)")],
+        "iif" => vec!["iif(m > 0, m, -m)".into(), "iif(m > 0, 1, -1)".into(), "iif(m > 0, m, 0)".into()],
+        "clip" => vec!["clip(m, -1, 2)".into()],
+        "nullFill" => vec!["nullFill(m, 0.0)".into()],
+        _ => vec![format!("{name}(m)"), format!("{name}(m, 2)"), format!("{name}(m, m)")],
+    }
+}
+
+#[test]
+fn elementwise_builtins_keep_matrix_shape_and_labels() {
+    let out = with_stack(|| {
+        let reg = registry();
+        let mut names: Vec<&'static str> =
+            reg.defs.iter().filter(|b| b.kind == Kind::Elementwise).map(|b| b.name).collect();
+        names.extend(MUST.iter().copied());
+        names.sort();
+        names.dedup();
+        let mut i = Interpreter::with_registry(reg);
+        i.run_source(SETUP, None).expect("setup");
+        let want = shape(&i, i.get_var("m").expect("m")).expect("m is a matrix");
+        let (mut checked, mut wrong, mut missing) = (0usize, Vec::new(), Vec::new());
+        for name in names.iter().filter(|n| !not_elementwise(n)) {
+            let mut any_ok = false;
+            for call in calls(name) {
+                if i.run_source(&format!("r__ = {call}"), None).is_err() {
+                    continue;
+                }
+                any_ok = true;
+                checked += 1;
+                let r = i.get_var("r__").expect("r__").clone();
+                let got = shape(&i, &r);
+                if got.as_ref() != Some(&want) {
+                    wrong.push(format!("{call}: {:?} (a {:?})", got, r.form()));
+                }
+            }
+            if !any_ok && MUST.contains(name) {
+                missing.push(name.to_string());
+            }
+        }
+        // the operators, each with a scalar on either side and the matrix on both
+        // (`**` is the matrix product and `& | ^` are bitwise on integers: not element-wise here)
+        for op in ["+", "-", "*", "/", "%", ">", ">=", "<", "<=", "==", "!=", "&&", "||"] {
+            for call in [format!("m {op} 2"), format!("2 {op} m"), format!("m {op} m")] {
+                match i.run_source(&format!("r__ = {call}"), None) {
+                    Err(e) => missing.push(format!("{call}: {}", e.message)),
+                    Ok(()) => {
+                        checked += 1;
+                        let r = i.get_var("r__").expect("r__").clone();
+                        let got = shape(&i, &r);
+                        if got.as_ref() != Some(&want) {
+                            wrong.push(format!("{call}: {got:?}"));
+                        }
+                    }
+                }
+            }
+        }
+        (checked, wrong, missing)
+    });
+    let (checked, wrong, missing) = out;
+    println!("matrix forms: {checked} calls checked, {} wrong, {} failing", wrong.len(), missing.len());
+    assert!(checked > 100, "too few element-wise calls succeeded: {checked}");
+    for w in wrong.iter().chain(&missing) {
+        println!("  {w}");
+    }
+    assert!(wrong.is_empty(), "results that are not the same labelled matrix:\n{}", wrong.join("\n"));
+    assert!(missing.is_empty(), "element-wise builtins that reject a numeric matrix:\n{}", missing.join("\n"));
+}
