@@ -40,7 +40,7 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Render an error against its source text.
-pub fn render(err: &Error, name: &str, src: &str, fancy: bool) -> String {
+pub fn render(err: &Error, name: &str, src: &str, fancy: bool, color: bool) -> String {
     let prefix = match err.kind {
         beluga_runtime::ErrorKind::Syntax => "Syntax Error: ",
         _ => "",
@@ -63,7 +63,8 @@ pub fn render(err: &Error, name: &str, src: &str, fancy: bool) -> String {
         span: span.map(|s| SourceSpan::new((s.start as usize).into(), (s.end - s.start) as usize)),
     };
     let mut out = String::new();
-    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
+    let theme = if color { miette::GraphicalTheme::unicode() } else { miette::GraphicalTheme::unicode_nocolor() };
+    let handler = miette::GraphicalReportHandler::new_themed(theme);
     if handler.render_report(&mut out, &diag).is_err() {
         return message;
     }

@@ -93,7 +93,7 @@ pub fn run(mut interp: Interpreter) -> ExitCode {
                 if let Err(e) = interp.run_source(&line, Some(&mut echo)) {
                     let name = format!("<input {n}>");
                     let text = interp.preprocess(&line).unwrap_or(line.clone());
-                    eprintln!("{}", render::render(&e, &name, &text, true));
+                    eprintln!("{}", render::render(&e, &name, &text, true, crate::color_wanted(true)));
                 }
             }
             Err(ReadlineError::Interrupted) => continue,

@@ -1,6 +1,7 @@
 //! Integration tests in one binary (one link step): conformance corpus, our own `.dos`
 //! assert files, examples, fuzzing, the REPL through a terminal.
 
+mod cli;
 mod conformance;
 mod dos_files;
 mod fuzz;

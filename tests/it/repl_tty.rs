@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn beluga_bin() -> Option<PathBuf> {
+pub(crate) fn beluga_bin() -> Option<PathBuf> {
     // target/<profile>/deps/it-xxxx → target/<profile>/beluga
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?.parent()?;
