@@ -56,7 +56,7 @@ fn help_documents_flags_and_environment() {
 
 #[test]
 fn usage_errors_exit_2_with_usage() {
-    for args in [&["--bogus"][..], &["a.dos", "b.dos"], &["test"], &["-i"], &["-e"]] {
+    for args in [&["--bogus"][..], &["a.dos", "b.dos"], &["test"], &["-i"]] {
         let Some(o) = run(args, "") else { return };
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let e = text(&o.stderr);
