@@ -3,6 +3,7 @@
 //! with the usage text, and `--help` documents every flag and environment variable.
 
 mod batch;
+mod helper;
 mod render;
 mod repl;
 

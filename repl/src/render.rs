@@ -76,3 +76,8 @@ pub fn render(err: &Error, name: &str, src: &str, fancy: bool, color: bool) -> S
     }
     out
 }
+
+/// The REPL's text for a value (the console text; see fmt for truncation).
+pub fn console_text(interp: &beluga_runtime::Interpreter, v: &beluga_runtime::Value) -> String {
+    interp.format(v)
+}
