@@ -91,6 +91,14 @@ fn cli() -> Command {
                 .value_parser(parse_size)
                 .help("memory budget of the session, e.g. 512MB or 8GB (sets BELUGA_MAX_MEMORY)"),
         )
+        .arg(
+            Arg::new("gen-reference")
+                .long("gen-reference")
+                .value_name("OUT.md")
+                .value_parser(clap::value_parser!(PathBuf))
+                .exclusive(true)
+                .help("write the function reference generated from the doc table (docs/reference.md) and exit"),
+        )
         .after_help(AFTER_HELP)
 }
 
@@ -153,6 +161,16 @@ pub fn color_wanted(terminal: bool) -> bool {
 }
 
 fn run(m: ArgMatches) -> ExitCode {
+    if let Some(out) = m.get_one::<PathBuf>("gen-reference") {
+        let text = beluga_stdlib::docs::reference_markdown(&registry());
+        return match std::fs::write(out, text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("beluga: can't write {}: {e}", out.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     let mut interp = Interpreter::new(registry());
     if let Some(d) = m.get_one::<PathBuf>("module-dir") {
         interp.module_dir = d.clone();

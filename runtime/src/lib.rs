@@ -9,6 +9,7 @@ pub mod kernels;
 pub mod null;
 pub mod registry;
 pub mod sql;
+pub mod suggest;
 pub mod table;
 pub mod temporal;
 pub mod types;

@@ -3,6 +3,7 @@
 
 mod cli;
 mod conformance;
+mod docs;
 mod dos_files;
 mod fuzz;
 mod realworld;
