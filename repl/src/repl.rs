@@ -54,6 +54,20 @@ fn snapshot(interp: &Interpreter, snap: &mut Snapshot) {
     snap.module_dir = interp.module_dir.clone();
 }
 
+/// The input an error's span falls in, and the error with its span made local to it.
+pub fn locate(inputs: &[(usize, String)], mut e: beluga_runtime::Error) -> (usize, beluga_runtime::Error) {
+    let last = inputs.len().saturating_sub(1);
+    let Some(span) = e.span else { return (last, e) };
+    let s = span.start as usize;
+    let k = inputs.iter().rposition(|(start, _)| *start <= s).unwrap_or(last);
+    let off = inputs.get(k).map(|(start, _)| *start).unwrap_or(0) as u32;
+    if let Some(sp) = e.span.as_mut() {
+        sp.start = sp.start.saturating_sub(off);
+        sp.end = sp.end.saturating_sub(off);
+    }
+    (k, e)
+}
+
 pub fn run(mut interp: Interpreter) -> ExitCode {
     let color = crate::color_wanted(true);
     let config = rustyline::Config::builder()
@@ -79,8 +93,12 @@ pub fn run(mut interp: Interpreter) -> ExitCode {
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     println!("Beluga {} — a DolphinDB-compatible scripting language", env!("CARGO_PKG_VERSION"));
     println!("help() lists topics, ?name describes a function, Tab completes; quit or Ctrl-D exits.");
-    let mut n = 0usize;
     let mut timer = false;
+    // Every input is parsed at its own offset in one virtual text (earlier inputs replaced by
+    // newlines), so a span inside a function defined in an earlier input still names that
+    // input: (start offset, text) of each input so far.
+    let mut inputs: Vec<(usize, String)> = Vec::new();
+    let mut total = 0usize;
     loop {
         match rl.readline("> ") {
             Ok(line) => {
@@ -101,7 +119,6 @@ pub fn run(mut interp: Interpreter) -> ExitCode {
                     Command::Run(s) => s,
                     Command::Script => line.clone(),
                 };
-                n += 1;
                 interp.interrupt.store(false, Ordering::Relaxed);
                 let start = Instant::now();
                 let mut echo = |i: &mut Interpreter, v: Value| {
@@ -113,10 +130,14 @@ pub fn run(mut interp: Interpreter) -> ExitCode {
                     let _ = writeln!(o, "{text}");
                     let _ = o.flush();
                 };
-                if let Err(e) = interp.run_source(&src, Some(&mut echo)) {
-                    let name = format!("<input {n}>");
-                    let text = interp.preprocess(&src).unwrap_or(src.clone());
-                    eprintln!("{}", render::render(&e, &name, &text, true, color));
+                let text = interp.preprocess(&src).unwrap_or(src.clone());
+                let padded = format!("{}{text}", "\n".repeat(total));
+                inputs.push((total, text.clone()));
+                total += text.len() + 1;
+                if let Err(e) = interp.run_source(&padded, Some(&mut echo)) {
+                    let (k, local) = locate(&inputs, e);
+                    let text = &inputs[k].1;
+                    eprintln!("{}", render::render(&local, &format!("<input {}>", k + 1), text, true, color));
                 }
                 if timer {
                     let ms = start.elapsed().as_secs_f64() * 1000.0;

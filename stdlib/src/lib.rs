@@ -26,6 +26,7 @@ pub mod convert_build;
 pub mod convert_json;
 pub mod convert_json_write;
 pub mod docs;
+pub mod plot;
 pub mod core;
 pub mod encoding;
 pub mod cum;
@@ -150,6 +151,7 @@ pub fn register(r: &mut Registry) {
         finance::DEFS,
         series::DEFS,
         docs::DEFS,
+        plot::DEFS,
     ] {
         r.extend(defs);
     }

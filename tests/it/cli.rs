@@ -148,3 +148,48 @@ fn closed_pipe_is_quiet() {
     let e = text(&o.stderr);
     assert!(e.is_empty(), "stderr after a closed pipe: {e:?}");
 }
+
+#[test]
+fn errors_suggest_names() {
+    let Some(o) = run(&["-e", "t = table(1 2 as price, 3 4 as qty)\nselect pricee from t"], "") else { return };
+    let e = text(&o.stderr);
+    assert!(e.starts_with("<expr>:2:8: ") && e.contains("column `pricee` not found; did you mean `price`?"), "{e:?}");
+    let Some(o) = run(&["-e", "x = 5\nx(1)"], "") else { return };
+    assert!(text(&o.stderr).contains("<expr>:2:1: x is a variable, not a function"), "{}", text(&o.stderr));
+    let Some(o) = run(&["-e", "mavgg(1 2 3, 2)"], "") else { return };
+    assert!(text(&o.stderr).contains("did you mean `mavg`?"), "{}", text(&o.stderr));
+    // an error inside a function keeps the location in the function's body
+    let Some(o) = run(&[], "def f(x) {\n  return x + missingThing\n}\ny = 1\nf(y)\n") else { return };
+    assert!(text(&o.stderr).starts_with("<stdin>:2:"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn plot_writes_svg() {
+    let dir = std::env::temp_dir().join(format!("beluga-plot-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let Some(bin) = beluga_bin() else { return };
+    let script = "m = matrix(1 2 3 4, 4 3 2 1, 2 2 2 2)\nplot(m, `a`b`c`d, \"three lines\")\n\
+                  plot(1 5 2 8 3, , \"dots\", SCATTER)\n\
+                  plot(table(`x`y`z as k, 3 1 2 as v), , \"bars\", BAR)\n\
+                  plot(0..99, , \"hist\", HISTOGRAM)";
+    let o = Command::new(bin).args(["-e", script]).env("BELUGA_PLOT_DIR", &dir).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let paths: Vec<String> = text(&o.stdout).lines().filter_map(|l| l.strip_prefix("plot written to ").map(str::to_string)).collect();
+    assert_eq!(paths.len(), 4, "{}", text(&o.stdout));
+    let svg: Vec<String> = paths.iter().map(|p| std::fs::read_to_string(p).expect("svg file")).collect();
+    for s in &svg {
+        assert!(s.starts_with("<?xml") && s.contains("<svg xmlns=\"http://www.w3.org/2000/svg\"") && s.trim_end().ends_with("</svg>"));
+        assert!(!s.contains("<script") && !s.contains("href"), "not self-contained");
+    }
+    // three series of four points, labelled a..d
+    assert_eq!(svg[0].matches("<polyline class=\"series\"").count(), 3);
+    assert_eq!(svg[0].matches("data-points=\"4\"").count(), 4);
+    assert!(svg[0].contains(">three lines</text>") && svg[0].contains(">d</text>"));
+    assert_eq!(svg[1].matches("<circle class=\"point\"").count(), 5);
+    assert_eq!(svg[2].matches("<rect class=\"bar\"").count(), 3);
+    assert!(svg[2].contains(">y</text>") && svg[2].contains(">v</text>"));
+    // 100 values in 10 bins of 10
+    assert_eq!(svg[3].matches("<rect class=\"bar\"").count(), 10);
+    assert_eq!(svg[3].matches("height=\"316.0\"").count(), 10, "equal bins are full height");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -192,3 +192,22 @@ fn repl_plain_under_no_color_and_quit() {
     assert!(wait_exit(&session), "quit did not end the REPL");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[test]
+fn repl_truncates_and_locates_errors_in_earlier_functions() {
+    let Some((session, home)) = start_repl("truncate", "NO_COLOR=1") else { return };
+    send(&session, &["big = table(1..100000 as id, take(`a`b, 100000) as s)", "Enter"]);
+    send(&session, &["big", "Enter"]);
+    let s = wait_for(&session, "[100,000 rows x 2 columns]", 1);
+    assert!(s.lines().any(|l| l.trim_end() == "...") && s.lines().any(|l| l.starts_with("100000 b")), "{s}");
+    // a function defined in one input fails in a later one: the report names the first input
+    send(&session, &["def g(x) { return x + missingThing }", "Enter"]);
+    send(&session, &["g(1)", "Enter"]);
+    let s = wait_for(&session, "<input 3>:1:", 1);
+    assert!(s.contains("return x + missingThing"), "{s}");
+    send(&session, &["?msum", "Enter"]);
+    wait_for(&session, "[,,6,10,11,15]", 1);
+    send(&session, &["quit", "Enter"]);
+    assert!(wait_exit(&session));
+    let _ = std::fs::remove_dir_all(&home);
+}
