@@ -36,6 +36,7 @@ Environment:
   BELUGA_CACHE_MB     memory for cached partition columns, in MB (default 1/4 of RAM)
   BELUGA_MAPREDUCE    `off` turns off per-partition parallel aggregation
   BELUGA_MAX_MEMORY   memory budget of a session in bytes (--max-memory sets it)
+  BELUGA_PLOT_DIR     folder plot() writes its SVG files to (default: the system temp folder)
   NO_COLOR            any value: no colours in the REPL and in error reports
 
 Examples:
