@@ -11,6 +11,7 @@ pub mod null;
 pub mod policy;
 pub mod registry;
 pub mod sql;
+pub mod suggest;
 pub mod table;
 pub mod temporal;
 pub mod types;

@@ -25,6 +25,8 @@ pub mod convert;
 pub mod convert_build;
 pub mod convert_json;
 pub mod convert_json_write;
+pub mod docs;
+pub mod plot;
 pub mod core;
 pub mod encoding;
 pub mod cum;
@@ -148,6 +150,8 @@ pub fn register(r: &mut Registry) {
         row::DEFS,
         finance::DEFS,
         series::DEFS,
+        docs::DEFS,
+        plot::DEFS,
     ] {
         r.extend(defs);
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn beluga_bin() -> Option<PathBuf> {
+pub(crate) fn beluga_bin() -> Option<PathBuf> {
     // target/<profile>/deps/it-xxxx → target/<profile>/beluga
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?.parent()?;
@@ -42,6 +42,9 @@ fn send(session: &str, keys: &[&str]) {
     let mut args = vec!["send-keys", "-t", session];
     args.extend_from_slice(keys);
     tmux(&args);
+    // rustyline drops keys typed ahead while a statement runs (kkawakam/rustyline#690;
+    // a real paste arrives as one bracketed block and is kept): type like a person
+    std::thread::sleep(Duration::from_millis(150));
 }
 
 #[test]
@@ -104,5 +107,112 @@ fn repl_in_a_terminal() {
     }
     let hist = std::fs::read_to_string(home.join(".beluga_history")).unwrap_or_default();
     assert!(hist.contains("x[0] + x[1]"), "history file lacks entries: {hist:?}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Wait until the tmux session has ended (the REPL exited).
+fn wait_exit(session: &str) -> bool {
+    let start = Instant::now();
+    while Command::new("tmux").args(["has-session", "-t", session]).status().map(|s| s.success()).unwrap_or(false) {
+        if start.elapsed() > Duration::from_secs(10) {
+            tmux(&["kill-session", "-t", session]);
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    true
+}
+
+/// Start the REPL in a fresh tmux session; None when tmux or the binary is missing.
+fn start_repl(tag: &str, env: &str) -> Option<(String, PathBuf)> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return None;
+    }
+    let bin = beluga_bin()?;
+    let home = std::env::temp_dir().join(format!("beluga-repl-{tag}-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&home);
+    let session = format!("beluga_{tag}_{}", std::process::id());
+    let cmd = format!("HOME={} {env} {}", home.display(), bin.display());
+    tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "60", &cmd]);
+    wait_for(&session, "Ctrl-D exits", 1);
+    Some((session, home))
+}
+
+#[test]
+fn repl_completes_highlights_and_quits() {
+    let Some((session, home)) = start_repl("complete", "") else { return };
+    let banner = screen(&session);
+    assert!(banner.contains(&format!("Beluga {}", env!("CARGO_PKG_VERSION"))) && banner.contains("help()"), "{banner}");
+    send(&session, &["myTrades = table(1 2 3 as qtyShares, 10.0 20.0 30.0 as pxLast)", "Enter"]);
+    // a column after select, a session variable, a column after where: each completed by Tab
+    send(&session, &["select qtyS", "Tab"]);
+    send(&session, &[" from myTr", "Tab"]);
+    send(&session, &[" where pxL", "Tab"]);
+    send(&session, &[" > 15", "Enter"]);
+    wait_for(&session, "select qtyShares from myTrades where pxLast > 15", 1);
+    let s = wait_for(&session, "qtyShares", 2);
+    // rows 2 and 3 qualify
+    let after = s.split("where pxLast > 15").nth(1).unwrap_or("");
+    assert!(after.lines().any(|l| l.trim() == "2") && after.lines().any(|l| l.trim() == "3"), "{s}");
+    send(&session, &["sqr", "Tab"]);
+    send(&session, &["(49)", "Enter"]);
+    wait_for(&session, "sqrt(49)", 1);
+    wait_for(&session, "7", 1);
+    send(&session, &["myTrades.px", "Tab"]);
+    send(&session, &["Enter"]);
+    wait_for(&session, "myTrades.pxLast", 1);
+    wait_for(&session, "[10,20,30]", 1);
+
+    // highlighting: keywords and strings are coloured on a colour terminal
+    send(&session, &["s = \"abc\" // a comment", "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let coloured = tmux(&["capture-pane", "-e", "-p", "-t", &session]);
+    let line = coloured.lines().find(|l| l.contains("abc")).unwrap_or("");
+    assert!(line.contains('\u{1b}'), "no colour in {line:?}");
+
+    // the timer
+    send(&session, &[".timer on", "Enter"]);
+    wait_for(&session, "timer is on", 1);
+    send(&session, &["1 + 1", "Enter"]);
+    wait_for(&session, "Time elapsed:", 1);
+    send(&session, &[".timer off", "Enter"]);
+    wait_for(&session, "timer is off", 1);
+
+    send(&session, &["exit()", "Enter"]);
+    assert!(wait_exit(&session), "exit() did not end the REPL");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn repl_plain_under_no_color_and_quit() {
+    let Some((session, home)) = start_repl("nocolor", "NO_COLOR=1") else { return };
+    send(&session, &["s = \"abc\" // a comment", "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    send(&session, &["undefinedName + 1", "Enter"]);
+    wait_for(&session, "Cannot recognize the token undefinedName", 1);
+    let coloured = tmux(&["capture-pane", "-e", "-p", "-t", &session]);
+    assert!(!coloured.contains('\u{1b}'), "colour despite NO_COLOR:\n{coloured:?}");
+    send(&session, &["quit", "Enter"]);
+    assert!(wait_exit(&session), "quit did not end the REPL");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn repl_truncates_and_locates_errors_in_earlier_functions() {
+    let Some((session, home)) = start_repl("truncate", "NO_COLOR=1") else { return };
+    send(&session, &["big = table(1..100000 as id, take(`a`b, 100000) as s)", "Enter"]);
+    send(&session, &["big", "Enter"]);
+    let s = wait_for(&session, "[100,000 rows x 2 columns]", 1);
+    assert!(s.lines().any(|l| l.trim_end() == "...") && s.lines().any(|l| l.starts_with("100000 b")), "{s}");
+    // a function defined in one input fails in a later one: the report names the first input
+    send(&session, &["def g(x) { return x + missingThing }", "Enter"]);
+    send(&session, &["g(1)", "Enter"]);
+    let s = wait_for(&session, "<input 3>:1:", 1);
+    assert!(s.contains("return x + missingThing"), "{s}");
+    send(&session, &["?msum", "Enter"]);
+    wait_for(&session, "[,,6,10,11,15]", 1);
+    send(&session, &["quit", "Enter"]);
+    assert!(wait_exit(&session));
     let _ = std::fs::remove_dir_all(&home);
 }

@@ -43,7 +43,7 @@ impl Interpreter {
                     }
                 }
             }
-            ExprKind::Ident(n) => self.resolve(n),
+            ExprKind::Ident(n) => self.resolve(n).map_err(|e| self.explain_unknown(e, n)),
             ExprKind::QualIdent(parts) => self.resolve_qualified(parts),
             ExprKind::FuncRef(n) => self.resolve_function(n),
             ExprKind::OpFunc(op) => self.op_function(*op),
@@ -263,7 +263,10 @@ impl Interpreter {
                         return Ok(v.clone());
                     }
                 }
-                self.resolve_function(n).map_err(|e| e.or_span(f.span))
+                if self.get_var(n).is_some() && self.resolve_function(n).is_err() {
+                    return Err(Error::type_err(format!("{n} is a variable, not a function")).or_span(f.span));
+                }
+                self.resolve_function(n).map_err(|e| self.explain_unknown(e, n).or_span(f.span))
             }
             _ => self.eval(f),
         }

@@ -295,6 +295,40 @@ impl Interpreter {
         Err(Error::name(format!("Cannot recognize the token {name}")))
     }
 
+    /// Add a "did you mean" to an unknown-name error: the nearest column when a query is
+    /// being evaluated, else the nearest variable, function or builtin. Only called when
+    /// an identifier finally fails to resolve (never in lookups that probe names).
+    pub fn explain_unknown(&self, e: Error, name: &str) -> Error {
+        if e.kind != ErrorKind::Name || !e.message.starts_with("Cannot recognize the token") {
+            return e;
+        }
+        if !self.col_scopes.is_empty() {
+            // the query binds only the columns it uses: offer every session table's columns too
+            let mut cols: Vec<&str> = self.col_scopes.iter().flat_map(|s| s.keys().map(|k| k.as_str())).collect();
+            for v in self.globals.values() {
+                if let Value::Table(t) = v {
+                    cols.extend(t.names.iter().map(|n| n.as_str()));
+                }
+            }
+            if let Some(c) = crate::suggest::closest(name, cols) {
+                return Error { message: format!("column `{name}` not found; did you mean `{c}`?"), ..e };
+            }
+        }
+        let mut names: Vec<&str> = Vec::new();
+        if let Some(f) = self.frames.last() {
+            names.extend(f.vars.keys().map(|k| k.as_str()));
+        }
+        names.extend(self.globals.keys().map(|k| k.as_str()));
+        names.extend(self.functions.keys().map(|k| k.as_str()));
+        for n in self.registry.names() {
+            names.push(n);
+        }
+        match crate::suggest::closest(name, names) {
+            Some(c) => Error { message: format!("{}; did you mean `{c}`?", e.message), ..e },
+            None => e,
+        }
+    }
+
     pub fn define_function(&mut self, name: &str, f: Arc<UserFunc>) -> Result<()> {
         if self.registry.lookup(name).is_some() && f.module.is_none() {
             return Err(Error::runtime(format!("Can't redefine the built-in function {name}")));

@@ -12,7 +12,7 @@ mod num;
 mod tests;
 
 pub use expr::{expr_text, lambda_text, select_text};
-pub use grid::{TABLE_HEAD_ROWS, TABLE_MAX_ROWS, matrix_text, table_text};
+pub use grid::{TABLE_HEAD_ROWS, TABLE_MAX_ROWS, TABLE_TAIL_ROWS, display_width, matrix_text, table_text};
 pub use num::{
     FLOAT_DECIMALS, SCI_LOWER, SCI_UPPER, char_quoted, char_text, format_decimal, format_double,
     format_elem, format_elem_quoted, format_float, format_i128, format_scalar, null_literal,
@@ -21,9 +21,64 @@ pub use num::{
 use crate::column::Column;
 use crate::value::{Dict, DictVals, Func, SetVal, Value};
 
-/// Vectors longer than this print only their first `VEC_HEAD` elements, then `...]`.
+/// Vectors longer than this print only their first `VEC_HEAD` and last `VEC_TAIL`
+/// elements, with `...` between.
 pub const VEC_MAX_PRINT: usize = 1024;
 pub const VEC_HEAD: usize = 30;
+pub const VEC_TAIL: usize = 10;
+
+/// The one truncation rule of every form: an object with more than `max_*` rows
+/// (tables, matrices, dictionary entries) or elements (vectors, tuples) shows its first
+/// `head_*` and last `tail_*` with a `...` between. `width`: the terminal width tables
+/// are fitted to (columns that do not fit become one `...` column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_rows: usize,
+    pub head_rows: usize,
+    pub tail_rows: usize,
+    pub max_elems: usize,
+    pub head_elems: usize,
+    pub tail_elems: usize,
+    pub width: Option<usize>,
+}
+
+/// Scripts, `print` and `string`: large thresholds, no width limit.
+pub const DEFAULT_LIMITS: Limits = Limits {
+    max_rows: TABLE_MAX_ROWS,
+    head_rows: TABLE_HEAD_ROWS,
+    tail_rows: grid::TABLE_TAIL_ROWS,
+    max_elems: VEC_MAX_PRINT,
+    head_elems: VEC_HEAD,
+    tail_elems: VEC_TAIL,
+    width: None,
+};
+
+thread_local! {
+    static LIMITS: std::cell::Cell<Limits> = const { std::cell::Cell::new(DEFAULT_LIMITS) };
+}
+
+/// The limits in force on this thread.
+pub fn limits() -> Limits {
+    LIMITS.with(|l| l.get())
+}
+
+/// Format under other limits (the interactive REPL), restoring the previous ones after.
+pub fn with_limits<T>(l: Limits, f: impl FnOnce() -> T) -> T {
+    let saved = LIMITS.with(|c| c.replace(l));
+    let r = f();
+    LIMITS.with(|c| c.set(saved));
+    r
+}
+
+/// Indices of the items shown out of `n`, and after how many of them a `...` goes.
+pub fn shown_indices(n: usize, max: usize, head: usize, tail: usize) -> (Vec<usize>, Option<usize>) {
+    if n > max && head + tail < n {
+        let idx: Vec<usize> = (0..head).chain(n - tail..n).collect();
+        (idx, Some(head))
+    } else {
+        ((0..n).collect(), None)
+    }
+}
 /// Indentation of a nested dictionary under its `key->` line.
 pub const DICT_INDENT: &str = "    ";
 
@@ -61,18 +116,18 @@ pub fn to_print(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
 /// `[e0,e1,...]`: strings double-quoted, chars single-quoted, nulls empty; long vectors
 /// are cut after `VEC_HEAD` elements.
 pub fn vector_text(c: &Column) -> String {
-    let n = c.len();
-    let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
-    let mut s = String::with_capacity(2 + shown * 4);
+    let l = limits();
+    let (idx, cut) = shown_indices(c.len(), l.max_elems, l.head_elems, l.tail_elems);
+    let mut s = String::with_capacity(2 + idx.len() * 4);
     s.push('[');
-    for i in 0..shown {
-        if i > 0 {
+    for (k, &i) in idx.iter().enumerate() {
+        if k > 0 {
             s.push(',');
         }
+        if cut == Some(k) {
+            s.push_str("...,");
+        }
         s.push_str(&format_elem_quoted(c, i));
-    }
-    if shown < n {
-        s.push_str(",...");
     }
     s.push(']');
     s
@@ -135,17 +190,17 @@ pub fn tuple_text(items: &[Value], builtin_name: &dyn Fn(u32) -> String) -> Stri
     let Some(_level) = crate::guard::Nest::print() else {
         return "(...)".to_string();
     };
-    let n = items.len();
-    let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
+    let l = limits();
+    let (idx, cut) = shown_indices(items.len(), l.max_elems, l.head_elems, l.tail_elems);
     let mut s = String::from("(");
-    for (i, v) in items[..shown].iter().enumerate() {
-        if i > 0 {
+    for (k, &i) in idx.iter().enumerate() {
+        if k > 0 {
             s.push(',');
         }
-        s.push_str(&nested_text(v, builtin_name));
-    }
-    if shown < n {
-        s.push_str(",...");
+        if cut == Some(k) {
+            s.push_str("...,");
+        }
+        s.push_str(&nested_text(&items[i], builtin_name));
     }
     s.push(')');
     s
@@ -192,10 +247,16 @@ pub fn dict_text(d: &Dict, builtin_name: &dyn Fn(u32) -> String) -> String {
     } else {
         (0..n).rev().collect()
     };
+    let l = limits();
+    let (shown, cut) = shown_indices(n, l.max_rows, l.head_rows, l.tail_rows);
+    let order: Vec<usize> = shown.into_iter().map(|k| order[k]).collect();
     let mut s = String::new();
     for (k, i) in order.into_iter().enumerate() {
         if k > 0 {
             s.push('\n');
+        }
+        if cut == Some(k) {
+            s.push_str("...\n");
         }
         s.push_str(&format_elem(&d.keys, i));
         s.push_str("->");

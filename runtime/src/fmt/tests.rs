@@ -251,7 +251,9 @@ fn long_vectors_are_cut() {
     let v: Vec<i32> = (0..(VEC_MAX_PRINT as i32 + 1)).collect();
     let s = show(&Value::Vector(ints(&v)));
     let head: Vec<String> = (0..VEC_HEAD).map(|i| i.to_string()).collect();
-    assert_eq!(s, format!("[{},...]", head.join(",")));
+    let n = VEC_MAX_PRINT + 1;
+    let tail: Vec<String> = (n - VEC_TAIL..n).map(|i| i.to_string()).collect();
+    assert_eq!(s, format!("[{},...,{}]", head.join(","), tail.join(",")));
     let v: Vec<i32> = (0..VEC_MAX_PRINT as i32).collect();
     assert!(!show(&Value::Vector(ints(&v))).contains("..."));
 }
@@ -333,8 +335,28 @@ fn big_tables_are_cut() {
     let v: Vec<i32> = (0..(TABLE_MAX_ROWS as i32 + 1)).collect();
     let s = show(&table(vec![("x", ints(&v))]));
     let lines: Vec<&str> = s.lines().collect();
-    assert_eq!(lines.len(), 2 + TABLE_HEAD_ROWS + 1);
-    assert_eq!(*lines.last().unwrap(), "...");
+    assert_eq!(lines.len(), 2 + TABLE_HEAD_ROWS + 1 + TABLE_TAIL_ROWS);
+    assert_eq!(lines[2 + TABLE_HEAD_ROWS], "...");
+    assert_eq!(lines[1 + TABLE_HEAD_ROWS], (TABLE_HEAD_ROWS - 1).to_string());
+    assert_eq!(*lines.last().unwrap(), TABLE_MAX_ROWS.to_string());
+}
+
+#[test]
+fn one_truncation_rule_under_repl_limits() {
+    let l = Limits { max_rows: 6, head_rows: 3, tail_rows: 2, max_elems: 8, head_elems: 3, tail_elems: 2, width: Some(12) };
+    let v: Vec<i32> = (0..10).collect();
+    with_limits(l, || {
+        assert_eq!(show(&Value::Vector(ints(&v))), "[0,1,2,...,8,9]");
+        let s = show(&table(vec![("x", ints(&v))]));
+        assert_eq!(s, "x\n-\n0\n1\n2\n...\n8\n9");
+        // "aaaa bbbb cccc" is 14 cells, too wide for 12: the columns that do not fit become one `...` column
+        let s = show(&table(vec![("aaaa", ints(&v[..2])), ("bbbb", ints(&v[..2])), ("cccc", ints(&v[..2]))]));
+        assert_eq!(s.lines().next(), Some("aaaa ..."));
+    });
+    // CJK text is measured by display width: two cells per character
+    let names = strs(&["北京", "a"]);
+    let s = show(&table(vec![("city", names), ("n", ints(&[1, 2]))]));
+    assert_eq!(s, "city n\n---- -\n北京 1\na    2");
 }
 
 #[test]

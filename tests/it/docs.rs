@@ -1,0 +1,77 @@
+//! The builtin doc table (stdlib/src/docs.tsv): every name is a registered builtin, every
+//! example evaluates without error, docs/reference.md is what the table generates, and
+//! `help`/`?name` reach the user.
+
+use beluga_tests::{registry, root, with_stack};
+
+#[test]
+fn doc_names_are_registered_builtins() {
+    let r = registry();
+    let missing: Vec<&str> = beluga_stdlib::docs::all().iter().map(|d| d.name).filter(|n| r.lookup(n).is_none()).collect();
+    assert!(missing.is_empty(), "docs.tsv names that are not builtins: {missing:?}");
+    assert!(beluga_stdlib::docs::all().len() > 800);
+}
+
+#[test]
+fn every_example_evaluates() {
+    let failures = with_stack(|| {
+        let r = registry();
+        let mut failures = Vec::new();
+        let mut ran = 0;
+        for d in beluga_stdlib::docs::all().iter().filter(|d| !d.example.is_empty()) {
+            let mut i = beluga_runtime::Interpreter::with_registry(r.clone());
+            i.output = beluga_runtime::eval::Output::Buffer(String::new());
+            ran += 1;
+            if let Err(e) = i.run_source(d.example, None) {
+                failures.push(format!("{}: {} => {}", d.name, d.example, e.message));
+            }
+        }
+        assert!(ran >= 400, "only {ran} examples");
+        failures
+    });
+    assert!(failures.is_empty(), "examples that fail:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn priority_one_builtins_have_examples() {
+    let Some(spec) = beluga_tests::shared_dir().map(|d| d.join("spec/functions.tsv")) else { return };
+    let Ok(text) = std::fs::read_to_string(spec) else { return };
+    let r = registry();
+    let lacking: Vec<String> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() >= 4 && f[3] == "1" && r.lookup(f[0]).is_some()).then(|| f[0].to_string())
+        })
+        .filter(|n| beluga_stdlib::docs::find(n).is_none_or(|d| d.example.is_empty()))
+        // statements rather than functions in the language
+        .filter(|n| n != "share" && n != "test")
+        .collect();
+    assert!(lacking.is_empty(), "priority-1 builtins without an example: {lacking:?}");
+}
+
+#[test]
+fn reference_is_generated_from_the_table() {
+    let want = beluga_stdlib::docs::reference_markdown(&registry());
+    let have = std::fs::read_to_string(root().join("docs/reference.md")).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/reference.md is out of date: run `beluga --gen-reference docs/reference.md`"
+    );
+}
+
+#[test]
+fn help_shows_syntax_doc_and_example() {
+    let out = with_stack(|| {
+        let mut i = beluga_tests::interpreter();
+        i.run_repl_text("help(mavg)\nhelp(\"msum\")\nhelp()\nhelp(\"mavgg\")\nhelp(\"temporal\")")
+    });
+    // mavg's entry: syntax, doc, its example and the example's value
+    assert!(out.contains("mavg(") && out.contains("[moving(m*)]"), "{out}");
+    assert!(out.contains("mavg(1 3 2 5 4 6, 3)") && out.contains("[,,2,3.333333,3.666667,5]"), "{out}");
+    assert!(out.contains("msum(1 3 2 5 4 6, 3)") && out.contains("[,,6,10,11,15]"), "{out}");
+    assert!(out.contains("Topics:") && out.contains("aggregate-stat"), "{out}");
+    assert!(out.contains("Did you mean `mavg`?"), "{out}");
+    assert!(out.contains("temporal: ") && out.contains("temporalAdd"), "{out}");
+}
