@@ -406,6 +406,7 @@ fn flatten_value(v: &Value) -> Result<Value> {
             flatten_into(v, &mut out);
             Ok(beluga_runtime::eval::unify_scalars(&out)?.unwrap_or(Value::tuple(out)))
         }
+        Value::ArrayVector(a) => Ok(Value::Vector(a.data.clone())),
         other => Err(Error::unsupported("flatten", describe(other))),
     }
 }

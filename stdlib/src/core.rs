@@ -31,6 +31,7 @@ pub fn type_string(v: &Value) -> String {
         Value::Duration(..) => "DURATION".into(),
         Value::Code(_) => "CODE".into(),
         Value::Handle(h) => h.type_name().into(),
+        Value::ArrayVector(a) => format!("FAST {}[] VECTOR", a.data.ty.name()),
     }
 }
 
@@ -42,6 +43,7 @@ fn type_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(_) => DataType::Any.id(),
         Value::Type(_) | Value::Constant(..) => DataType::Int.id(),
+        Value::ArrayVector(a) => a.data.ty.id() + 64,
         v => v.data_type().id(),
     }))
 }
@@ -335,6 +337,15 @@ pub fn default_column(ty: DataType, n: usize) -> Column {
 
 /// `array(type, [size], [capacity], [defaultValue])`.
 fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    if let Some(et) = beluga_runtime::value::array_elem_type(&a[0]) {
+        // array vector: `size` empty rows (DolphinDB allows only 0 here; more rows are empty)
+        let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
+        if !(0..=2_000_000_000).contains(&n) {
+            return Err(Error::arg("array: invalid size"));
+        }
+        let av = beluga_runtime::value::ArrayVec::new(vec![0; n as usize + 1], Column::nulls(et, 0));
+        return Ok(Value::ArrayVector(Arc::new(av)));
+    }
     let ty = type_arg("array", &a[0])?;
     let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
     if n < 0 || n > 2_000_000_000 {
@@ -509,6 +520,43 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             Ok(Value::table(append_rows(t, &x)?))
         }
         Value::Matrix(m) => ops::join(&Value::Matrix(m), &x),
+        Value::ArrayVector(av) => {
+            // each vector appended is one row: a vector/scalar adds one row, a tuple of
+            // vectors or another array vector adds one row per element
+            let ty = av.data.ty;
+            let mut rows: Vec<Column> = (0..av.rows()).map(|r| av.row(r)).collect();
+            let fit = |c: &Column| -> Result<Column> {
+                if c.ty == ty {
+                    Ok(c.clone())
+                } else if c.ty == DataType::Void || (!c.ty.is_literal() && !ty.is_literal()) {
+                    beluga_runtime::kernels::cast::cast_column(c, ty)
+                } else {
+                    Err(Error::type_err(format!("Incompatible type. Expected: {}[], Actual: {}", ty, c.ty)))
+                }
+            };
+            match &x {
+                Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => rows.push(fit(c)?),
+                Value::Void => rows.push(Column::nulls(ty, 1)),
+                Value::ArrayVector(b) => {
+                    for r in 0..b.rows() {
+                        rows.push(fit(&b.row(r))?);
+                    }
+                }
+                Value::Tuple(items) => {
+                    for it in items.iter() {
+                        match it {
+                            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => rows.push(fit(c)?),
+                            Value::Void => rows.push(Column::nulls(ty, 1)),
+                            other => {
+                                return Err(Error::type_err(format!("append!: an array vector row must be a vector, not {}", describe(other))))
+                            }
+                        }
+                    }
+                }
+                other => return Err(Error::type_err(format!("append!: cannot append {} to an array vector", describe(other)))),
+            }
+            Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &rows))))
+        }
         Value::Handle(h) => {
             // stored tables: the storage crate's hidden builtin
             let f = i.resolve_function("__handleAppend")?;

@@ -132,6 +132,21 @@ impl Interpreter {
             Value::Dict(d) => dict_get(d, &i),
             Value::Set(s) => ops::in_values(&i, &Value::Set(s.clone())),
             Value::Scalar(_) => Ok(target.clone()),
+            // `INT[]`: the array-vector type
+            Value::Type(t) if matches!(i, Value::Void) => match crate::value::array_type(*t) {
+                Some((name, id)) => Ok(Value::Constant(name, id)),
+                None => Err(Error::type_err(format!("{t} has no array vector type"))),
+            },
+            Value::ArrayVector(a) => Ok(match selection(&i, a.rows())? {
+                Sel::One(k) => {
+                    if k >= 0 && (k as usize) < a.rows() {
+                        Value::Vector(a.row(k as usize))
+                    } else {
+                        Value::Vector(Column::nulls(a.data.ty, 0))
+                    }
+                }
+                Sel::Many(v) => Value::ArrayVector(Arc::new(a.take(&v))),
+            }),
             Value::Handle(_) => {
                 let f = self.resolve_function("__handleIndex")?;
                 self.call_value(&f, vec![target.clone(), i])
