@@ -235,18 +235,19 @@ fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("The index of [arrayVector] must be an integral vector"));
     }
     let ends = as_native::<i64>(idx);
-    let mut rows = Vec::with_capacity(ends.len());
     let mut start = 0usize;
     for &e in ends.iter() {
         if e.is_null() || e < start as i64 || e as usize > vals.len() {
             return Err(Error::arg("The index of [arrayVector] must be increasing offsets within the value vector"));
         }
-        rows.push(vals.slice(start, e as usize));
         start = e as usize;
     }
-    if start != vals.len() {
-        return Err(Error::arg("The last index of [arrayVector] must equal the length of the value vector"));
+    if ends.is_empty() {
+        return Err(Error::arg("The index of [arrayVector] must not be empty"));
     }
+    // values past the last index are left out (funcs/a/arrayVector.md: the largest index
+    // must not exceed the length of value)
+    let vals = &vals.slice(0, start);
     if beluga_runtime::value::array_type(vals.ty).is_none() {
         return Err(Error::type_err(format!("[arrayVector] does not support {} values", vals.ty)));
     }
@@ -512,7 +513,9 @@ mod tests {
         assert_eq!(run("transpose((`A`B`C, 1 2 3))"), "((\"A\",1),(\"B\",2),(\"C\",3))");
         assert_eq!(run("reverse(1 2 3)"), "[3,2,1]");
         assert_eq!(run("enlist(3)"), "[3]");
-        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[1]"), "[3,4,5]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[1]"), "[2,4]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[2]"), "[,5]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\nrow(a, 1)"), "[3,4,5]");
         assert_eq!(run("arrayVector(2 5, 1 2 3 4 5)"), "[[1,2],[3,4,5]]");
         assert_eq!(run("fixedLengthArrayVector(1 2, 3 4, 5 6)"), "[[1,3,5],[2,4,6]]");
         assert_eq!(run("makeKey(`a1,`b1,`c1)"), "a1b1c1");

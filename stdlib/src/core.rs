@@ -526,7 +526,10 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             let ty = av.data.ty;
             let mut rows: Vec<Column> = (0..av.rows()).map(|r| av.row(r)).collect();
             let fit = |c: &Column| -> Result<Column> {
-                if c.ty == ty {
+                if c.is_empty() {
+                    // an empty row is stored as [null] (progr/data_types_forms/arrayVector.md)
+                    Ok(Column::nulls(ty, 1))
+                } else if c.ty == ty {
                     Ok(c.clone())
                 } else if c.ty == DataType::Void || (!c.ty.is_literal() && !ty.is_literal()) {
                     beluga_runtime::kernels::cast::cast_column(c, ty)
@@ -547,6 +550,7 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
                         match it {
                             Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => rows.push(fit(c)?),
                             Value::Void => rows.push(Column::nulls(ty, 1)),
+                            Value::Tuple(t) if t.is_empty() => rows.push(Column::nulls(ty, 1)),
                             other => {
                                 return Err(Error::type_err(format!("append!: an array vector row must be a vector, not {}", describe(other))))
                             }
