@@ -75,6 +75,133 @@ impl Matrix {
     }
 }
 
+/// An array vector (`INT[]`, `DOUBLE[]`, ...): rows of varying length stored as one flat
+/// typed column plus row offsets (`offsets[r]..offsets[r+1]` is row r; rows + 1 entries).
+/// Kept as a value form of its own rather than a `ColData` variant so the many column
+/// kernels stay untouched; row functions see it through `padded()` (one column per
+/// position, short rows padded with nulls), which null-ignoring reductions accept as is.
+#[derive(Clone, Debug)]
+pub struct ArrayVec {
+    pub offsets: Vec<usize>,
+    pub data: Column,
+    padded: std::sync::OnceLock<Vec<Column>>,
+}
+
+impl ArrayVec {
+    pub fn new(offsets: Vec<usize>, data: Column) -> ArrayVec {
+        ArrayVec { offsets, data, padded: std::sync::OnceLock::new() }
+    }
+    /// Rows given as columns of the element type `ty`.
+    pub fn from_rows(ty: DataType, rows: &[Column]) -> ArrayVec {
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for r in rows {
+            offsets.push(offsets[offsets.len() - 1] + r.len());
+        }
+        let refs: Vec<&Column> = rows.iter().collect();
+        ArrayVec::new(offsets, Column::concat(ty, &refs))
+    }
+    pub fn rows(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn row_len(&self, r: usize) -> usize {
+        self.offsets[r + 1] - self.offsets[r]
+    }
+    pub fn row(&self, r: usize) -> Column {
+        self.data.slice(self.offsets[r], self.offsets[r + 1])
+    }
+    /// Rows at `idx` (out-of-range positions give empty rows).
+    pub fn take(&self, idx: &[i64]) -> ArrayVec {
+        let n = self.rows() as i64;
+        let mut offsets = Vec::with_capacity(idx.len() + 1);
+        offsets.push(0usize);
+        let mut pos = Vec::new();
+        for &k in idx {
+            if k >= 0 && k < n {
+                let (a, b) = (self.offsets[k as usize], self.offsets[k as usize + 1]);
+                pos.extend((a..b).map(|p| p as i64));
+            }
+            offsets.push(pos.len());
+        }
+        ArrayVec::new(offsets, self.data.take(&pos))
+    }
+    /// Same row shape, new flat data (element-wise results).
+    pub fn with_data(&self, data: Column) -> ArrayVec {
+        ArrayVec::new(self.offsets.clone(), data)
+    }
+    /// Widest row.
+    pub fn width(&self) -> usize {
+        (0..self.rows()).map(|r| self.row_len(r)).max().unwrap_or(0)
+    }
+    /// Column j holds element j of every row (null where the row is shorter).
+    pub fn padded(&self) -> &Vec<Column> {
+        self.padded.get_or_init(|| {
+            let n = self.rows();
+            (0..self.width())
+                .map(|j| {
+                    let idx: Vec<i64> =
+                        (0..n).map(|r| if j < self.row_len(r) { (self.offsets[r] + j) as i64 } else { -1 }).collect();
+                    self.data.take(&idx)
+                })
+                .collect()
+        })
+    }
+    /// Inverse of `padded()` over this shape: row r takes the first `row_len(r)` cells of
+    /// the per-position columns `cols`.
+    pub fn from_padded(&self, cols: &[Column]) -> ArrayVec {
+        let ty = cols.first().map(|c| c.ty).unwrap_or(self.data.ty);
+        let w = cols.len().max(1);
+        let refs: Vec<&Column> = cols.iter().collect();
+        let all = Column::concat(ty, &refs); // column-major: cell (r, j) at j * rows + r
+        let n = self.rows();
+        let mut idx = Vec::with_capacity(self.data.len());
+        for r in 0..n {
+            for j in 0..self.row_len(r).min(w) {
+                idx.push((j * n + r) as i64);
+            }
+        }
+        ArrayVec::new(self.offsets.clone(), all.take(&idx))
+    }
+}
+
+/// Name and DolphinDB type ID (element type ID + 64) of the array-vector type of `ty`.
+pub fn array_type(ty: DataType) -> Option<(&'static str, i32)> {
+    use DataType::*;
+    let name = match ty {
+        Bool => "BOOL[]",
+        Char => "CHAR[]",
+        Short => "SHORT[]",
+        Int => "INT[]",
+        Long => "LONG[]",
+        Date => "DATE[]",
+        Month => "MONTH[]",
+        Time => "TIME[]",
+        Minute => "MINUTE[]",
+        Second => "SECOND[]",
+        DateTime => "DATETIME[]",
+        Timestamp => "TIMESTAMP[]",
+        NanoTime => "NANOTIME[]",
+        NanoTimestamp => "NANOTIMESTAMP[]",
+        Float => "FLOAT[]",
+        Double => "DOUBLE[]",
+        DateHour => "DATEHOUR[]",
+        Uuid => "UUID[]",
+        IpAddr => "IPADDR[]",
+        Int128 => "INT128[]",
+        _ => return None,
+    };
+    Some((name, ty.id() as i32 + 64))
+}
+
+/// The element type of an array-vector type constant (`INT[]` evaluates to
+/// `Value::Constant("INT[]", 68)`).
+pub fn array_elem_type(v: &Value) -> Option<DataType> {
+    match v {
+        Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => DataType::from_id(*id - 64),
+        _ => None,
+    }
+}
+
 /// A user function with the values it captured when it was created (closures).
 #[derive(Debug)]
 pub struct UserFunc {
@@ -128,6 +255,8 @@ pub enum Value {
     /// Metacode `<expr>`.
     Code(Arc<Expr>),
     Handle(Arc<dyn Handle>),
+    /// An array vector (`INT[]` ...): a vector whose elements are vectors.
+    ArrayVector(Arc<ArrayVec>),
     /// A named constant with no behaviour (form names, partition types, chart types…): name and numeric value.
     Constant(&'static str, i32),
 }
@@ -195,7 +324,7 @@ impl Value {
     // ---- introspection
     pub fn form(&self) -> DataForm {
         match self {
-            Value::Vector(_) | Value::Tuple(_) => DataForm::Vector,
+            Value::Vector(_) | Value::Tuple(_) | Value::ArrayVector(_) => DataForm::Vector,
             Value::Pair(_) => DataForm::Pair,
             Value::Matrix(_) => DataForm::Matrix,
             Value::Set(_) => DataForm::Set,
@@ -220,6 +349,7 @@ impl Value {
             Value::Code(_) => DataType::Code,
             Value::Handle(_) => DataType::Handle,
             Value::Constant(..) => DataType::Int,
+            Value::ArrayVector(a) => a.data.ty,
         }
     }
 
@@ -254,6 +384,7 @@ impl Value {
             Value::Dict(d) => d.keys.len(),
             Value::Table(t) => t.rows(),
             Value::Tuple(t) => t.len(),
+            Value::ArrayVector(a) => a.rows(),
             _ => 1,
         }
     }

@@ -375,6 +375,7 @@ pub fn count_value(v: &Value) -> Result<usize> {
         Value::Set(s) => s.items.len(),
         Value::Dict(d) => d.keys.len(),
         Value::Tuple(t) => t.iter().filter(|x| !x.is_null_scalar()).count(),
+        Value::ArrayVector(a) => a.rows(),
         other => return Err(form_err("count", other)),
     })
 }

@@ -286,6 +286,12 @@ fn row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             Ok(Value::Vector(m.data.take_usize(&idx)))
         }
         Value::Table(_) => i.index_value(args[0].clone(), vec![Value::long(k)]),
+        Value::ArrayVector(a) => {
+            if k < 0 || k as usize >= a.rows() {
+                return Err(Error::arg(format!("The row index {k} is out of range")));
+            }
+            Ok(Value::Vector(a.row(k as usize)))
+        }
         // a tuple of equal-length vectors (columnar tuple): element k of each
         Value::Tuple(items) => {
             let cells: Vec<Value> = items
@@ -410,6 +416,7 @@ fn flatten_value(v: &Value) -> Result<Value> {
             flatten_into(v, &mut out);
             Ok(beluga_runtime::eval::unify_scalars(&out)?.unwrap_or(Value::tuple(out)))
         }
+        Value::ArrayVector(a) => Ok(Value::Vector(a.data.clone())),
         other => Err(Error::unsupported("flatten", describe(other))),
     }
 }

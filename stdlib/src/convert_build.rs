@@ -4,11 +4,9 @@
 //! `setIndexedSeries!`, `setIndexedMatrix!`, `isIndexedSeries`, `isIndexedMatrix`),
 //! `isOrderedDict`.
 //!
-//! Array vectors have no storage of their own in the runtime: `arrayVector`,
-//! `fixedLengthArrayVector` (and `split` on a vector) return a *columnar tuple* — element j
-//! is the vector of the j-th values of every row, rows shorter than the longest padded
-//! with nulls — so `a[j]` selects a column as in DolphinDB. An indexed series/matrix is a
-//! matrix with row labels (the runtime keeps no separate "indexed" flag).
+//! `arrayVector` and `fixedLengthArrayVector` build `Value::ArrayVector` (row offsets over
+//! one flat column; `a[i]` is row i). An indexed series/matrix is a matrix with row labels
+//! (the runtime keeps no separate "indexed" flag).
 
 use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column, StrCol};
@@ -18,7 +16,7 @@ use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::types::common_type;
-use beluga_runtime::value::{Dict, DictVals, Key, Matrix};
+use beluga_runtime::value::{ArrayVec, Dict, DictVals, Key, Matrix};
 use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
 use std::sync::Arc;
 
@@ -229,19 +227,6 @@ fn bigarray(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     i.call_builtin_by_name("array", a)
 }
 
-/// Rows (as columns slices) into a columnar tuple, padding short rows with nulls.
-fn columnar(ty: DataType, rows: &[Column]) -> Value {
-    let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let cols: Vec<Value> = (0..width)
-        .map(|j| {
-            let parts: Vec<Column> = rows.iter().map(|r| if j < r.len() { r.slice(j, j + 1) } else { Column::nulls(ty, 1) }).collect();
-            let refs: Vec<&Column> = parts.iter().collect();
-            Value::Vector(Column::concat(ty, &refs))
-        })
-        .collect();
-    Value::tuple(cols)
-}
-
 /// `arrayVector(index, value)`: rows end at the offsets in `index`.
 fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let (Value::Vector(idx), Value::Vector(vals)) = (&a[0], &a[1]) else {
@@ -251,19 +236,26 @@ fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         return Err(Error::arg("The index of [arrayVector] must be an integral vector"));
     }
     let ends = as_native::<i64>(idx);
-    let mut rows = Vec::with_capacity(ends.len());
     let mut start = 0usize;
     for &e in ends.iter() {
         if e.is_null() || e < start as i64 || e as usize > vals.len() {
             return Err(Error::arg("The index of [arrayVector] must be increasing offsets within the value vector"));
         }
-        rows.push(vals.slice(start, e as usize));
         start = e as usize;
     }
-    if start != vals.len() {
-        return Err(Error::arg("The last index of [arrayVector] must equal the length of the value vector"));
+    if ends.is_empty() {
+        return Err(Error::arg("The index of [arrayVector] must not be empty"));
     }
-    Ok(columnar(vals.ty, &rows))
+    // values past the last index are left out (funcs/a/arrayVector.md: the largest index
+    // must not exceed the length of value)
+    let vals = &vals.slice(0, start);
+    if beluga_runtime::value::array_type(vals.ty).is_none() {
+        return Err(Error::type_err(format!("[arrayVector] does not support {} values", vals.ty)));
+    }
+    let mut offsets = Vec::with_capacity(ends.len() + 1);
+    offsets.push(0usize);
+    offsets.extend(ends.iter().map(|&e| e as usize));
+    Ok(Value::ArrayVector(Arc::new(ArrayVec::new(offsets, vals.clone()))))
 }
 
 /// `fixedLengthArrayVector(args...)`: each argument (a vector, a tuple of vectors, or a
@@ -281,11 +273,18 @@ fn fixed_length_array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value
         }
         ty = common_type(ty, c.ty).ok_or_else(|| Error::type_err("[fixedLengthArrayVector] needs values of one type"))?;
     }
-    let out: Vec<Value> = cols
-        .iter()
-        .map(|c| Ok(Value::Vector(if c.ty == ty { c.clone() } else { cast_column(c, ty)? })))
-        .collect::<Result<_>>()?;
-    Ok(Value::tuple(out))
+    if beluga_runtime::value::array_type(ty).is_none() {
+        return Err(Error::type_err(format!("[fixedLengthArrayVector] does not support {ty} values")));
+    }
+    let out: Vec<Column> =
+        cols.iter().map(|c| if c.ty == ty { Ok(c.clone()) } else { cast_column(c, ty) }).collect::<Result<_>>()?;
+    // row r is (col0[r], col1[r], ...): gather the column-major concatenation row-major
+    let w = out.len();
+    let refs: Vec<&Column> = out.iter().collect();
+    let all = Column::concat(ty, &refs);
+    let idx: Vec<i64> = (0..n).flat_map(|r| (0..w).map(move |c| (c * n + r) as i64)).collect();
+    let offsets: Vec<usize> = (0..=n).map(|r| r * w).collect();
+    Ok(Value::ArrayVector(Arc::new(ArrayVec::new(offsets, all.take(&idx)))))
 }
 
 /// `subtuple(X, range)`: slice every vector of a tuple by the pair `range` ([a, b)).
@@ -517,6 +516,9 @@ mod tests {
         assert_eq!(run("enlist(3)"), "[3]");
         assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[1]"), "[2,4]");
         assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\na[2]"), "[,5]");
+        assert_eq!(run("a = arrayVector(2 5, 1 2 3 4 5)\nrow(a, 1)"), "[3,4,5]");
+        assert_eq!(run("arrayVector(2 5, 1 2 3 4 5)"), "[[1,2],[3,4,5]]");
+        assert_eq!(run("fixedLengthArrayVector(1 2, 3 4, 5 6)"), "[[1,3,5],[2,4,6]]");
         assert_eq!(run("makeKey(`a1,`b1,`c1)"), "a1b1c1");
         assert_eq!(run("subtuple((1 2 3, 4 5 6), 1:3)"), "([2,3],[5,6])");
         assert_eq!(run("s = indexedSeries(2020.01.01 2020.01.03, 1 2)\nisIndexedSeries(s)"), "true");

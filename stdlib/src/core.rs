@@ -32,6 +32,7 @@ pub fn type_string(v: &Value) -> String {
         Value::Duration(..) => "DURATION".into(),
         Value::Code(_) => "CODE".into(),
         Value::Handle(h) => h.type_name().into(),
+        Value::ArrayVector(a) => format!("FAST {}[] VECTOR", a.data.ty.name()),
     }
 }
 
@@ -43,6 +44,7 @@ fn type_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(_) => DataType::Any.id(),
         Value::Type(_) | Value::Constant(..) => DataType::Int.id(),
+        Value::ArrayVector(a) => a.data.ty.id() + 64,
         v => v.data_type().id(),
     }))
 }
@@ -406,6 +408,15 @@ fn try_default_column(ty: DataType, n: usize) -> Result<Column> {
 /// The first argument may be an existing vector (a template): its type is the new vector's,
 /// and its length the default initial size (funcs/a/array.md: `y = array(x)`).
 fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    if let Some(et) = beluga_runtime::value::array_elem_type(&a[0]) {
+        // array vector: `size` empty rows (DolphinDB allows only 0 here; more rows are empty)
+        let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
+        if !(0..=2_000_000_000).contains(&n) {
+            return Err(Error::arg("array: invalid size"));
+        }
+        let av = beluga_runtime::value::ArrayVec::new(vec![0; n as usize + 1], Column::nulls(et, 0));
+        return Ok(Value::ArrayVector(Arc::new(av)));
+    }
     let (ty, dflt_n) = match &a[0] {
         Value::Vector(c) => (c.ty, c.len() as i64),
         Value::Tuple(t) => (DataType::Any, t.len() as i64),
@@ -585,6 +596,47 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             Ok(Value::table(append_rows(t, &x)?))
         }
         Value::Matrix(m) => ops::join(&Value::Matrix(m), &x),
+        Value::ArrayVector(av) => {
+            // each vector appended is one row: a vector/scalar adds one row, a tuple of
+            // vectors or another array vector adds one row per element
+            let ty = av.data.ty;
+            let mut rows: Vec<Column> = (0..av.rows()).map(|r| av.row(r)).collect();
+            let fit = |c: &Column| -> Result<Column> {
+                if c.is_empty() {
+                    // an empty row is stored as [null] (progr/data_types_forms/arrayVector.md)
+                    Ok(Column::nulls(ty, 1))
+                } else if c.ty == ty {
+                    Ok(c.clone())
+                } else if c.ty == DataType::Void || (!c.ty.is_literal() && !ty.is_literal()) {
+                    beluga_runtime::kernels::cast::cast_column(c, ty)
+                } else {
+                    Err(Error::type_err(format!("Incompatible type. Expected: {}[], Actual: {}", ty, c.ty)))
+                }
+            };
+            match &x {
+                Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => rows.push(fit(c)?),
+                Value::Void => rows.push(Column::nulls(ty, 1)),
+                Value::ArrayVector(b) => {
+                    for r in 0..b.rows() {
+                        rows.push(fit(&b.row(r))?);
+                    }
+                }
+                Value::Tuple(items) => {
+                    for it in items.iter() {
+                        match it {
+                            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => rows.push(fit(c)?),
+                            Value::Void => rows.push(Column::nulls(ty, 1)),
+                            Value::Tuple(t) if t.is_empty() => rows.push(Column::nulls(ty, 1)),
+                            other => {
+                                return Err(Error::type_err(format!("append!: an array vector row must be a vector, not {}", describe(other))))
+                            }
+                        }
+                    }
+                }
+                other => return Err(Error::type_err(format!("append!: cannot append {} to an array vector", describe(other)))),
+            }
+            Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &rows))))
+        }
         Value::Handle(h) => {
             // stored tables: the storage crate's hidden builtin
             let f = i.resolve_function("__handleAppend")?;

@@ -341,6 +341,28 @@ fn by_row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
                 .collect::<Result<_>>()?
         }
         Value::Vector(_) => return i.call_value(&f, vec![x]),
+        // array vector: f on each row; vector results make an array vector again
+        // (progr/data_types_forms/arrayVector.md: byRow(cumavg, bid))
+        Value::ArrayVector(a) => {
+            let mut out = Vec::with_capacity(a.rows());
+            for r in 0..a.rows() {
+                out.push(i.call_value(&f, vec![Value::Vector(a.row(r))])?);
+            }
+            if out.iter().all(|v| matches!(v, Value::Scalar(_) | Value::Void)) {
+                return scalars_to_vector(out);
+            }
+            let cols: Vec<Column> = out
+                .iter()
+                .map(|v| match v {
+                    Value::Vector(c) | Value::Scalar(c) => Ok(c.clone()),
+                    other => Err(Error::unsupported("byRow", describe(other))),
+                })
+                .collect::<Result<_>>()?;
+            let ty = cols.iter().map(|c| c.ty).find(|t| *t != DataType::Void).unwrap_or(a.data.ty);
+            let cols: Vec<Column> =
+                cols.iter().map(|c| if c.ty != ty { beluga_runtime::kernels::cast::cast_column(c, ty) } else { Ok(c.clone()) }).collect::<Result<_>>()?;
+            return Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &cols))));
+        }
         other => return Err(Error::unsupported("byRow", describe(other))),
     };
     let mut out = Vec::with_capacity(rows.len());

@@ -67,6 +67,17 @@ fn gather_into<'a>(name: &str, v: &'a Value, cols: &mut Vec<RowCol<'a>>, n: &mut
         }
         Value::Vector(c) => push_col(name, cols, n, Slice::whole(c), false),
         Value::Scalar(c) => push_col(name, cols, n, Slice::whole(c), true),
+        // array vector: one column per position, short rows padded with nulls (which the
+        // null-ignoring reductions skip)
+        Value::ArrayVector(a) => {
+            for c in a.padded() {
+                push_col(name, cols, n, Slice::whole(c), false)?;
+            }
+            if a.padded().is_empty() {
+                *n = Some(a.rows());
+            }
+            Ok(())
+        }
         Value::Tuple(items) => {
             for it in items.iter() {
                 match it {
@@ -310,6 +321,9 @@ fn row_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 fn row_size(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    if let [Value::ArrayVector(av)] = a.as_slice() {
+        return vec_result(Column::from_vec(DataType::Int, (0..av.rows()).map(|r| av.row_len(r) as i32).collect::<Vec<i32>>()));
+    }
     let rows = gather("rowSize", &a)?;
     vec_result(Column::from_vec(DataType::Int, vec![rows.cols.len() as i32; rows.n]))
 }

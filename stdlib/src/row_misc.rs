@@ -26,13 +26,15 @@ fn reshape_like(x: &Value, cols: Vec<Column>) -> Result<Value> {
         }
         Value::Table(t) => Value::table(Table::new(t.names.clone(), cols)?),
         Value::Vector(_) => Value::Vector(cols.into_iter().next().unwrap_or_else(|| Column::from_vec(DataType::Double, Vec::<f64>::new()))),
+        // back to the rows' own lengths
+        Value::ArrayVector(a) => Value::ArrayVector(Arc::new(a.from_padded(&cols))),
         _ => Value::tuple(cols.into_iter().map(Value::Vector).collect()),
     })
 }
 
 fn shaped_cols<'a>(name: &str, x: &'a Value) -> Result<(usize, Vec<RowCol<'a>>)> {
     match x {
-        Value::Matrix(_) | Value::Tuple(_) | Value::Table(_) | Value::Vector(_) => {
+        Value::Matrix(_) | Value::Tuple(_) | Value::Table(_) | Value::Vector(_) | Value::ArrayVector(_) => {
             let rows = gather(name, std::slice::from_ref(x))?;
             Ok((rows.n, rows.cols))
         }

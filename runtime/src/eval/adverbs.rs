@@ -96,7 +96,7 @@ impl Interpreter {
     /// Split an argument into the elements a template iterates over; None for a scalar.
     fn elements_of(&mut self, v: &Value) -> Result<Option<Vec<Value>>> {
         Ok(match v {
-            Value::Vector(_) | Value::Pair(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) => {
+            Value::Vector(_) | Value::Pair(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) | Value::ArrayVector(_) => {
                 let n = v.size();
                 Some((0..n).map(|i| self.element(v, i)).collect::<Result<_>>()?)
             }

@@ -132,6 +132,55 @@ impl Interpreter {
             Value::Dict(d) => dict_get(d, &i),
             Value::Set(s) => ops::in_values(&i, &Value::Set(s.clone())),
             Value::Scalar(_) => Ok(target.clone()),
+            // `INT[]`: the array-vector type
+            Value::Type(t) if matches!(i, Value::Void) => match crate::value::array_type(*t) {
+                Some((name, id)) => Ok(Value::Constant(name, id)),
+                None => Err(Error::type_err(format!("{t} has no array vector type"))),
+            },
+            // `a[a > 3]`, `at(a, a > 3)`: a BOOL array vector of the same shape filters
+            // within every row
+            Value::ArrayVector(a) if matches!(&i, Value::ArrayVector(_)) => {
+                let Value::ArrayVector(m) = &i else { unreachable!() };
+                if m.offsets != a.offsets || m.data.ty != DataType::Bool {
+                    return Err(Error::arg("An array vector index must be a BOOL array vector of the same shape"));
+                }
+                let mut offsets = Vec::with_capacity(a.offsets.len());
+                offsets.push(0usize);
+                let mut pos = Vec::new();
+                for r in 0..a.rows() {
+                    for p in a.offsets[r]..a.offsets[r + 1] {
+                        if m.data.i64_at(p) == Some(1) {
+                            pos.push(p as i64);
+                        }
+                    }
+                    offsets.push(pos.len());
+                }
+                Ok(Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos)))))
+            }
+            // the index of an array vector is a column index (progr/data_types_forms/
+            // arrayVector.md: `a[1]` is element 1 of every row, null where a row is
+            // shorter); rows are read with `row(a, i)`
+            Value::ArrayVector(a) => Ok(match selection(&i, a.width())? {
+                Sel::One(k) => {
+                    if k >= 0 && (k as usize) < a.width() {
+                        Value::Vector(a.padded()[k as usize].clone())
+                    } else {
+                        Value::Vector(Column::nulls(a.data.ty, a.rows()))
+                    }
+                }
+                Sel::Many(v) => {
+                    // columns v of every row, as an array vector (positions past a row's end skipped)
+                    let mut offsets = Vec::with_capacity(a.offsets.len());
+                    offsets.push(0usize);
+                    let mut pos = Vec::new();
+                    for r in 0..a.rows() {
+                        let len = a.row_len(r) as i64;
+                        pos.extend(v.iter().filter(|&&k| k >= 0 && k < len).map(|&k| a.offsets[r] as i64 + k));
+                        offsets.push(pos.len());
+                    }
+                    Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos))))
+                }
+            }),
             Value::Handle(_) => {
                 let f = self.resolve_function("__handleIndex")?;
                 self.call_value(&f, vec![target.clone(), i])

@@ -28,6 +28,20 @@ pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
     let a = norm(a);
     let b = norm(b);
     match (&a, &b) {
+        (Value::ArrayVector(x), Value::ArrayVector(y)) => {
+            if x.offsets != y.offsets {
+                return Err(Error::size("The two array vectors must have the same shape"));
+            }
+            Ok(Value::ArrayVector(Arc::new(x.with_data(f(&x.data, false, &y.data, false)?))))
+        }
+        (Value::ArrayVector(x), _) if b.is_scalar() => {
+            let (cb, sb) = scalar_col(&b)?;
+            Ok(Value::ArrayVector(Arc::new(x.with_data(f(&x.data, false, &cb, sb)?))))
+        }
+        (_, Value::ArrayVector(y)) if a.is_scalar() => {
+            let (ca, sa) = scalar_col(&a)?;
+            Ok(Value::ArrayVector(Arc::new(y.with_data(f(&ca, sa, &y.data, false)?))))
+        }
         (Value::Tuple(x), Value::Tuple(y)) => {
             if x.len() != y.len() {
                 return Err(Error::size("The two tuples must have the same length"));

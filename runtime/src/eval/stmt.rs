@@ -471,6 +471,7 @@ impl Interpreter {
         Ok(match v {
             Value::Vector(c) | Value::Pair(c) => Value::Scalar(c.slice(i, i + 1)),
             Value::Tuple(t) => t[i].clone(),
+            Value::ArrayVector(a) => Value::Vector(a.row(i)),
             Value::Matrix(m) => Value::Vector(m.column(i)),
             Value::Table(_) => self.index_value(v.clone(), vec![Value::long(i as i64)])?,
             Value::Set(s) => Value::Scalar(s.items.slice(i, i + 1)),

@@ -101,6 +101,7 @@ pub fn to_console(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
         Value::Code(e) => format!("< {} >", expr_text(e)),
         Value::Handle(h) => h.display(),
         Value::Constant(name, _) => name.to_string(),
+        Value::ArrayVector(a) => array_vector_text(a),
     };
     // a table/matrix value as the last dict entry leaves a blank line behind
     let t = s.trim_end_matches('\n');
@@ -128,6 +129,26 @@ pub fn vector_text(c: &Column) -> String {
             s.push_str("...,");
         }
         s.push_str(&format_elem_quoted(c, i));
+    }
+    s.push(']');
+    s
+}
+
+/// `[[1,2],[3,4,5]]`: each row as a vector; an empty row prints as nothing (`[,[5]]`).
+pub fn array_vector_text(a: &crate::value::ArrayVec) -> String {
+    let n = a.rows();
+    let shown = if n > VEC_MAX_PRINT { VEC_HEAD } else { n };
+    let mut s = String::from("[");
+    for r in 0..shown {
+        if r > 0 {
+            s.push(',');
+        }
+        if a.row_len(r) > 0 {
+            s.push_str(&vector_text(&a.row(r)));
+        }
+    }
+    if shown < n {
+        s.push_str(",...");
     }
     s.push(']');
     s
