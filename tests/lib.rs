@@ -31,6 +31,35 @@ pub fn shared_dir() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// The `beluga` binary built beside the test executables (target/<profile>/deps/it-xxxx →
+/// target/<profile>/beluga); None when it was not built (`.ci/run` builds it first).
+pub fn beluga_bin() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("beluga");
+    p.is_file().then_some(p)
+}
+
+/// Run every `@testing` case of every `*.dos` file directly in `dir` (in name order) and
+/// print one line per failing case and the totals; (passed, failed).
+pub fn run_dos_dir(dir: PathBuf) -> (usize, usize) {
+    let label = dir.display().to_string();
+    let report = with_stack(move || {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().map(|x| x == "dos").unwrap_or(false))
+            .collect();
+        files.sort();
+        beluga_stdlib::testing::run_paths(registry(), &files)
+    });
+    let (passed, failed) = report.totals();
+    for l in report.lines() {
+        println!("{l}");
+    }
+    println!("{label}: {passed} passed, {failed} failed");
+    (passed, failed)
+}
+
 /// Run a closure on a thread with a large stack (the interpreter recurses).
 pub fn with_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()

@@ -1,7 +1,7 @@
 //! The `beluga` command line driven as a user would: flags, usage errors, `-e`, stdin,
 //! `-i`, exit statuses, error locations on stderr, closed pipes.
 
-use super::repl_tty::beluga_bin;
+use beluga_tests::beluga_bin;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 

@@ -1,25 +1,11 @@
 //! Our own DolphinDB-style `@testing` files under tests/assert/ and the examples: every case
 //! must pass.
 
-use beluga_tests::{registry, root, with_stack};
+use beluga_tests::{root, run_dos_dir, with_stack};
 
 #[test]
 fn assert_files_pass() {
-    let dir = root().join("tests/assert");
-    let report = with_stack(move || {
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("tests/assert")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().map(|x| x == "dos").unwrap_or(false))
-            .collect();
-        files.sort();
-        beluga_stdlib::testing::run_paths(registry(), &files)
-    });
-    let (passed, failed) = report.totals();
-    for l in report.lines() {
-        println!("{l}");
-    }
-    println!("tests/assert: {passed} passed, {failed} failed");
+    let (passed, failed) = run_dos_dir(root().join("tests/assert"));
     assert!(passed > 0, "no test case ran");
     assert_eq!(failed, 0, "some tests/assert cases failed");
 }

@@ -1,18 +1,11 @@
 //! The REPL through a real terminal (tmux): multi-line input, an error then a correct
 //! statement, history recall, Ctrl-C interrupting a running statement, Ctrl-D exiting.
 
+use beluga_tests::beluga_bin;
 use beluga_tests::root;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-pub(crate) fn beluga_bin() -> Option<PathBuf> {
-    // target/<profile>/deps/it-xxxx → target/<profile>/beluga
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?.parent()?;
-    let p = dir.join("beluga");
-    p.is_file().then_some(p)
-}
 
 fn tmux(args: &[&str]) -> String {
     let out = Command::new("tmux").args(args).output().expect("run tmux");

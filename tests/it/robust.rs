@@ -2,9 +2,9 @@
 //! against the real binary (memory budget, SIGINT) or the library (nesting, regex, CSV,
 //! vectorised adverbs), under small budgets so the tests stay fast and memory-light.
 
+use beluga_tests::beluga_bin;
 use beluga_tests::{interpreter, with_stack};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,13 +15,6 @@ static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn heavy() -> std::sync::MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn beluga_bin() -> Option<PathBuf> {
-    // target/<profile>/deps/it-xxxx → target/<profile>/beluga
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.parent()?.join("beluga");
-    p.is_file().then_some(p)
 }
 
 /// Run a script through the binary's stdin with a memory budget; (stdout, stderr, seconds).

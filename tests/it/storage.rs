@@ -4,6 +4,7 @@
 
 use beluga_runtime::fmt::format_elem;
 use beluga_runtime::{Interpreter, Value};
+use beluga_tests::beluga_bin;
 use beluga_tests::{interpreter, with_stack};
 use std::path::PathBuf;
 use std::process::Command;
@@ -170,12 +171,6 @@ fn lenient_import_is_reported() {
         assert_eq!(out.trim(), "", "{out}");
         let _ = std::fs::remove_dir_all(&dir);
     });
-}
-
-fn beluga_bin() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.parent()?.join("beluga");
-    p.is_file().then_some(p)
 }
 
 #[test]
