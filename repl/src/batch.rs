@@ -110,31 +110,4 @@ fn report(e: &Error, opts: &Opts, text: &str) {
     let _ = writeln!(err, "{msg}");
 }
 
-/// Split a segment that does not parse into pieces that may (lines joined while brackets
-/// are open), with their byte offsets.
-pub fn split_statements(src: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut depth: i32 = 0;
-    let (mut start, mut pos) = (0, 0);
-    for line in src.split_inclusive('\n') {
-        for c in line.chars() {
-            match c {
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                _ => {}
-            }
-        }
-        pos += line.len();
-        if depth <= 0 {
-            if !src[start..pos].trim().is_empty() {
-                out.push((start, &src[start..pos]));
-            }
-            start = pos;
-            depth = 0;
-        }
-    }
-    if start < src.len() && !src[start..].trim().is_empty() {
-        out.push((start, &src[start..]));
-    }
-    out
-}
+pub use beluga_runtime::eval::split_statements;

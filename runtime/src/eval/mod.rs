@@ -540,9 +540,9 @@ pub fn split_segments(src: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// Rough split of a segment into lines that parse on their own (REPL error recovery):
-/// lines are joined while brackets are open.
-fn split_statements(src: &str) -> Vec<(usize, &str)> {
+/// Rough split of a segment into lines that parse on their own (REPL and `--keep-going`
+/// error recovery): lines are joined while brackets are open; with their byte offsets.
+pub fn split_statements(src: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut depth: i32 = 0;
     let mut start = 0;
