@@ -60,6 +60,20 @@ pub fn run_dos_dir(dir: PathBuf) -> (usize, usize) {
     (passed, failed)
 }
 
+/// Deterministic xorshift generator for the fuzz tests (same seed, same inputs).
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
 /// Run a closure on a thread with a large stack (the interpreter recurses).
 pub fn with_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()

@@ -172,23 +172,28 @@ fn contextby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(grouped.take_usize(&inverse)))
 }
 
+/// Error `msg` unless every vector, table or matrix among `fargs` has `n` rows (scalars
+/// broadcast), as groupby and segmentby require of their arguments.
+fn same_lengths(fargs: &[Value], n: usize, msg: &str) -> Result<()> {
+    let rows = |a: &Value| match a {
+        Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+        Value::Table(t) => Some(t.rows()),
+        Value::Matrix(m) => Some(m.rows),
+        _ => None,
+    };
+    if fargs.iter().any(|a| rows(a).is_some_and(|l| l != n)) {
+        return Err(Error::size(msg));
+    }
+    Ok(())
+}
+
 fn groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let keys = grouping("groupby", &args[2])?;
     let (ids, g, firsts) = sorted_group_ids(&keys)?;
     let rows = ids.len();
-    for a in &fargs {
-        let len = match a {
-            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
-            Value::Table(t) => Some(t.rows()),
-            Value::Matrix(m) => Some(m.rows),
-            _ => None,
-        };
-        if len.is_some_and(|l| l != rows) {
-            return Err(Error::size("groupby: funcArgs and groupingCol must have the same length"));
-        }
-    }
+    same_lengths(&fargs, rows, "groupby: funcArgs and groupingCol must have the same length")?;
     let members = group_members(&ids, g);
     let mut results = Vec::with_capacity(g);
     for m in &members {
@@ -254,17 +259,7 @@ fn segmentby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let seg = col("segmentby", &args[2])?;
     let keys = crate::order::sort_keys(&seg);
     let n = keys.len();
-    for a in &fargs {
-        let len = match a {
-            Value::Vector(c) | Value::Pair(c) => Some(c.len()),
-            Value::Table(t) => Some(t.rows()),
-            Value::Matrix(m) => Some(m.rows),
-            _ => None,
-        };
-        if len.is_some_and(|l| l != n) {
-            return Err(Error::size("segmentby: funcArgs and segment must have the same length"));
-        }
-    }
+    same_lengths(&fargs, n, "segmentby: funcArgs and segment must have the same length")?;
     let mut parts: Vec<Column> = Vec::new();
     let mut s = 0;
     while s < n {

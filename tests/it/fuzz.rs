@@ -1,7 +1,7 @@
 //! Bounded fuzzing: mutated conformance scripts plus hostile inputs must never panic, hang
 //! or overflow the stack. Every input runs in a fresh session under a watchdog.
 
-use beluga_tests::{registry, shared_dir, with_stack};
+use beluga_tests::{registry, shared_dir, with_stack, Rng};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -40,20 +40,6 @@ const HOSTILE: &[&str] = &[
 
 fn deep(n: usize, open: &str, close: &str, inner: &str) -> String {
     format!("{}{}{}", open.repeat(n), inner, close.repeat(n))
-}
-
-/// Deterministic xorshift generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 fn mutate(rng: &mut Rng, src: &str) -> String {

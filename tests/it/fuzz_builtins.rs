@@ -10,7 +10,7 @@
 //! builtins that do not take a size (`SIZED` lists those that would try to allocate that
 //! many elements before the memory budget, another piece of work, can refuse them).
 
-use beluga_tests::{registry, with_stack};
+use beluga_tests::{registry, with_stack, Rng};
 use std::time::{Duration, Instant};
 
 /// Builtins never called: file system, sleeping, running scripts or jobs, repeating a call.
@@ -97,20 +97,6 @@ const POOL: &[(&str, &str, bool)] = &[
     ("code", "<1 + 2>", false),
     ("type", "INT", false),
 ];
-
-/// Deterministic xorshift generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn setup_script() -> String {
     POOL.iter().map(|(n, e, _)| format!("v_{n} = {e}\n")).collect()
