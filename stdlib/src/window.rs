@@ -539,6 +539,10 @@ fn check_arity(name: &str, n: usize) -> Result<()> {
 /// arguments, `offsets` the group boundaries (`offsets[g]..offsets[g + 1]`). None when the
 /// function is not one of the window families' or does not return one column.
 pub fn context_kernel(name: &str, values: &Column, rest: &[Value], offsets: &[usize]) -> Option<Result<Column>> {
+    // DECIMAL columns take the per-group path, where the builtins keep them exact and typed
+    if values.ty.decimal_scale().is_some() {
+        return None;
+    }
     let f = prep_of(name)?;
     let mut args = Vec::with_capacity(rest.len() + 1);
     args.push(Value::Vector(values.clone()));
