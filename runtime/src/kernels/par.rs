@@ -46,17 +46,10 @@ pub fn take(c: &Column, idx: &[usize]) -> Column {
     if idx.len() < PAR_MIN {
         return c.take_usize(idx);
     }
-    let data = match &*c.data {
-        ColData::I8(v) => ColData::I8(gather(v, idx)),
-        ColData::I16(v) => ColData::I16(gather(v, idx)),
-        ColData::I32(v) => ColData::I32(gather(v, idx)),
-        ColData::I64(v) => ColData::I64(gather(v, idx)),
-        ColData::F32(v) => ColData::F32(gather(v, idx)),
-        ColData::F64(v) => ColData::F64(gather(v, idx)),
-        ColData::I128(v) => ColData::I128(gather(v, idx)),
+    let data = crate::map_numeric!(&*c.data, v => gather(v, idx),
         ColData::Sym(s) => ColData::Sym(SymCol { codes: gather(&s.codes, idx), dict: s.dict.clone() }),
         ColData::Str(_) => return c.take_usize(idx),
-    };
+    );
     Column::new(c.ty, data)
 }
 
@@ -72,14 +65,7 @@ fn scatter_vec<T: Copy + Default>(v: &[T], dest: &[u32]) -> Vec<T> {
 /// counting-sort order this writes a few sequential streams, which caches far better
 /// than gathering through the inverse permutation.
 pub fn scatter(c: &Column, dest: &[u32]) -> Column {
-    let data = match &*c.data {
-        ColData::I8(v) => ColData::I8(scatter_vec(v, dest)),
-        ColData::I16(v) => ColData::I16(scatter_vec(v, dest)),
-        ColData::I32(v) => ColData::I32(scatter_vec(v, dest)),
-        ColData::I64(v) => ColData::I64(scatter_vec(v, dest)),
-        ColData::F32(v) => ColData::F32(scatter_vec(v, dest)),
-        ColData::F64(v) => ColData::F64(scatter_vec(v, dest)),
-        ColData::I128(v) => ColData::I128(scatter_vec(v, dest)),
+    let data = crate::map_numeric!(&*c.data, v => scatter_vec(v, dest),
         ColData::Sym(s) => ColData::Sym(SymCol { codes: scatter_vec(&s.codes, dest), dict: s.dict.clone() }),
         ColData::Str(_) => {
             let mut perm = vec![0usize; dest.len()];
@@ -88,7 +74,7 @@ pub fn scatter(c: &Column, dest: &[u32]) -> Column {
             }
             return c.take_usize(&perm);
         }
-    };
+    );
     Column::new(c.ty, data)
 }
 
