@@ -653,3 +653,16 @@ m_builtins! {
 pub fn call_prep(f: PrepFn, args: &[Value]) -> Result<Value> {
     run(f(args)?)
 }
+
+// The family's other files (stdlib/src/window/); lib.rs keeps the old flat paths as aliases.
+pub mod fast;
+pub mod fns;
+pub mod kernels;
+pub mod misc;
+pub mod order;
+#[cfg(test)]
+pub(crate) mod proptests;
+pub mod stats;
+pub mod time;
+#[cfg(test)]
+pub(crate) mod tests;

@@ -527,3 +527,10 @@ pub const DEFS: &[Builtin] = &[
     fp("removeTail!", Kind::System, 1, 2, remove_tail, &["obj", "n"]),
     fp("union", Kind::System, 2, 2, union, &["X", "Y"]),
 ];
+
+// The family's other files (stdlib/src/containers/); lib.rs keeps the old flat paths as aliases.
+pub mod access;
+pub mod fill;
+pub mod misc;
+pub mod shift;
+pub mod tests;
