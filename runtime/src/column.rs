@@ -156,6 +156,33 @@ macro_rules! with_numeric {
     };
 }
 
+/// Rebuild a `ColData` variant by variant with a body generic over the element type (the
+/// role of polars' `with_match_physical_numeric_polars_type!`): `$v` is bound to the
+/// numeric vector of each of the seven numeric variants and `$body` must give a `Vec` of
+/// the same element type, wrapped back into the same variant; the arms after it handle
+/// the rest (`ColData::Sym`, `ColData::Str`):
+///
+/// ```ignore
+/// let data = map_numeric!(&*c.data, v => v[a..b].to_vec(),
+///     ColData::Sym(s) => ColData::Sym(s.slice(a, b)),
+///     ColData::Str(s) => ColData::Str(s.slice(a, b)));
+/// ```
+#[macro_export]
+macro_rules! map_numeric {
+    ($data:expr, $v:ident => $body:expr, $($rest:pat => $other:expr),+ $(,)?) => {
+        match $data {
+            $crate::column::ColData::I8($v) => $crate::column::ColData::I8($body),
+            $crate::column::ColData::I16($v) => $crate::column::ColData::I16($body),
+            $crate::column::ColData::I32($v) => $crate::column::ColData::I32($body),
+            $crate::column::ColData::I64($v) => $crate::column::ColData::I64($body),
+            $crate::column::ColData::F32($v) => $crate::column::ColData::F32($body),
+            $crate::column::ColData::F64($v) => $crate::column::ColData::F64($body),
+            $crate::column::ColData::I128($v) => $crate::column::ColData::I128($body),
+            $($rest => $other),+
+        }
+    };
+}
+
 /// A typed column (vector payload).
 #[derive(Clone, Debug)]
 pub struct Column {
@@ -167,41 +194,16 @@ pub struct Column {
 pub trait IntoColData {
     fn into_data(self) -> ColData;
 }
-impl IntoColData for Vec<i8> {
-    fn into_data(self) -> ColData {
-        ColData::I8(self)
-    }
+macro_rules! into_col_data {
+    ($($t:ty => $var:ident),* $(,)?) => {
+        $(impl IntoColData for Vec<$t> {
+            fn into_data(self) -> ColData {
+                ColData::$var(self)
+            }
+        })*
+    };
 }
-impl IntoColData for Vec<i16> {
-    fn into_data(self) -> ColData {
-        ColData::I16(self)
-    }
-}
-impl IntoColData for Vec<i32> {
-    fn into_data(self) -> ColData {
-        ColData::I32(self)
-    }
-}
-impl IntoColData for Vec<i64> {
-    fn into_data(self) -> ColData {
-        ColData::I64(self)
-    }
-}
-impl IntoColData for Vec<f32> {
-    fn into_data(self) -> ColData {
-        ColData::F32(self)
-    }
-}
-impl IntoColData for Vec<f64> {
-    fn into_data(self) -> ColData {
-        ColData::F64(self)
-    }
-}
-impl IntoColData for Vec<i128> {
-    fn into_data(self) -> ColData {
-        ColData::I128(self)
-    }
-}
+into_col_data!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, f32 => F32, f64 => F64, i128 => I128);
 impl IntoColData for StrCol {
     fn into_data(self) -> ColData {
         ColData::Str(self)
@@ -375,14 +377,7 @@ impl Column {
         fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
             idx.iter().map(|&i| v[i]).collect()
         }
-        let data = match &*self.data {
-            ColData::I8(v) => ColData::I8(pick(v, idx)),
-            ColData::I16(v) => ColData::I16(pick(v, idx)),
-            ColData::I32(v) => ColData::I32(pick(v, idx)),
-            ColData::I64(v) => ColData::I64(pick(v, idx)),
-            ColData::F32(v) => ColData::F32(pick(v, idx)),
-            ColData::F64(v) => ColData::F64(pick(v, idx)),
-            ColData::I128(v) => ColData::I128(pick(v, idx)),
+        let data = crate::map_numeric!(&*self.data, v => pick(v, idx),
             ColData::Sym(s) => ColData::Sym(SymCol { codes: pick(&s.codes, idx), dict: s.dict.clone() }),
             ColData::Str(s) => {
                 let mut out = StrCol::with_capacity(idx.len(), 0);
@@ -391,7 +386,7 @@ impl Column {
                 }
                 ColData::Str(out)
             }
-        };
+        );
         Column::new(self.ty, data)
     }
 
@@ -405,17 +400,10 @@ impl Column {
     pub fn slice(&self, start: usize, end: usize) -> Column {
         let end = end.min(self.len());
         let start = start.min(end);
-        let data = match &*self.data {
-            ColData::I8(v) => ColData::I8(v[start..end].to_vec()),
-            ColData::I16(v) => ColData::I16(v[start..end].to_vec()),
-            ColData::I32(v) => ColData::I32(v[start..end].to_vec()),
-            ColData::I64(v) => ColData::I64(v[start..end].to_vec()),
-            ColData::F32(v) => ColData::F32(v[start..end].to_vec()),
-            ColData::F64(v) => ColData::F64(v[start..end].to_vec()),
-            ColData::I128(v) => ColData::I128(v[start..end].to_vec()),
+        let data = crate::map_numeric!(&*self.data, v => v[start..end].to_vec(),
             ColData::Sym(s) => ColData::Sym(SymCol { codes: s.codes[start..end].to_vec(), dict: s.dict.clone() }),
             ColData::Str(s) => ColData::Str(StrCol::from_iter((start..end).map(|i| s.get(i)))),
-        };
+        );
         Column::new(self.ty, data)
     }
 

@@ -2,12 +2,14 @@
 //! tree-walking evaluator, the SQL executor, the builtin registry and console printing.
 
 pub mod column;
+pub mod elemfmt;
 pub mod error;
 pub mod eval;
 pub mod fmt;
 pub mod guard;
 pub mod kernels;
 pub mod null;
+pub mod ops;
 pub mod policy;
 pub mod registry;
 pub mod sql;

@@ -1,5 +1,11 @@
-//! The builtin registry: one row per function, resolved to ids once.
+//! The builtin registry: one row per function, resolved to ids once. A row carries
+//! everything about its function: name, kind, arity, parameter names, one-line doc and
+//! example, the call, the policy capability, and optional capability slots (`Caps`) that
+//! say what the SQL planner may do with it beyond calling it (a grouped kernel for
+//! `group by`, a partial/merge split for map-reduce over partitions, a segmented kernel
+//! for `context by`). The planner reads the slots of the row it resolved; no name lists.
 
+use crate::column::Column;
 use crate::error::Result;
 use crate::eval::Interpreter;
 pub use crate::policy::Cap;
@@ -22,6 +28,49 @@ pub enum Kind {
 /// Builtins receive the interpreter (for callbacks and session state) and owned arguments.
 pub type BuiltinFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
 
+/// A group-wise aggregate kernel: `(function name, values, group id per row, number of
+/// groups)` → one value per group, or `None` when the kernel does not take this input
+/// (the planner then evaluates the call on per-group slices).
+pub type GroupedKernel = fn(&str, &Column, &[u32], usize) -> Option<Result<Column>>;
+
+/// A group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`…).
+pub type GroupedKernel2 = fn(&str, &Column, &Column, &[u32], usize) -> Option<Result<Column>>;
+
+/// A segmented vector kernel: `(function name, values, other arguments, segment offsets)` →
+/// the function applied to every segment independently, or `None` when unsupported.
+pub type SegmentedKernel = fn(&str, &Column, &[Value], &[usize]) -> Option<Result<Column>>;
+
+/// How an aggregate splits into a per-partition partial state and a merge (map-reduce
+/// over stored partitions, `sql/mapreduce_agg.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// non-null counts per partition (the row's grouped kernel), summed
+    Count,
+    /// the row's grouped kernel on each partition, then again on the partials
+    /// (sum, min, max, first, last…)
+    Same,
+    /// sum and count, divided at the end
+    Avg,
+    /// count, mean and sum of squared deviations, merged pairwise (Chan et al.)
+    Var { pop: bool, root: bool },
+    /// sum(x*w), sum(w) and count of rows where both are non-null (wavg, wsum)
+    Weighted { avg: bool },
+}
+
+/// Optional capability slots of a builtin row. Empty by default; filled where the rows
+/// are registered (`Registry::set_kernels`).
+#[derive(Clone, Copy, Default)]
+pub struct Caps {
+    /// one-pass group-wise kernel of a one-column aggregate (`group by`, map-reduce)
+    pub grouped: Option<GroupedKernel>,
+    /// one-pass group-wise kernel of a two-column aggregate
+    pub grouped2: Option<GroupedKernel2>,
+    /// partial/merge split for map-reduce over partitions (needs `grouped` for Count/Same)
+    pub split: Option<Split>,
+    /// segmented kernel of a vector function (`context by`)
+    pub segmented: Option<SegmentedKernel>,
+}
+
 #[derive(Clone, Copy)]
 pub struct Builtin {
     /// exact DolphinDB spelling
@@ -38,11 +87,17 @@ pub struct Builtin {
     pub cap: Cap,
     /// bit k set: argument k is a path (resolved by a confined session's policy)
     pub path_args: u8,
+    /// capability slots read by the SQL planner
+    pub caps: Caps,
+    /// one-line doc and a runnable example (joined from stdlib's docs.tsv at registration;
+    /// empty when undocumented)
+    pub doc: &'static str,
+    pub example: &'static str,
 }
 
 /// Builds a table row: `f("sum", Aggregate, 1, 1, agg::sum)`.
 pub const fn f(name: &'static str, kind: Kind, min: u8, max: u8, call: BuiltinFn) -> Builtin {
-    Builtin { name, kind, min, max, call, params: &[], cap: Cap::PURE, path_args: 0 }
+    fp(name, kind, min, max, call, &[])
 }
 
 /// A row with parameter names for keyword arguments.
@@ -54,7 +109,19 @@ pub const fn fp(
     call: BuiltinFn,
     params: &'static [&'static str],
 ) -> Builtin {
-    Builtin { name, kind, min, max, call, params, cap: Cap::PURE, path_args: 0 }
+    Builtin {
+        name,
+        kind,
+        min,
+        max,
+        call,
+        params,
+        cap: Cap::PURE,
+        path_args: 0,
+        caps: Caps { grouped: None, grouped2: None, split: None, segmented: None },
+        doc: "",
+        example: "",
+    }
 }
 
 #[derive(Default, Clone)]
@@ -112,6 +179,30 @@ impl Registry {
             b.cap = *cap;
             b.path_args = paths.iter().fold(0u8, |m, k| m | (1 << k));
         }
+    }
+    /// Fill capability slots of the named rows (`set` edits each row's `Caps`). Names that
+    /// are not registered are returned (the caller decides whether that is an error).
+    pub fn set_kernels(&mut self, names: &[&str], set: impl Fn(&mut Caps)) -> Vec<String> {
+        let mut missing = Vec::new();
+        for name in names {
+            match self.by_name.get(name) {
+                Some(&id) => set(&mut self.defs[id as usize].caps),
+                None => missing.push(name.to_string()),
+            }
+        }
+        missing
+    }
+    /// Attach a one-line doc and an example to a registered row (false when unregistered).
+    pub fn set_doc(&mut self, name: &str, doc: &'static str, example: &'static str) -> bool {
+        let Some(&id) = self.by_name.get(name) else { return false };
+        let b = &mut self.defs[id as usize];
+        b.doc = doc;
+        b.example = example;
+        true
+    }
+    /// The capability slots of a builtin by name.
+    pub fn caps(&self, name: &str) -> Option<&Caps> {
+        self.lookup(name).map(|id| &self.get(id).caps)
     }
     pub fn lookup(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()

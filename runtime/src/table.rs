@@ -146,7 +146,7 @@ pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
                     cols.push(c);
                 }
             }
-            other => return Err(Error::arg(format!("table: can't make a column from {}", crate::eval::ops::describe(&other)))),
+            other => return Err(Error::arg(format!("table: can't make a column from {}", crate::ops::describe(&other)))),
         }
     }
     Ok(Value::table(Table::new(out_names, cols)?))

@@ -99,7 +99,10 @@ pub fn type_unit_ns(ty: DataType) -> Option<i64> {
     unit_ns(ty).map(|(_, u)| u)
 }
 
-/// Nanoseconds in one DURATION unit with a fixed length (`ns us ms s m H d w`).
+/// Nanoseconds in one DURATION unit with a fixed length (`ns us ms s m H d w`; `h` is
+/// read as `H`). The one unit table: SQL windows, `temporalAdd`, time windows, `bar` and
+/// the resample rules all read it. Calendar units (`M y B`, exchange calendars) have no
+/// fixed length and give None.
 pub fn duration_unit_ns(unit: &str) -> Option<i64> {
     Some(match unit {
         "ns" => 1,
@@ -107,7 +110,7 @@ pub fn duration_unit_ns(unit: &str) -> Option<i64> {
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "m" => 60_000_000_000,
-        "H" => 3_600_000_000_000,
+        "H" | "h" => 3_600_000_000_000,
         "d" => NS_PER_DAY,
         "w" => 7 * NS_PER_DAY,
         _ => return None,

@@ -1,30 +1,10 @@
 //! Every builtin except storage's, one module per family; `register` adds them all.
 
 pub mod agg;
-pub mod agg_group;
-pub mod agg_order;
-pub mod agg_stats;
 pub mod linalg;
 pub mod linalg_decomp;
-pub mod math_calc;
-pub mod math_ops;
-pub mod math_util;
-#[cfg(test)]
-mod agg_tests;
-#[cfg(test)]
-mod math_tests;
-#[cfg(test)]
-mod stats_tests;
 pub mod containers;
-pub mod containers_access;
-pub mod containers_fill;
-pub mod containers_misc;
-pub mod containers_shift;
-mod containers_tests;
 pub mod convert;
-pub mod convert_build;
-pub mod convert_json;
-pub mod convert_json_write;
 pub mod docs;
 pub mod plot;
 pub mod core;
@@ -44,50 +24,73 @@ pub mod meta;
 pub mod system;
 pub mod system_io;
 pub mod stats;
-pub mod stats_desc;
-pub mod stats_dist;
-pub mod stats_ewm;
-pub mod stats_ml;
-pub mod stats_model;
 pub mod string;
-pub mod string_format;
-pub mod string_core;
-pub mod string_regex;
-pub mod string_regex_fns;
-pub mod string_text;
 pub mod table;
 pub mod temporal;
-pub mod temporal_arith;
-pub mod temporal_cal;
-pub mod temporal_core;
-pub mod temporal_period;
-pub mod temporal_tz;
 pub mod testing;
 pub mod util;
 pub mod tm;
 pub mod window;
-pub mod window_fast;
 pub mod cum_misc;
 pub mod finance;
 pub mod row;
-pub mod row_md5;
-pub mod row_misc;
-pub mod row_pair;
 pub mod series;
 pub mod ta;
 pub mod topn;
-pub mod window_fns;
-pub mod window_kernels;
-pub mod window_misc;
-pub mod window_order;
+
+// Families live in folders (window/, agg/, stats/, temporal/, string/, containers/,
+// convert/, math/, row/); the flat paths of their files stay valid as aliases.
+pub use window::fast as window_fast;
+pub use window::fns as window_fns;
+pub use window::kernels as window_kernels;
+pub use window::misc as window_misc;
+pub use window::order as window_order;
 #[cfg(test)]
-pub mod window_proptests;
+use window::proptests as window_proptests;
+pub use window::stats as window_stats;
+pub use window::time as window_time;
 #[cfg(test)]
-mod window_tests;
+use window::tests as window_tests;
+pub use agg::group as agg_group;
+pub use agg::order as agg_order;
+pub use agg::stats as agg_stats;
 #[cfg(test)]
-mod row_tests;
-pub mod window_stats;
-pub mod window_time;
+use agg::tests as agg_tests;
+pub use stats::desc as stats_desc;
+pub use stats::dist as stats_dist;
+pub use stats::ewm as stats_ewm;
+pub use stats::ml as stats_ml;
+pub use stats::model as stats_model;
+#[cfg(test)]
+use stats::tests as stats_tests;
+pub use temporal::arith as temporal_arith;
+pub use temporal::cal as temporal_cal;
+pub use temporal::base as temporal_core;
+pub use temporal::period as temporal_period;
+pub use temporal::tz as temporal_tz;
+pub use string::base as string_core;
+pub use string::format as string_format;
+pub use string::regex as string_regex;
+pub use string::regex_fns as string_regex_fns;
+pub use string::text as string_text;
+pub use containers::access as containers_access;
+pub use containers::fill as containers_fill;
+pub use containers::misc as containers_misc;
+pub use containers::shift as containers_shift;
+pub use containers::tests as containers_tests;
+pub use convert::build as convert_build;
+pub use convert::json as convert_json;
+pub use convert::json_write as convert_json_write;
+pub use math::calc as math_calc;
+pub use math::ops as math_ops;
+pub use math::util as math_util;
+#[cfg(test)]
+use math::tests as math_tests;
+pub use row::md5 as row_md5;
+pub use row::misc as row_misc;
+pub use row::pair as row_pair;
+#[cfg(test)]
+use row::tests as row_tests;
 
 use beluga_runtime::Registry;
 
@@ -155,12 +158,26 @@ pub fn register(r: &mut Registry) {
     ] {
         r.extend(defs);
     }
-    // one-pass group-by kernels of the aggregates (agg_group.rs) for the SQL executor
-    beluga_runtime::sql::set_grouped_kernel(agg::grouped);
-    beluga_runtime::sql::set_grouped_kernel2(agg::grouped2);
-    // context by: segmented kernels of the window families (m*, tm*, cum*, TopN, TA-lib...)
-    beluga_runtime::sql::set_segmented_kernel(window::context_kernel);
     r.set_caps(CAPS);
+    set_kernels(r);
+    // the rows expose their one-line doc and example (docs.tsv, joined by name)
+    for d in docs::all() {
+        r.set_doc(d.name, d.doc, d.example);
+    }
+}
+
+/// Capability slots of the rows registered above, read by the SQL planner: one-pass
+/// group-by kernels of the aggregates and their map-reduce splits (agg_group.rs), and
+/// segmented `context by` kernels of the window families (m*, tm*, cum*, TopN, TA-lib...).
+/// Every listed name must be a registered row (`kernel_rows_are_registered` tests it).
+pub fn set_kernels(r: &mut Registry) -> Vec<String> {
+    let mut missing = r.set_kernels(agg_group::GROUPED, |c| c.grouped = Some(agg::grouped));
+    missing.extend(r.set_kernels(agg_group::GROUPED2, |c| c.grouped2 = Some(agg::grouped2)));
+    for (name, split) in agg_group::SPLITS {
+        missing.extend(r.set_kernels(&[name], |c| c.split = Some(*split)));
+    }
+    missing.extend(r.set_kernels(&window::segmented_names(), |c| c.segmented = Some(window::context_kernel)));
+    missing
 }
 
 use beluga_runtime::registry::Cap;

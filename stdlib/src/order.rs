@@ -6,7 +6,7 @@
 //! makes it O(n log n) and stable without a per-element `Value`.
 
 use crate::util::{col, describe, opt, vector_fn};
-use beluga_runtime::column::{ColData, Column};
+use beluga_runtime::column::Column;
 use beluga_runtime::eval::Interpreter;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -14,99 +14,8 @@ use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
 use std::sync::Arc;
 
-const SIGN: u64 = 1 << 63;
-
-#[inline(always)]
-fn int_key<T: Native>(x: T) -> u64 {
-    if x.is_null() { 0 } else { (x.to_i64() as u64) ^ SIGN }
-}
-
-#[inline(always)]
-fn float_key(x: f64) -> u64 {
-    if x.is_null() {
-        return 0;
-    }
-    let b = (x + 0.0).to_bits();
-    if b & SIGN != 0 { !b } else { b | SIGN }
-}
-
-/// Dense 1-based ranks of `n` items ordered by `cmp` (null items, flagged by `is_null`, get 0).
-fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<u64> {
-    let mut idx: Vec<usize> = (0..n).filter(|&i| !is_null(i)).collect();
-    idx.sort_by(|&a, &b| cmp(a, b));
-    let mut out = vec![0u64; n];
-    let mut rank = 0u64;
-    for (k, &i) in idx.iter().enumerate() {
-        if k == 0 || cmp(idx[k - 1], i) != std::cmp::Ordering::Equal {
-            rank += 1;
-        }
-        out[i] = rank;
-    }
-    out
-}
-
-/// Order-preserving keys of every element: equal values get equal keys, null gets 0.
-pub fn sort_keys(c: &Column) -> Vec<u64> {
-    match &*c.data {
-        ColData::I8(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I16(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I32(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I64(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::F32(v) => v.iter().map(|&x| if x.is_null() { 0 } else { float_key(x as f64) }).collect(),
-        ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
-        ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
-        ColData::Str(s) => dense_keys_by(s.len(), |i| s.get(i).is_empty(), |a, b| s.get(a).cmp(s.get(b))),
-        ColData::Sym(s) => {
-            // rank the symbol base once, then map codes
-            let names = &s.dict.names;
-            let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
-            s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
-        }
-    }
-}
-
-/// Stable argsort of keys (ascending, or descending with nulls last).
-pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
-    if keys.len() > u32::MAX as usize {
-        let mut idx: Vec<usize> = (0..keys.len()).collect();
-        idx.sort_by_key(|&i| if asc { keys[i] } else { !keys[i] });
-        return idx;
-    }
-    // (key, position) pairs: sorting them unstably is a stable sort of the keys
-    let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
-    p.sort_unstable();
-    p.into_iter().map(|(_, i)| i as usize).collect()
-}
-
-/// Stable argsort of a column.
-pub fn argsort(c: &Column, asc: bool) -> Vec<usize> {
-    argsort_keys(&sort_keys(c), asc)
-}
-
-/// Stable lexicographic argsort over several key columns of equal length.
-pub fn argsort_multi(cols: &[Column], asc: &[bool]) -> Result<Vec<usize>> {
-    let n = cols.first().map(|c| c.len()).unwrap_or(0);
-    if cols.iter().any(|c| c.len() != n) {
-        return Err(Error::size("All sort keys must have the same length"));
-    }
-    if cols.len() == 1 {
-        return Ok(argsort(&cols[0], asc.first().copied().unwrap_or(true)));
-    }
-    let keys: Vec<Vec<u64>> = cols.iter().map(sort_keys).collect();
-    let mut idx: Vec<usize> = (0..n).collect();
-    idx.sort_by(|&a, &b| {
-        for (k, key) in keys.iter().enumerate() {
-            let up = asc.get(k).copied().unwrap_or(asc.last().copied().unwrap_or(true));
-            let o = key[a].cmp(&key[b]);
-            let o = if up { o } else { o.reverse() };
-            if o != std::cmp::Ordering::Equal {
-                return o;
-            }
-        }
-        std::cmp::Ordering::Equal
-    });
-    Ok(idx)
-}
+// The key and argsort kernels are shared with SQL `order by` (one home in runtime::kernels).
+pub use beluga_runtime::kernels::order::{argsort, argsort_keys, argsort_multi, sort_keys};
 
 fn to_int_vec(idx: &[usize]) -> Value {
     Value::Vector(Column::from_vec(DataType::Int, idx.iter().map(|&i| i as i32).collect::<Vec<i32>>()))

@@ -1,9 +1,7 @@
 //! Literals and vector construction from scalars.
 
-use crate::column::{ColData, Column, StrCol};
-use crate::error::Result;
 use crate::null::Native;
-use crate::types::{common_type, DataType, Physical};
+use crate::types::{DataType, Physical};
 use crate::value::Value;
 use beluga_lang::ast::{Literal, TemporalType};
 
@@ -46,84 +44,5 @@ pub fn literal_value(l: &Literal) -> Value {
     }
 }
 
-/// Build a typed vector from scalars when their types unify, else None (caller makes a tuple).
-pub fn unify_scalars(items: &[Value]) -> Result<Option<Value>> {
-    let mut ty = DataType::Void;
-    for v in items {
-        let t = match v {
-            Value::Void => DataType::Void,
-            Value::Scalar(c) => c.ty,
-            _ => return Ok(None),
-        };
-        ty = match common_type(ty, t) {
-            Some(t) => t,
-            None => return Ok(None),
-        };
-        // temporal types only unify with themselves
-        if ty.is_temporal() && t != DataType::Void && t != ty {
-            return Ok(None);
-        }
-    }
-    if ty == DataType::Void {
-        if items.is_empty() {
-            return Ok(Some(Value::Vector(Column::from_vec(DataType::Double, Vec::<f64>::new()))));
-        }
-        return Ok(None);
-    }
-    Ok(Some(Value::Vector(build_column(ty, items))))
-}
-
-/// Concatenate scalar columns into one column of type `ty`, converting numerics.
-pub fn build_column(ty: DataType, items: &[Value]) -> Column {
-    if ty.decimal_scale().is_some() {
-        // DECIMAL items share type and scale (common_type): copy the unscaled values
-        let cols: Vec<Column> = items
-            .iter()
-            .map(|v| match v {
-                Value::Scalar(c) if c.ty == ty => c.clone(),
-                _ => Column::nulls(ty, 1),
-            })
-            .collect();
-        let refs: Vec<&Column> = cols.iter().collect();
-        return Column::concat(ty, &refs);
-    }
-    fn num<T: Native>(items: &[Value], float: bool) -> Vec<T> {
-        items
-            .iter()
-            .map(|v| match v {
-                Value::Scalar(c) if !c.is_null(0) => {
-                    if float {
-                        // a conversion, not arithmetic: ±Infinity survives (see null.rs)
-                        c.f64_at(0).map(T::from_f64_keep_inf).unwrap_or(T::NULL)
-                    } else {
-                        c.i64_at(0).map(T::from_i64).unwrap_or(T::NULL)
-                    }
-                }
-                _ => T::NULL,
-            })
-            .collect()
-    }
-    let float_src = items.iter().any(|v| v.data_type().is_floating());
-    let data = match ty.physical() {
-        Physical::I8 => ColData::I8(num(items, float_src)),
-        Physical::I16 => ColData::I16(num(items, float_src)),
-        Physical::I32 => ColData::I32(num(items, float_src)),
-        Physical::I64 => ColData::I64(num(items, float_src)),
-        Physical::F32 => ColData::F32(num(items, true)),
-        Physical::F64 => ColData::F64(num(items, true)),
-        Physical::I128 => ColData::I128(num(items, false)),
-        Physical::Sym | Physical::Str => {
-            let mut s = StrCol::with_capacity(items.len(), 0);
-            for v in items {
-                s.push(v.as_str().unwrap_or(""));
-            }
-            if ty == DataType::Symbol {
-                ColData::Sym(crate::column::SymCol::from_iter(s.iter()))
-            } else {
-                ColData::Str(s)
-            }
-        }
-        Physical::None => ColData::I8(vec![i8::NULL; items.len()]),
-    };
-    Column::new(ty, data)
-}
+// Vector construction from scalars is value-level: it lives in `crate::ops`.
+pub use crate::ops::{build_column, unify_scalars};

@@ -1,13 +1,14 @@
 //! Console printing (LANGUAGE.md §3): the exact text DolphinDB's console shows for a value.
 //!
-//! * `num`: element texts (floats, CHAR, BOOL, 128-bit types, null literals);
+//! * `num` (= `crate::elemfmt`, a layer below so kernels can use it): element texts
+//!   (floats, CHAR, BOOL, 128-bit types, null literals);
 //! * `grid`: tables and matrices;
 //! * `expr`: syntax-tree unparsing for metacode and lambdas;
 //! * this file: dispatch over the data forms, containers, functions.
 
 mod expr;
 mod grid;
-mod num;
+use crate::elemfmt as num;
 #[cfg(test)]
 mod tests;
 

@@ -395,8 +395,8 @@ fn concat_strings(a: &Column, sa: bool, b: &Column, sb: bool) -> Column {
         let ia = if sa { 0 } else { i };
         let ib = if sb { 0 } else { i };
         buf.clear();
-        buf.push_str(&crate::fmt::format_elem(a, ia));
-        buf.push_str(&crate::fmt::format_elem(b, ib));
+        buf.push_str(&crate::elemfmt::format_elem(a, ia));
+        buf.push_str(&crate::elemfmt::format_elem(b, ib));
         out.push(&buf);
     }
     Column::new(DataType::String, ColData::Str(out))

@@ -7,11 +7,11 @@
 //! * temporal ↔ temporal: `temporal::convert_temporal` (truncating to the coarser unit).
 //! * STRING/SYMBOL → numbers take the leading number (`int("10.9")` ⇒ 10), → temporal
 //!   accepts every literal spelling; unparsable ⇒ null.
-//! * anything → STRING/SYMBOL uses the console element form (`fmt::format_elem`).
+//! * anything → STRING/SYMBOL uses the console element form (`elemfmt::format_elem`).
 
 use crate::column::{ColData, Column, StrCol, SymCol};
 use crate::error::{Error, Result};
-use crate::fmt::format_elem;
+use crate::elemfmt::format_elem;
 use crate::kernels::parse::{TemporalPattern, parse_bool, parse_f64_prefix, parse_int_prefix, parse_temporal};
 use crate::null::Native;
 use crate::temporal::convert_temporal;

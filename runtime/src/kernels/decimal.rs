@@ -262,7 +262,7 @@ pub fn to_strings(col: &Column) -> StrCol {
         if x == NULL {
             out.push("");
         } else {
-            out.push(&crate::fmt::format_decimal(x, s));
+            out.push(&crate::elemfmt::format_decimal(x, s));
         }
     }
     out

@@ -4,6 +4,9 @@ pub mod arith;
 pub mod cmp;
 pub mod cast;
 pub mod decimal;
+pub mod group;
+pub mod order;
+pub mod par;
 pub mod parse;
 
 use crate::column::Column;

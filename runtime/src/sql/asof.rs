@@ -250,17 +250,10 @@ pub fn time_values(c: &Column) -> Result<Vec<i64>> {
 /// Window bounds in the time column's unit: an integer pair, or DURATION values
 /// (`-5s:0s`) converted to the column's unit.
 pub fn duration_in_unit(n: i64, unit: &str, ty: DataType) -> Result<i64> {
-    let ns: i128 = match unit {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "H" | "h" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
-        "w" => 7 * 86_400_000_000_000,
-        _ => return Err(Error::arg(format!("The duration unit {unit} is not supported in a window"))),
+    let Some(ns) = crate::temporal::duration_unit_ns(unit) else {
+        return Err(Error::arg(format!("The duration unit {unit} is not supported in a window")));
     };
+    let ns = ns as i128;
     let unit_ns: i128 = match ty {
         DataType::NanoTime | DataType::NanoTimestamp => 1,
         DataType::Time | DataType::Timestamp => 1_000_000,

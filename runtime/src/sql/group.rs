@@ -21,16 +21,7 @@ use crate::value::Value;
 use ahash::AHashSet;
 use beluga_lang::ast::{Arg, Expr, ExprKind};
 
-/// A segmented vector kernel: `(function name, values, other arguments, segment offsets)` →
-/// the function applied to every segment independently, or `None` when unsupported.
-pub type SegmentedKernel = fn(&str, &Column, &[Value], &[usize]) -> Option<Result<Column>>;
-
-static SEGMENTED: std::sync::OnceLock<SegmentedKernel> = std::sync::OnceLock::new();
-
-/// Install segmented kernels for `context by` (m*, cum*, deltas, ratios, prev, next, rank…).
-pub fn set_segmented_kernel(f: SegmentedKernel) {
-    let _ = SEGMENTED.set(f);
-}
+use crate::registry::SegmentedKernel;
 
 /// Run a segmented kernel over runs of whole segments in parallel (split by row count)
 /// and concatenate the parts; segments are independent, so the result is the same as one
@@ -195,12 +186,12 @@ impl<'a> GroupEval<'a> {
                 }
                 let r = match cols.as_slice() {
                     [x] => {
-                        let Some(kernel) = super::grouped_kernel() else { return Ok(None) };
+                        let Some(kernel) = super::caps_of(i, name).grouped else { return Ok(None) };
                         let c = self.whole(i, x)?;
                         kernel(name, &c, self.gid, self.n)
                     }
                     [x, y] => {
-                        let Some(kernel) = super::grouped_kernel2() else { return Ok(None) };
+                        let Some(kernel) = super::caps_of(i, name).grouped2 else { return Ok(None) };
                         let (a, b) = (self.whole(i, x)?, self.whole(i, y)?);
                         kernel(name, &a, &b, self.gid, self.n)
                     }
@@ -216,8 +207,8 @@ impl<'a> GroupEval<'a> {
                 }
             }
             ExprKind::Call(g, args) if self.row_level && plain_callee(g).is_some() && plan::callee_kind(i, g, &is_col) == Some(Kind::VectorToVector) => {
-                let (Some(kernel), Some(seg)) = (SEGMENTED.get().copied(), self.segments.clone()) else { return Ok(None) };
                 let name = plain_callee(g).unwrap_or_default();
+                let (Some(kernel), Some(seg)) = (super::caps_of(i, name).segmented, self.segments.clone()) else { return Ok(None) };
                 let mut vals = Vec::new();
                 let mut first = None;
                 for (k, a) in args.iter().enumerate() {

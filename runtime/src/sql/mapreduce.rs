@@ -97,7 +97,7 @@ impl Plan<'_> {
                 if self.i.functions.contains_key(name) || self.i.has_var(name) {
                     return false;
                 }
-                let Some((agg, arity)) = agg_of(name) else {
+                let Some((agg, arity)) = agg_of(self.i, name) else {
                     return false;
                 };
                 let mut xs = Vec::with_capacity(args.len());

@@ -5,10 +5,31 @@
 
 use crate::column::Column;
 use crate::error::{Error, Result};
+use crate::eval::Interpreter;
+use crate::registry::{GroupedKernel, Split};
 use crate::null::Native;
 use crate::types::DataType;
 use ahash::AHashMap;
 use std::sync::Arc;
+
+/// A builtin's grouped kernel with the name it is called under.
+#[derive(Clone, Copy)]
+pub(super) struct Kernel {
+    name: &'static str,
+    f: GroupedKernel,
+}
+
+impl PartialEq for Kernel {
+    fn eq(&self, o: &Kernel) -> bool {
+        self.name == o.name
+    }
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "Kernel({})", self.name)
+    }
+}
 
 /// How one aggregate is split into a partial state and merged.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -16,9 +37,9 @@ pub(super) enum Agg {
     /// `count(*)`: group sizes.
     Star,
     /// `count(x)`: non-null counts.
-    Count,
+    Count(Kernel),
     /// sum/min/max/first/last/firstNot/lastNot: the same grouped kernel on the partials.
-    Same(&'static str),
+    Same(Kernel),
     /// avg/mean: sum and count.
     Avg,
     /// std/stdp/var/varp: count, mean and sum of squared deviations (Chan et al.).
@@ -27,24 +48,17 @@ pub(super) enum Agg {
     Weighted { avg: bool },
 }
 
-pub(super) fn agg_of(name: &str) -> Option<(Agg, usize)> {
-    Some(match name {
-        "count" => (Agg::Count, 1),
-        "sum" => (Agg::Same("sum"), 1),
-        "min" => (Agg::Same("min"), 1),
-        "max" => (Agg::Same("max"), 1),
-        "first" => (Agg::Same("first"), 1),
-        "last" => (Agg::Same("last"), 1),
-        "firstNot" => (Agg::Same("firstNot"), 1),
-        "lastNot" => (Agg::Same("lastNot"), 1),
-        "avg" | "mean" => (Agg::Avg, 1),
-        "std" => (Agg::Var { pop: false, root: true }, 1),
-        "stdp" => (Agg::Var { pop: true, root: true }, 1),
-        "var" => (Agg::Var { pop: false, root: false }, 1),
-        "varp" => (Agg::Var { pop: true, root: false }, 1),
-        "wavg" => (Agg::Weighted { avg: true }, 2),
-        "wsum" => (Agg::Weighted { avg: false }, 2),
-        _ => return None,
+/// The split of the builtin aggregate `name` and its argument count, from the row's
+/// capability slots (None: no split, the query takes the ordinary path).
+pub(super) fn agg_of(i: &Interpreter, name: &str) -> Option<(Agg, usize)> {
+    let b = i.registry.get(i.registry.lookup(name)?);
+    let kernel = || b.caps.grouped.map(|f| Kernel { name: b.name, f });
+    Some(match b.caps.split? {
+        Split::Count => (Agg::Count(kernel()?), 1),
+        Split::Same => (Agg::Same(kernel()?), 1),
+        Split::Avg => (Agg::Avg, 1),
+        Split::Var { pop, root } => (Agg::Var { pop, root }, 1),
+        Split::Weighted { avg } => (Agg::Weighted { avg }, 2),
     })
 }
 /// A partition's partial state of one aggregate (one entry per local group).
@@ -56,9 +70,8 @@ pub(super) enum Partial {
     Weighted(Vec<f64>, Vec<f64>, Vec<i64>),
 }
 
-pub(super) fn kernel(name: &str, c: &Column, gid: &[u32], n: usize) -> Result<Column> {
-    let k = super::grouped_kernel().ok_or_else(|| Error::runtime("no grouped kernels"))?;
-    k(name, c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {name}"))))
+pub(super) fn kernel(k: Kernel, c: &Column, gid: &[u32], n: usize) -> Result<Column> {
+    (k.f)(k.name, c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {}", k.name))))
 }
 
 /// Numbers as f64 (NaN for null); only plain numeric types (others take the ordinary path).
@@ -78,11 +91,11 @@ pub(super) fn partial(agg: Agg, args: &[Column], gid: &[u32], n: usize) -> Resul
             gid.iter().for_each(|&g| c[g as usize] += 1);
             Partial::Count(c)
         }
-        Agg::Count => {
-            let c = kernel("count", &args[0], gid, n)?;
+        Agg::Count(k) => {
+            let c = kernel(k, &args[0], gid, n)?;
             Partial::Count(crate::kernels::arith::as_native::<i64>(&c).into_owned())
         }
-        Agg::Same(name) => Partial::Col(kernel(name, &args[0], gid, n)?),
+        Agg::Same(k) => Partial::Col(kernel(k, &args[0], gid, n)?),
         Agg::Avg => {
             let x = f64s(&args[0])?;
             let (mut s, mut c) = (vec![0f64; n], vec![0i64; n]);
@@ -177,7 +190,7 @@ pub(super) fn disjoint_parts(parts: &[&Column]) -> bool {
 pub(super) fn merge(agg: Agg, parts: &[&Partial], gid: &[u32], n: usize) -> Result<Column> {
     let bad = || Error::runtime("mismatched partial aggregates");
     match agg {
-        Agg::Star | Agg::Count => {
+        Agg::Star | Agg::Count(_) => {
             let mut c = vec![0i64; n];
             let mut r = 0;
             for p in parts {
@@ -191,7 +204,7 @@ pub(super) fn merge(agg: Agg, parts: &[&Partial], gid: &[u32], n: usize) -> Resu
             }
             Ok(Column::from_vec(DataType::Int, c.into_iter().map(|x| x as i32).collect::<Vec<i32>>()))
         }
-        Agg::Same(name) => {
+        Agg::Same(k) => {
             let mut cols = Vec::with_capacity(parts.len());
             for p in parts {
                 let Partial::Col(c) = p else {
@@ -204,7 +217,7 @@ pub(super) fn merge(agg: Agg, parts: &[&Partial], gid: &[u32], n: usize) -> Resu
                 return Err(bad());
             }
             let all = Column::concat(ty, &cols);
-            kernel(name, &all, gid, n)
+            kernel(k, &all, gid, n)
         }
         Agg::Avg => {
             let (mut s, mut c) = (vec![0f64; n], vec![0i64; n]);

@@ -7,8 +7,8 @@
 //! * `frame`: the working set of referenced columns, scopes and `where` filtering.
 //! * `exec`: the select pipeline and its final steps (order by, top/limit, distinct, exec).
 //! * `group`, `context`, `pivot`: `group by`, `context by`, `pivot by`/`cgroup by`.
-//! * `keys`: group ids by hashing (ahash) with direct-index and sorted-run fast paths.
-//! * `order`: stable multi-key sort permutations.
+//! * `keys`, `order`, `par`: re-exports of the grouping, sorting and parallel-row kernels
+//!   (`crate::kernels::{group, order, par}`, shared with the builtins).
 //! * `join`, `asof`: join kernels shared by the SQL join syntax and the join builtins.
 //! * `dml`: update, delete, insert.
 //! * `setops`: `union [all]` and `with` (entry points for the evaluator).
@@ -33,45 +33,22 @@ mod plan;
 mod setops;
 mod source;
 
-use crate::column::Column;
 use crate::error::Result;
 use crate::eval::Interpreter;
 use crate::value::Value;
 use beluga_lang::ast::{DeleteStmt, InsertStmt, SelectQuery, UpdateStmt};
-use std::sync::OnceLock;
 
-/// A group-wise aggregate kernel: `(function name, values, group id per row, number of
-/// groups)` → one value per group, or `None` when the function has no grouped kernel.
-pub type GroupedKernel = fn(&str, &Column, &[u32], usize) -> Option<Result<Column>>;
-
-/// A group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`…).
-pub type GroupedKernel2 = fn(&str, &Column, &Column, &[u32], usize) -> Option<Result<Column>>;
-
-static GROUPED: OnceLock<GroupedKernel> = OnceLock::new();
-static GROUPED2: OnceLock<GroupedKernel2> = OnceLock::new();
-
-/// Install the group-wise aggregate kernels (stdlib's `agg::grouped`). Without them
-/// `group by` evaluates aggregates on per-group slices.
-pub fn set_grouped_kernel(f: GroupedKernel) {
-    let _ = GROUPED.set(f);
-}
-
-/// Install the two-column group-wise aggregate kernels (stdlib's `agg_group::grouped2`).
-pub fn set_grouped_kernel2(f: GroupedKernel2) {
-    let _ = GROUPED2.set(f);
-}
-
-pub(crate) fn grouped_kernel2() -> Option<GroupedKernel2> {
-    GROUPED2.get().copied()
-}
+// The kernel types live with the builtin row that carries them (`registry::Caps`).
+pub use crate::registry::{GroupedKernel, GroupedKernel2, SegmentedKernel};
 
 pub use frame::ColBuilder;
 pub use setops::{union, with_queries};
-pub use group::{set_segmented_kernel, SegmentedKernel};
 pub use plan::{auto_name, names_in};
 
-pub(crate) fn grouped_kernel() -> Option<GroupedKernel> {
-    GROUPED.get().copied()
+/// The capability slots of the builtin `name` in this session's registry (a name not
+/// registered has none).
+pub(crate) fn caps_of(i: &Interpreter, name: &str) -> crate::registry::Caps {
+    i.registry.caps(name).copied().unwrap_or_default()
 }
 
 /// Builtin that materialises a storage handle as an in-memory table:

@@ -700,3 +700,10 @@ mod tests {
         assert_eq!(run("like(\"abc\", \"a%c%\")"), "true");
     }
 }
+
+// The family's other files (stdlib/src/string/); lib.rs keeps the old flat paths as aliases.
+pub mod base;
+pub mod format;
+pub mod regex;
+pub mod regex_fns;
+pub mod text;

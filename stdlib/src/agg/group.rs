@@ -4,6 +4,7 @@
 use crate::math_util::{int_result_type, is_num, nan_f64};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
+use beluga_runtime::registry::Split;
 use beluga_runtime::{with_numeric, DataType, Error, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -232,12 +233,37 @@ fn g_ssd(x: &[f64], gid: &[u32], n: usize) -> (Vec<f64>, Vec<u32>) {
 
 /// Group-wise kernel of a one-column aggregate, or None when `name` has none.
 /// `gid[i]` is the group of row i (< ngroups); the result has one row per group.
+/// Aggregates with a one-pass grouped kernel (`grouped`); their rows carry it.
+pub const GROUPED: &[&str] = &[
+    "sum", "sum2", "sum3", "sum4", "avg", "mean", "min", "max", "count", "first", "last", "firstNot", "lastNot", "std", "stdp",
+    "var", "varp", "prod",
+];
+
+/// Two-column aggregates with a one-pass grouped kernel (`grouped2`).
+pub const GROUPED2: &[&str] = &["wavg", "wsum", "corr", "covar", "covarp", "beta"];
+
+/// How the decomposable aggregates split for map-reduce over partitions.
+pub const SPLITS: &[(&str, Split)] = &[
+    ("count", Split::Count),
+    ("sum", Split::Same),
+    ("min", Split::Same),
+    ("max", Split::Same),
+    ("first", Split::Same),
+    ("last", Split::Same),
+    ("firstNot", Split::Same),
+    ("lastNot", Split::Same),
+    ("avg", Split::Avg),
+    ("mean", Split::Avg),
+    ("std", Split::Var { pop: false, root: true }),
+    ("stdp", Split::Var { pop: true, root: true }),
+    ("var", Split::Var { pop: false, root: false }),
+    ("varp", Split::Var { pop: true, root: false }),
+    ("wavg", Split::Weighted { avg: true }),
+    ("wsum", Split::Weighted { avg: false }),
+];
+
 pub fn grouped(name: &str, col: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
-    const NAMES: &[&str] = &[
-        "sum", "sum2", "sum3", "sum4", "avg", "mean", "min", "max", "count", "first", "last", "firstNot",
-        "lastNot", "std", "stdp", "var", "varp", "prod",
-    ];
-    if !NAMES.contains(&name) {
+    if !GROUPED.contains(&name) {
         return None;
     }
     Some(grouped_impl(name, col, gid, ngroups))
@@ -381,8 +407,7 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
 /// Group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`, `covarp`,
 /// `beta`), or None. Rows where either value is null are skipped.
 pub fn grouped2(name: &str, x: &Column, y: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
-    const NAMES: &[&str] = &["wavg", "wsum", "corr", "covar", "covarp", "beta"];
-    if !NAMES.contains(&name) {
+    if !GROUPED2.contains(&name) {
         return None;
     }
     Some(grouped2_impl(name, x, y, gid, ngroups))

@@ -534,7 +534,8 @@ fn check_arity(name: &str, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// Adapter for the SQL executor's `context by` hook (`beluga_runtime::sql::set_segmented_kernel`):
+/// The segmented kernel in the `Caps::segmented` slot of the window families' rows (read by
+/// the SQL executor's `context by`):
 /// `values` is the first argument with groups contiguous, `rest` the other (constant)
 /// arguments, `offsets` the group boundaries (`offsets[g]..offsets[g + 1]`). None when the
 /// function is not one of the window families' or does not return one column.
@@ -560,6 +561,14 @@ pub fn context_kernel(name: &str, values: &Column, rest: &[Value], offsets: &[us
         Ok(_) => None,
         Err(e) => Some(Err(e)),
     }
+}
+
+/// Names of the builtins of the window families (those with a segmented kernel).
+pub fn segmented_names() -> Vec<&'static str> {
+    [wf::PREPS, crate::tm::PREPS, crate::cum::PREPS, crate::topn::PREPS, crate::ta::PREPS, crate::finance::PREPS]
+        .iter()
+        .flat_map(|t| t.iter().map(|(n, _)| *n))
+        .collect()
 }
 
 /// The prep function of a builtin of the window families.
@@ -648,3 +657,16 @@ m_builtins! {
 pub fn call_prep(f: PrepFn, args: &[Value]) -> Result<Value> {
     run(f(args)?)
 }
+
+// The family's other files (stdlib/src/window/); lib.rs keeps the old flat paths as aliases.
+pub mod fast;
+pub mod fns;
+pub mod kernels;
+pub mod misc;
+pub mod order;
+#[cfg(test)]
+pub(crate) mod proptests;
+pub mod stats;
+pub mod time;
+#[cfg(test)]
+pub(crate) mod tests;

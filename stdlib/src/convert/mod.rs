@@ -564,3 +564,8 @@ mod tests {
         assert_eq!(run("highDouble(point(1.5, 2.5))"), "2.5");
     }
 }
+
+// The family's other files (stdlib/src/convert/); lib.rs keeps the old flat paths as aliases.
+pub mod build;
+pub mod json;
+pub mod json_write;

@@ -236,3 +236,10 @@ pub const DEFS: &[Builtin] = &[
     f("tan", Kind::Elementwise, 1, 1, tan),
     f("tanh", Kind::Elementwise, 1, 1, tanh),
 ];
+
+// The family's other files (stdlib/src/math/); lib.rs keeps the old flat paths as aliases.
+pub mod calc;
+pub mod ops;
+pub mod util;
+#[cfg(test)]
+pub(crate) mod tests;

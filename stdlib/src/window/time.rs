@@ -7,22 +7,7 @@ use crate::window::{Bounds, Slice, WinLen};
 use beluga_runtime::null::Native;
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month};
 use beluga_runtime::{DataType, Error, Result};
-use beluga_runtime::temporal::{type_unit_ns as unit_ns};
-
-
-fn dur_ns(unit: &str) -> Option<i64> {
-    Some(match unit {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "H" | "h" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
-        "w" => 7 * 86_400_000_000_000,
-        _ => return None,
-    })
-}
+use beluga_runtime::temporal::{duration_unit_ns as dur_ns, type_unit_ns as unit_ns};
 
 /// Lower bound (exclusive) of the window ending at time `t`: `temporalAdd(t, -window)`.
 enum Lower {

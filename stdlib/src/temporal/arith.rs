@@ -29,19 +29,7 @@ enum Unit {
     Market(Calendar),
 }
 
-fn fixed_unit(u: &str) -> Option<i64> {
-    Some(match u {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "H" | "h" => 3_600_000_000_000,
-        "d" => NS_PER_DAY,
-        "w" => 7 * NS_PER_DAY,
-        _ => return None,
-    })
-}
+use beluga_runtime::temporal::duration_unit_ns as fixed_unit;
 
 /// A unit or rule argument: a string, or a CHAR such as `'M'`.
 fn text_arg(name: &str, v: &Value, what: &str) -> Result<String> {
@@ -301,17 +289,17 @@ fn parse_rule(i: &mut Interpreter, name: &str, s: &str) -> Result<Rule> {
         return Err(Error::arg(format!("The multiple in rule '{s}' of [{name}] must be positive")));
     }
     let code = &s[digits..];
-    let fixed = match code {
-        "D" | "d" => Some(NS_PER_DAY),
-        "H" | "h" => Some(3_600_000_000_000),
-        "min" | "m" | "T" => Some(60_000_000_000),
-        "S" | "s" => Some(1_000_000_000),
-        "L" | "ms" => Some(1_000_000),
-        "U" | "us" => Some(1_000),
-        "N" | "ns" => Some(1),
-        "w" => Some(7 * NS_PER_DAY),
-        _ => None,
+    // pandas-style aliases of the fixed DURATION units, then the one unit table
+    let unit = match code {
+        "D" => "d",
+        "min" | "T" => "m",
+        "S" => "s",
+        "L" => "ms",
+        "U" => "us",
+        "N" => "ns",
+        c => c,
     };
+    let fixed = fixed_unit(unit);
     if let Some(ns) = fixed {
         return Ok(Rule::Fixed(ns.saturating_mul(k)));
     }

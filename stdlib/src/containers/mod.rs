@@ -2,9 +2,7 @@
 //! clear!, dictUpdate!, push!, join!, appendTuple!, memberModify!), copies, set union,
 //! duplicates and grouping helpers (isDuplicated, groups).
 
-use crate::order::sort_keys;
 use crate::util::{col, describe, int_arg, opt};
-use ahash::AHashMap;
 use beluga_runtime::column::Column;
 use beluga_runtime::eval::Interpreter;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
@@ -21,36 +19,10 @@ pub fn group_ids(cols: &[Column]) -> Result<(Vec<u32>, usize, Vec<usize>)> {
     if cols.iter().any(|c| c.len() != n) {
         return Err(Error::size("All grouping columns must have the same length"));
     }
-    let mut ids: Vec<u32> = vec![0; n];
-    let mut firsts: Vec<usize> = if cols.is_empty() { vec![] } else { Vec::new() };
-    if cols.is_empty() {
-        return Ok((ids, if n > 0 { 1 } else { 0 }, if n > 0 { vec![0] } else { vec![] }));
-    }
-    let keys0 = sort_keys(&cols[0]);
-    let mut map: AHashMap<u64, u32> = AHashMap::with_capacity(1024.min(n + 1));
-    for (r, &k) in keys0.iter().enumerate() {
-        let next = map.len() as u32;
-        let id = *map.entry(k).or_insert(next);
-        if id == next {
-            firsts.push(r);
-        }
-        ids[r] = id;
-    }
-    for c in &cols[1..] {
-        let keys = sort_keys(c);
-        let mut map2: AHashMap<(u32, u64), u32> = AHashMap::with_capacity(firsts.len() * 2 + 1);
-        firsts.clear();
-        for r in 0..n {
-            let next = map2.len() as u32;
-            let id = *map2.entry((ids[r], keys[r])).or_insert(next);
-            if id == next {
-                firsts.push(r);
-            }
-            ids[r] = id;
-        }
-    }
-    let g = firsts.len();
-    Ok((ids, g, firsts))
+    // the one grouping kernel, shared with SQL `group by`
+    let refs: Vec<&Column> = cols.iter().collect();
+    let g = beluga_runtime::kernels::group::group_ids(&refs);
+    Ok((g.gid, g.n, g.first))
 }
 
 /// Group ids renumbered so that groups are in ascending order of their keys.
@@ -555,3 +527,10 @@ pub const DEFS: &[Builtin] = &[
     fp("removeTail!", Kind::System, 1, 2, remove_tail, &["obj", "n"]),
     fp("union", Kind::System, 2, 2, union, &["X", "Y"]),
 ];
+
+// The family's other files (stdlib/src/containers/); lib.rs keeps the old flat paths as aliases.
+pub mod access;
+pub mod fill;
+pub mod misc;
+pub mod shift;
+pub mod tests;

@@ -463,3 +463,10 @@ pub const DEFS: &[Builtin] = &[
     fp("rowPrev", Kind::Elementwise, 1, 1, rm::row_prev, &["X"]),
     fp("rowRank", Kind::Elementwise, 1, 7, rm::row_rank, &["X", "ascending", "groupNum", "ignoreNA", "tiesMethod", "percent", "precision"]),
 ];
+
+// The family's other files (stdlib/src/row/); lib.rs keeps the old flat paths as aliases.
+pub mod md5;
+pub mod misc;
+pub mod pair;
+#[cfg(test)]
+pub(crate) mod tests;

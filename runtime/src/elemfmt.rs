@@ -1,5 +1,6 @@
 //! Text of single elements: floating point (§3.1.1), CHAR, BOOL, binary types, typed-null
-//! literals.
+//! literals. It sits below the kernels (casts to STRING and string concatenation use it)
+//! and below the printer (`fmt`, which re-exports it), so kernels never import `fmt`.
 
 use crate::column::{ColData, Column};
 use crate::null::Native;

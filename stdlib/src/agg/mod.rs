@@ -501,3 +501,10 @@ pub const DEFS: &[Builtin] = &[
     f("sum3", Kind::Aggregate, 1, 1, sum3),
     f("sum4", Kind::Aggregate, 1, 1, sum4),
 ];
+
+// The family's other files (stdlib/src/agg/); lib.rs keeps the old flat paths as aliases.
+pub mod group;
+pub mod order;
+pub mod stats;
+#[cfg(test)]
+pub(crate) mod tests;

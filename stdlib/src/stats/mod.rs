@@ -450,3 +450,12 @@ pub const DEFS: &[Builtin] = &[
     fp("spearmanr", Kind::Aggregate, 2, 2, spearmanr, &["X", "Y"]),
     fp("tanimoto", Kind::Aggregate, 2, 2, tanimoto, &["X", "Y"]),
 ];
+
+// The family's other files (stdlib/src/stats/); lib.rs keeps the old flat paths as aliases.
+pub mod desc;
+pub mod dist;
+pub mod ewm;
+pub mod ml;
+pub mod model;
+#[cfg(test)]
+pub(crate) mod tests;

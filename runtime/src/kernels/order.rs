@@ -1,0 +1,258 @@
+//! Stable multi-key sorting, the one sorting kernel for SQL (order by, csort, ordering of
+//! groups) and for the sorting builtins (sort, isort, rank, ...). Each key is turned into an
+//! order-preserving `u64` code once (integers and temporals by value, floats by their total
+//! order, strings and symbols by rank; null is 0), so the comparator never looks at types.
+
+use crate::column::{ColData, Column};
+use crate::error::{Error, Result};
+use crate::null::Native;
+use rayon::prelude::*;
+use std::cmp::Ordering;
+
+/// One sort key: a column, direction and null placement (None = nulls smallest).
+pub struct SortKey<'a> {
+    pub col: &'a Column,
+    pub asc: bool,
+    pub nulls_first: Option<bool>,
+}
+
+/// Order codes of a column: non-null values map to codes that compare like the values.
+pub struct Codes {
+    pub code: Vec<u64>,
+    pub null: Vec<bool>,
+}
+
+const SIGN: u64 = 1 << 63;
+
+#[inline(always)]
+fn int_key<T: Native>(x: T) -> u64 {
+    if x.is_null() { 0 } else { (x.to_i64() as u64) ^ SIGN }
+}
+
+/// Floats by their total order (-0.0 equals 0.0); null (sentinel or NaN) is 0.
+#[inline(always)]
+fn float_key(x: f64) -> u64 {
+    if x.is_null() {
+        return 0;
+    }
+    let b = (x + 0.0).to_bits();
+    if b & SIGN != 0 { !b } else { b | SIGN }
+}
+
+/// Dense 1-based ranks of `n` items ordered by `cmp` (null items, flagged by `is_null`, get 0).
+fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<u64> {
+    let mut idx: Vec<usize> = (0..n).filter(|&i| !is_null(i)).collect();
+    idx.sort_by(|&a, &b| cmp(a, b));
+    let mut out = vec![0u64; n];
+    let mut rank = 0u64;
+    for (k, &i) in idx.iter().enumerate() {
+        if k == 0 || cmp(idx[k - 1], i) != Ordering::Equal {
+            rank += 1;
+        }
+        out[i] = rank;
+    }
+    out
+}
+
+/// Order-preserving keys of every element: equal values get equal keys, null gets 0 and
+/// every non-null value a key above 0 (integers and temporals by value, floats by total
+/// order, INT128-backed types unsigned, strings and symbols by dense byte-order rank).
+pub fn sort_keys(c: &Column) -> Vec<u64> {
+    match &*c.data {
+        ColData::I8(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I16(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I32(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::I64(v) => v.iter().map(|&x| int_key(x)).collect(),
+        ColData::F32(v) => v.iter().map(|&x| if x.is_null() { 0 } else { float_key(x as f64) }).collect(),
+        ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
+        ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
+        ColData::Str(s) => dense_keys_by(s.len(), |i| s.get(i).is_empty(), |a, b| s.get(a).cmp(s.get(b))),
+        ColData::Sym(s) => {
+            // rank the symbol base once, then map codes
+            let names = &s.dict.names;
+            let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
+            s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
+        }
+    }
+}
+
+/// `sort_keys` with the null flags split out (a key of 0 is exactly a null).
+pub fn codes(c: &Column) -> Codes {
+    let code = sort_keys(c);
+    let null = code.iter().map(|&k| k == 0).collect();
+    Codes { code, null }
+}
+
+/// Stable argsort of keys (ascending, or descending with nulls last).
+pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
+    if keys.len() > u32::MAX as usize {
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        idx.sort_by_key(|&i| if asc { keys[i] } else { !keys[i] });
+        return idx;
+    }
+    // (key, position) pairs: sorting them unstably is a stable sort of the keys
+    let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
+    p.sort_unstable();
+    p.into_iter().map(|(_, i)| i as usize).collect()
+}
+
+/// Stable argsort of a column (nulls first ascending, last descending).
+pub fn argsort(c: &Column, asc: bool) -> Vec<usize> {
+    argsort_keys(&sort_keys(c), asc)
+}
+
+/// Stable lexicographic argsort over several key columns of equal length; `asc` gives the
+/// direction per key (the last entry repeats for further keys).
+pub fn argsort_multi(cols: &[Column], asc: &[bool]) -> Result<Vec<usize>> {
+    let n = cols.first().map(|c| c.len()).unwrap_or(0);
+    if cols.iter().any(|c| c.len() != n) {
+        return Err(Error::size("All sort keys must have the same length"));
+    }
+    if cols.len() == 1 {
+        return Ok(argsort(&cols[0], asc.first().copied().unwrap_or(true)));
+    }
+    let last = asc.last().copied().unwrap_or(true);
+    let keys: Vec<SortKey> =
+        cols.iter().enumerate().map(|(k, col)| SortKey { col, asc: asc.get(k).copied().unwrap_or(last), nulls_first: None }).collect();
+    Ok(sort_perm(&keys, n))
+}
+
+struct Prepared {
+    codes: Codes,
+    asc: bool,
+    nulls_first: bool,
+}
+
+impl Prepared {
+    #[inline]
+    fn cmp(&self, a: usize, b: usize) -> Ordering {
+        match (self.codes.null[a], self.codes.null[b]) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if self.nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if self.nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            _ => {
+                let o = self.codes.code[a].cmp(&self.codes.code[b]);
+                if self.asc {
+                    o
+                } else {
+                    o.reverse()
+                }
+            }
+        }
+    }
+}
+
+const PAR_SORT_MIN: usize = 1 << 16;
+
+fn prepare(keys: &[SortKey]) -> Vec<Prepared> {
+    keys.iter()
+        .map(|k| Prepared {
+            codes: codes(k.col),
+            asc: k.asc,
+            // nulls are the smallest value: first ascending, last descending
+            nulls_first: k.nulls_first.unwrap_or(k.asc),
+        })
+        .collect()
+}
+
+/// One key folded into a single sortable number: null placement, then the direction-adjusted code.
+fn wide_key(p: &Prepared, r: usize) -> u128 {
+    if p.codes.null[r] {
+        if p.nulls_first { 0 } else { 2u128 << 64 }
+    } else {
+        let c = if p.asc { p.codes.code[r] } else { !p.codes.code[r] };
+        (1u128 << 64) | c as u128
+    }
+}
+
+/// Stable sort of the row indices `rows` by the keys. With one key the rows are sorted as
+/// (key, position) pairs without a comparator closure; several keys compare key by key.
+pub fn sort_rows(keys: &[SortKey], rows: &mut [usize]) {
+    sort_rows_top(keys, rows, usize::MAX)
+}
+
+/// Like `sort_rows`, but only the first `k` positions need to be in order (top-N): a
+/// selection step puts the k smallest first, then only those are sorted.
+pub fn sort_rows_top(keys: &[SortKey], rows: &mut [usize], k: usize) {
+    if keys.is_empty() || rows.len() < 2 {
+        return;
+    }
+    let prepared = prepare(keys);
+    let n = rows.len();
+    let top = k < n / 4;
+    if prepared.len() == 1 {
+        let p = &prepared[0];
+        let mut pairs: Vec<(u128, usize)> = rows.iter().enumerate().map(|(pos, &r)| (wide_key(p, r), pos)).collect();
+        if top {
+            pairs.select_nth_unstable(k);
+            pairs.truncate(k);
+        }
+        if pairs.len() >= PAR_SORT_MIN {
+            pairs.par_sort_unstable();
+        } else {
+            pairs.sort_unstable();
+        }
+        let sorted: Vec<usize> = pairs.iter().map(|&(_, pos)| rows[pos]).collect();
+        rows[..sorted.len()].copy_from_slice(&sorted);
+        return;
+    }
+    let cmp = |a: &(usize, usize), b: &(usize, usize)| {
+        for p in &prepared {
+            let o = p.cmp(a.0, b.0);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        a.1.cmp(&b.1)
+    };
+    let mut pairs: Vec<(usize, usize)> = rows.iter().enumerate().map(|(pos, &r)| (r, pos)).collect();
+    if top {
+        pairs.select_nth_unstable_by(k, cmp);
+        pairs.truncate(k);
+    }
+    if pairs.len() >= PAR_SORT_MIN {
+        pairs.par_sort_unstable_by(cmp);
+    } else {
+        pairs.sort_unstable_by(cmp);
+    }
+    for (dst, (r, _)) in rows.iter_mut().zip(pairs) {
+        *dst = r;
+    }
+}
+
+/// Permutation that sorts all rows of equal-length key columns.
+pub fn sort_perm(keys: &[SortKey], n: usize) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..n).collect();
+    sort_rows(keys, &mut rows);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::DataType;
+
+    #[test]
+    fn nulls_and_directions() {
+        let c = Column::from_vec(DataType::Int, vec![5, 3, i32::NULL, i32::NULL, 1, 6, 8]);
+        let k = |asc, nf| vec![SortKey { col: &c, asc, nulls_first: nf }];
+        assert_eq!(sort_perm(&k(true, None), 7), vec![2, 3, 4, 1, 0, 5, 6]);
+        assert_eq!(sort_perm(&k(true, Some(false)), 7), vec![4, 1, 0, 5, 6, 2, 3]);
+        assert_eq!(sort_perm(&k(false, None), 7), vec![6, 5, 0, 1, 4, 2, 3]);
+        assert_eq!(sort_perm(&k(false, Some(true)), 7), vec![2, 3, 6, 5, 0, 1, 4]);
+        let f = Column::from_vec(DataType::Double, vec![-1.5, 2.0, -0.0, f64::NULL]);
+        assert_eq!(sort_perm(&[SortKey { col: &f, asc: true, nulls_first: None }], 4), vec![3, 0, 2, 1]);
+    }
+}
