@@ -18,6 +18,8 @@ use std::time::Duration;
 const MAX_HEADER: u64 = 64 << 10;
 const FLAG_ASYNC: u32 = 4;
 const FLAG_CLEAR_MEMORY: u32 = 16;
+/// The client wants DECIMAL results as DOUBLE (`disableDecimal`).
+const FLAG_NO_DECIMAL: u32 = 1 << 23;
 
 /// Where responses go: whole frames, each one WebSocket message when `ws`.
 pub(crate) struct Out {
@@ -158,7 +160,7 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
-                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v)),
+                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v, req.flags)),
                         Some(Err(m)) => Some(error_frame(&reply_sid, &m)),
                     }
                 }
@@ -205,7 +207,7 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
     format!("{sid} 0 1\n{}\n", one_line(m)).into_bytes()
 }
 
-fn result_frame(i: &Interpreter, sid: &str, v: &Value) -> Vec<u8> {
+fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32) -> Vec<u8> {
     if matches!(v, Value::Void) {
         return format!("{sid} 0 1\nOK\n").into_bytes();
     }
@@ -213,6 +215,7 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value) -> Vec<u8> {
     let mut e = Encoder::new(Box::new(move |v: &Value| {
         beluga_runtime::fmt::to_console(v, &|id| reg.get(id).name.to_string()).trim_end().to_string()
     }));
+    e.decimal_as_double = flags & FLAG_NO_DECIMAL != 0;
     e.out = format!("{sid} 1 1\nOK\n").into_bytes();
     e.object(v);
     e.out

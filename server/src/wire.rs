@@ -54,6 +54,36 @@ const TYPE_DATEMINUTE: u8 = 29;
 /// Deepest nesting of tuples/dictionaries accepted (a guard against stack exhaustion).
 const MAX_DEPTH: usize = 64;
 
+/// Plain fixed-width values whose little-endian bytes are the wire encoding, so a whole
+/// column moves with one copy (no per-element work) on little-endian machines.
+pub(crate) trait Pod: Copy + Default {
+    fn swap_le(self) -> Self;
+}
+macro_rules! pod_int {
+    ($($t:ty),*) => {$(impl Pod for $t { fn swap_le(self) -> Self { <$t>::from_le(self) } })*};
+}
+pod_int!(i8, u8, i16, i32, u32, i64, i128);
+impl Pod for f32 {
+    fn swap_le(self) -> Self {
+        f32::from_bits(u32::from_le(self.to_bits()))
+    }
+}
+impl Pod for f64 {
+    fn swap_le(self) -> Self {
+        f64::from_bits(u64::from_le(self.to_bits()))
+    }
+}
+
+/// The bytes of a slice of plain values.
+fn pod_bytes<T: Pod>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a primitive integer or float (no padding, every byte initialized); the
+    // byte slice covers exactly the same memory and lives as long as `v`
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Elements read per step: memory grows with the data actually received.
+const READ_STEP_BYTES: usize = 8 << 20;
+
 // ----------------------------------------------------------------------------- decoding
 
 /// Reads objects from a byte stream, counting bytes against a budget.
@@ -317,41 +347,65 @@ impl<'a, R: Read> Decoder<'a, R> {
                 }
                 Ok(Column::new(dt, ColData::Str(s)))
             }
-            1 | 2 => Ok(Column::from_vec(dt, self.fixed::<1>(n)?.into_iter().map(|b| b[0] as i8).collect::<Vec<i8>>())),
-            3 => Ok(Column::from_vec(dt, self.fixed::<2>(n)?.into_iter().map(i16::from_le_bytes).collect::<Vec<i16>>())),
-            4 | 6..=11 | 28 => {
-                Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).collect::<Vec<i32>>()))
+            1 | 2 => Ok(Column::from_vec(dt, self.read_vec::<i8>(n)?)),
+            3 => Ok(Column::from_vec(dt, self.read_vec::<i16>(n)?)),
+            4 | 6..=11 | 28 => Ok(Column::from_vec(dt, self.read_vec::<i32>(n)?)),
+            5 | 12..=14 => Ok(Column::from_vec(dt, self.read_vec::<i64>(n)?)),
+            15 => {
+                let mut v = self.read_vec::<f32>(n)?;
+                v.iter_mut().for_each(|x| *x = norm_f32(*x));
+                Ok(Column::from_vec(dt, v))
             }
-            5 | 12..=14 => {
-                Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).collect::<Vec<i64>>()))
+            16 => {
+                let mut v = self.read_vec::<f64>(n)?;
+                v.iter_mut().for_each(|x| *x = norm_f64(*x));
+                Ok(Column::from_vec(dt, v))
             }
-            15 => Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(f32::from_le_bytes).map(norm_f32).collect::<Vec<f32>>())),
-            16 => Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(f64::from_le_bytes).map(norm_f64).collect::<Vec<f64>>())),
-            19 | 30 | 31 => {
-                Ok(Column::from_vec(dt, self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(null128).collect::<Vec<i128>>()))
-            }
+            // the wire's null 128-bit value is all zero, as Beluga's
+            19 | 30 | 31 => Ok(Column::from_vec(dt, self.read_vec::<i128>(n)?)),
             _ => bad(format!("data type {} cannot be uploaded", dt.name())),
         }
     }
 
-    fn fixed<const W: usize>(&mut self, n: usize) -> WResult<Vec<[u8; W]>> {
-        let total = n.checked_mul(W).ok_or_else(|| WireError::Bad("vector too large".into()))?;
-        let raw = self.bytes(total)?;
-        Ok(raw.chunks_exact(W).map(|c| c.try_into().expect("exact chunk")).collect())
+    /// `n` packed little-endian values straight into a typed vector.
+    fn read_vec<T: Pod>(&mut self, n: usize) -> WResult<Vec<T>> {
+        let w = std::mem::size_of::<T>();
+        let total = n.checked_mul(w).ok_or_else(|| WireError::Bad("vector too large".into()))?;
+        self.take(total as u64)?;
+        let step = (READ_STEP_BYTES / w).max(1);
+        let mut v: Vec<T> = Vec::new();
+        while v.len() < n {
+            let from = v.len();
+            let k = (n - from).min(step);
+            v.resize(from + k, T::default());
+            // SAFETY: the region [from, from+k) is initialized (zeroed) plain values; any
+            // bit pattern is a valid T, so reading bytes into it is sound
+            let dst = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().add(from) as *mut u8, k * w) };
+            self.r.read_exact(dst)?;
+        }
+        if cfg!(target_endian = "big") {
+            v.iter_mut().for_each(|x| *x = x.swap_le());
+        }
+        Ok(v)
     }
 
-    /// DECIMAL values arrive as unscaled integers; Beluga keeps them as DOUBLE.
+    /// DECIMAL values arrive as unscaled integers with one scale word; Beluga keeps them
+    /// as its own DECIMAL types (same widths, same null patterns: the type's minimum).
     fn decimal_column(&mut self, ty: u8, n: usize, scale: i32) -> WResult<Column> {
-        if !(0..=38).contains(&scale) {
-            return bad(format!("decimal scale {scale} out of range"));
-        }
-        let div = 10f64.powi(scale);
-        let vals: Vec<f64> = match ty {
-            37 => self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
-            38 => self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
-            _ => self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(|x| if x == i128::MIN { f64::NULL } else { x as f64 / div }).collect(),
+        let dt = match ty {
+            37 => DataType::Decimal32(0),
+            38 => DataType::Decimal64(0),
+            _ => DataType::Decimal128(0),
         };
-        Ok(Column::from_vec(DataType::Double, vals))
+        if scale < 0 || scale > dt.decimal_max_scale() as i32 {
+            return bad(format!("{} scale {scale} out of range (0 to {})", dt.name(), dt.decimal_max_scale()));
+        }
+        let dt = dt.with_scale(scale as u8);
+        Ok(match ty {
+            37 => Column::from_vec(dt, self.read_vec::<i32>(n)?),
+            38 => Column::from_vec(dt, self.read_vec::<i64>(n)?),
+            _ => Column::from_vec(dt, self.read_vec::<i128>(n)?),
+        })
     }
 }
 
@@ -361,11 +415,6 @@ fn norm_f32(x: f32) -> f32 {
 fn norm_f64(x: f64) -> f64 {
     if x.is_nan() { f64::NULL } else { x }
 }
-/// The wire's null 128-bit value is all zero; Beluga's may differ.
-fn null128(x: i128) -> i128 {
-    if x == 0 { i128::NULL } else { x }
-}
-
 fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
     let n = keys.len();
     let (vals, val_type) = match vals {
@@ -393,13 +442,15 @@ fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
 pub struct Encoder {
     pub out: Vec<u8>,
     next_base: i32,
+    /// The client asked for DECIMAL results as DOUBLE (request flag 1<<23).
+    pub decimal_as_double: bool,
     /// Text for values that have no wire form (functions, handles, metacode).
     pub describe: Box<dyn Fn(&Value) -> String>,
 }
 
 impl Encoder {
     pub fn new(describe: Box<dyn Fn(&Value) -> String>) -> Self {
-        Encoder { out: Vec::new(), next_base: 0, describe }
+        Encoder { out: Vec::new(), next_base: 0, decimal_as_double: false, describe }
     }
 
     fn flag(&mut self, ty: u8, form: u8) {
@@ -441,7 +492,8 @@ impl Encoder {
                 }
             }
             Value::Matrix(m) => {
-                let data = wire_column(&m.data);
+                // a DECIMAL matrix has no scale word in the protocol: it goes as DOUBLE
+                let data = plain_column(&self.wire_column(&m.data));
                 let ty = wire_type(&data);
                 self.flag(ty, FORM_MATRIX);
                 let flags = m.row_labels.is_some() as u8 | ((m.col_labels.is_some() as u8) << 1);
@@ -458,15 +510,15 @@ impl Encoder {
                 self.values(&data);
             }
             Value::Set(s) => {
-                let items = wire_column(&s.items);
+                let items = self.wire_column(&s.items);
                 self.flag(wire_type(&items), FORM_SET);
                 self.vector(&items, FORM_VECTOR);
             }
             Value::Dict(d) => {
-                let keys = wire_column(&d.keys);
+                let keys = self.wire_column(&d.keys);
                 match &d.vals {
                     DictVals::Col(c) => {
-                        let c = wire_column(c);
+                        let c = self.wire_column(c);
                         self.flag(wire_type(&c), FORM_DICT);
                         self.vector(&keys, FORM_VECTOR);
                         self.vector(&c, FORM_VECTOR);
@@ -487,7 +539,7 @@ impl Encoder {
                     self.cstr(n);
                 }
                 for c in &t.cols {
-                    self.vector(&wire_column(c), FORM_VECTOR);
+                    self.vector(&self.wire_column(c), FORM_VECTOR);
                 }
             }
             Value::Type(t) => self.scalar(&Column::from_vec(DataType::Int, vec![t.id()])),
@@ -501,14 +553,17 @@ impl Encoder {
     }
 
     fn scalar(&mut self, c: &Column) {
-        let c = wire_column(c);
+        let c = self.wire_column(c);
         let ty = wire_type(&c);
         self.flag(ty, FORM_SCALAR);
+        if let Some(s) = c.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
         self.values(&c);
     }
 
     fn vector(&mut self, c: &Column, form: u8) {
-        let c = wire_column(c);
+        let c = self.wire_column(c);
         if let ColData::Sym(s) = &*c.data {
             if !s.codes.is_empty() {
                 self.flag(SYMBOL_WITH_BASE, form);
@@ -522,6 +577,9 @@ impl Encoder {
         self.flag(wire_type(&c), form);
         self.i32(c.len() as i32);
         self.i32(1);
+        if let Some(s) = c.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
         self.values(&c);
     }
 
@@ -538,24 +596,43 @@ impl Encoder {
         for n in &s.dict.names {
             self.cstr(n);
         }
-        for &c in &s.codes {
-            self.out.extend_from_slice(&(c + shift as u32).to_le_bytes());
+        if shift {
+            let codes: Vec<u32> = s.codes.iter().map(|&c| c + 1).collect();
+            self.raw(&codes);
+        } else {
+            self.raw(&s.codes);
         }
     }
 
-    /// The packed values of a column (no header).
+    fn raw<T: Pod>(&mut self, v: &[T]) {
+        if cfg!(target_endian = "little") {
+            self.out.extend_from_slice(pod_bytes(v));
+        } else {
+            let le: Vec<T> = v.iter().map(|x| x.swap_le()).collect();
+            self.out.extend_from_slice(pod_bytes(&le));
+        }
+    }
+
+    /// The packed values of a column (no header): one copy per fixed-width column.
     fn values(&mut self, c: &Column) {
         match &*c.data {
-            ColData::I8(v) => self.out.extend(v.iter().map(|&x| x as u8)),
-            ColData::I16(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::I32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::I64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::F32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f32(*x).to_le_bytes())),
-            ColData::F64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f64(*x).to_le_bytes())),
-            ColData::I128(v) => v.iter().for_each(|&x| {
-                let w = if x.is_null() { 0 } else { x };
-                self.out.extend_from_slice(&w.to_le_bytes())
-            }),
+            ColData::I8(v) => self.raw(v),
+            ColData::I16(v) => self.raw(v),
+            ColData::I32(v) => self.raw(v),
+            ColData::I64(v) => self.raw(v),
+            // NaN is not null on the wire: replace it only when the column has one
+            ColData::F32(v) if v.iter().any(|x| x.is_nan()) => {
+                let w: Vec<f32> = v.iter().map(|&x| norm_f32(x)).collect();
+                self.raw(&w)
+            }
+            ColData::F32(v) => self.raw(v),
+            ColData::F64(v) if v.iter().any(|x| x.is_nan()) => {
+                let w: Vec<f64> = v.iter().map(|&x| norm_f64(x)).collect();
+                self.raw(&w)
+            }
+            ColData::F64(v) => self.raw(v),
+            // UUID/INT128/IPADDR null is 0 in both; DECIMAL128 null is i128::MIN in both
+            ColData::I128(v) => self.raw(v),
             ColData::Str(s) if c.ty == DataType::Blob => {
                 for x in s.iter() {
                     self.i32(x.len() as i32);
@@ -577,19 +654,29 @@ impl Encoder {
     }
 }
 
-/// The column as the wire carries it: DECIMAL (sent as DOUBLE until the writer emits the
-/// protocol's scale word) and
-/// types the protocol has no id for travel as DOUBLE or STRING.
-fn wire_column(c: &Column) -> Column {
-    use beluga_runtime::kernels::cast::cast_column;
-    match c.ty {
-        DataType::Decimal32(_) | DataType::Decimal64(_) | DataType::Decimal128(_) => {
-            cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
+impl Encoder {
+    /// The column as the wire carries it: types the protocol has no id for travel as
+    /// STRING; DECIMAL keeps its type unless the client asked for DOUBLE.
+    fn wire_column(&self, c: &Column) -> Column {
+        use beluga_runtime::kernels::cast::cast_column;
+        match c.ty {
+            DataType::Decimal32(_) | DataType::Decimal64(_) | DataType::Decimal128(_) if self.decimal_as_double => {
+                plain_column(c)
+            }
+            DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
+                cast_column(c, DataType::String).unwrap_or_else(|_| c.clone())
+            }
+            _ => c.clone(),
         }
-        DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
-            cast_column(c, DataType::String).unwrap_or_else(|_| c.clone())
-        }
-        _ => c.clone(),
+    }
+}
+
+/// DECIMAL as DOUBLE (for forms whose layout has no scale word).
+fn plain_column(c: &Column) -> Column {
+    if c.ty.decimal_scale().is_some() {
+        beluga_runtime::kernels::cast::cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
+    } else {
+        c.clone()
     }
 }
 
@@ -676,6 +763,35 @@ mod tests {
             }
             _ => panic!("not a tuple"),
         }
+    }
+
+    #[test]
+    fn decimal_keeps_scale_and_nulls() {
+        // PROTOCOL.md §5.6: [38][1] rows cols scale, then the unscaled values
+        let c = Column::from_vec(DataType::Decimal64(2), vec![12345i64, i64::MIN, -5]);
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&Value::Vector(c));
+        assert_eq!(&e.out[..2], &[38, 1]);
+        assert_eq!(&e.out[10..14], &2i32.to_le_bytes());
+        assert_eq!(&e.out[14..22], &12345i64.to_le_bytes());
+        for v in [
+            Value::Vector(Column::from_vec(DataType::Decimal32(4), vec![1i32, i32::MIN])),
+            Value::Scalar(Column::from_vec(DataType::Decimal128(30), vec![0i128])),
+            Value::Vector(Column::from_vec(DataType::Decimal128(3), vec![i128::MIN, 7])),
+        ] {
+            let back = roundtrip(&v);
+            let (a, b) = match (&v, &back) {
+                (Value::Vector(a), Value::Vector(b)) | (Value::Scalar(a), Value::Scalar(b)) => (a, b),
+                _ => panic!("form changed"),
+            };
+            assert_eq!(a.ty, b.ty);
+            assert_eq!(format!("{:?}", a.data), format!("{:?}", b.data));
+        }
+        // a scale past the width's maximum is refused
+        let mut bad = vec![37u8, 0];
+        bad.extend_from_slice(&10i32.to_le_bytes());
+        bad.extend_from_slice(&1i32.to_le_bytes());
+        assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
     }
 
     #[test]

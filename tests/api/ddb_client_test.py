@@ -6,6 +6,7 @@ Usage: python ddb_client_test.py PORT   (the server must listen on 127.0.0.1:POR
 Expected values are computed here with numpy/pandas, never taken from Beluga.
 """
 import datetime
+import decimal
 import socket
 import subprocess
 import sys
@@ -474,6 +475,39 @@ def t_jobs():
 
 
 attempt("jobs", t_jobs)
+
+# ------------------------------------------------------------------ DECIMAL (PROTOCOL.md §5.3, §5.6)
+def t_decimal():
+    D = decimal.Decimal
+    r = s.run("decimal64(123.45, 2)")
+    check("DECIMAL64 scalar arrives as Decimal", isinstance(r, D) and r == D("123.45"), repr(r))
+    r = s.run("decimal32([1.5, NULL, -2.25], 2)")
+    check("DECIMAL32 vector with a null", list(r) == [D("1.50"), None, D("-2.25")], repr(r))
+    r = s.run("decimal128(['1.5', '-3.125'], 20)")
+    check("DECIMAL128 vector keeps scale 20",
+          list(r) == [D("1.5"), D("-3.125")] and r[0].as_tuple().exponent == -20, repr(r))
+    check("DECIMAL128 zero is not null", s.run("decimal128(0, 2)") == D("0.00"))
+    check("DECIMAL128 null is None", s.run("decimal128(NULL, 2)") is None)
+    df = s.run("table(decimal64([1.25, NULL, 7], 3) as d, 1 2 3 as i)")
+    check("DECIMAL table column", list(df["d"]) == [D("1.250"), None, D("7.000")], df)
+    up = pd.DataFrame({"d": [D("1.25"), D("-3.50"), None], "i": [1, 2, 3]})
+    up.__dict__["__DolphinDB_Type__"] = {"d": keys.DT_DECIMAL64}
+    s.upload({"decT": up})
+    check("DECIMAL64 upload keeps the type", s.run("typestr(decT.d)").endswith("DECIMAL64 VECTOR"),
+          s.run("typestr(decT.d)"))
+    # expected: Python's own decimal sum of the non-null values
+    exp = sum(x for x in up["d"] if x is not None)
+    check("DECIMAL64 upload sums exactly", s.run("exec sum(d) from decT") == exp, s.run("exec sum(d) from decT"))
+    check("DECIMAL64 upload keeps the null", s.run("exec count(d) from decT") == 2)
+    s.upload({"decX": D("1.25")})
+    check("DECIMAL scalar upload", s.run("decX * 2") == D("2.50"), s.run("decX * 2"))
+    back = s.run("decT")
+    check("DECIMAL round trip", list(back["d"]) == [D("1.25"), D("-3.50"), None], back)
+    r = s.run("table(decimal64([1.25, NULL], 2) as d)", disableDecimal=True)
+    check("disableDecimal gives DOUBLE", r["d"].dtype == np.float64 and r["d"][0] == 1.25 and np.isnan(r["d"][1]), r)
+
+
+attempt("decimal", t_decimal)
 
 s.close()
 print(f"{passes} passed, {fails} failed")
