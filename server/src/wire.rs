@@ -6,7 +6,7 @@
 
 use beluga_runtime::column::SymbolDict;
 use beluga_runtime::null::Native;
-use beluga_runtime::value::{DictVals, Key, SetVal};
+use beluga_runtime::value::{ArrayVec, DictVals, Key, SetVal};
 use beluga_runtime::{ColData, Column, DataType, Dict, Matrix, StrCol, SymCol, Table, Value};
 use ahash::AHashMap;
 use std::io::Read;
@@ -185,7 +185,13 @@ impl<'a, R: Read> Decoder<'a, R> {
                     }
                     return Ok(Value::tuple(items));
                 }
-                if cols != 1 && ty < 64 {
+                if (64..128).contains(&ty) {
+                    if form == FORM_PAIR {
+                        return bad("a pair of array vectors is not supported");
+                    }
+                    return self.array_vector(ty - 64, rows, cols);
+                }
+                if cols != 1 {
                     return bad(format!("vector with {cols} columns"));
                 }
                 let col = self.column(ty, rows)?;
@@ -242,6 +248,11 @@ impl<'a, R: Read> Decoder<'a, R> {
                         Value::Vector(c) if c.len() == rows => cols.push(c),
                         Value::Vector(c) => {
                             return bad(format!("column {n} has {} rows, the table {rows}", c.len()));
+                        }
+                        Value::ArrayVector(_) => {
+                            return bad(format!(
+                                "column {n} is an array vector; Beluga's tables cannot hold array vector columns yet (upload it as a separate variable)"
+                            ));
                         }
                         _ => return bad(format!("column {n} is not a vector")),
                     }
@@ -313,8 +324,8 @@ impl<'a, R: Read> Decoder<'a, R> {
             }
             return Ok(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict })));
         }
-        if ty >= 64 && ty < 128 {
-            return bad(format!("array vectors (type {ty}) are not supported by Beluga yet"));
+        if (64..128).contains(&ty) {
+            return bad(format!("array vector (type {ty}) where a plain vector was expected"));
         }
         if ty == TYPE_COMPRESS {
             return bad("compressed vectors are not supported in uploads; send uncompressed columns");
@@ -365,6 +376,66 @@ impl<'a, R: Read> Decoder<'a, R> {
             19 | 30 | 31 => Ok(Column::from_vec(dt, self.read_vec::<i128>(n)?)),
             _ => bad(format!("data type {} cannot be uploaded", dt.name())),
         }
+    }
+
+    /// An array vector (PROTOCOL.md §5.7): blocks of at most 65535 rows, each with its row
+    /// lengths then its cells; `cells` is the total the header announced.
+    fn array_vector(&mut self, base: u8, rows: usize, cells: usize) -> WResult<Value> {
+        if matches!(base, 17 | 18 | 32) || base == TYPE_ANY || base == TYPE_COMPRESS {
+            return bad(format!("array vectors of type {base} are not supported"));
+        }
+        let scale = if (37..=39).contains(&base) { Some(self.i32()?) } else { None };
+        let mut offsets = Vec::with_capacity(rows.min(1 << 20) + 1);
+        offsets.push(0usize);
+        let mut parts: Vec<Column> = Vec::new();
+        let mut total = 0usize;
+        while offsets.len() <= rows {
+            let head = self.bytes(4)?;
+            let in_block = u16::from_le_bytes([head[0], head[1]]) as usize;
+            let width = head[2] as usize;
+            if in_block == 0 || in_block > rows + 1 - offsets.len() {
+                return bad("array vector block has a bad row count");
+            }
+            if !matches!(width, 1 | 2 | 4) {
+                return bad(format!("array vector count width {width} (expected 1, 2 or 4)"));
+            }
+            let raw = self.bytes(in_block * width)?;
+            let mut n = 0usize;
+            for ch in raw.chunks_exact(width) {
+                let k = match width {
+                    1 => ch[0] as usize,
+                    2 => u16::from_le_bytes([ch[0], ch[1]]) as usize,
+                    _ => u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]) as usize,
+                };
+                n += k;
+                offsets.push(total + n);
+            }
+            if total + n > cells {
+                return bad("array vector has more cells than its header says");
+            }
+            parts.push(match scale {
+                Some(sc) => self.decimal_column(base, n, sc)?,
+                None => self.column(base, n)?,
+            });
+            total += n;
+        }
+        if total != cells {
+            return bad("array vector has fewer cells than its header says");
+        }
+        let ty = match parts.first() {
+            Some(c) => c.ty,
+            None => match scale {
+                Some(sc) => self.decimal_column(base, 0, sc)?.ty,
+                None => self.column(base, 0)?.ty,
+            },
+        };
+        let data = if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            let refs: Vec<&Column> = parts.iter().collect();
+            Column::concat(ty, &refs)
+        };
+        Ok(Value::ArrayVector(Arc::new(ArrayVec::new(offsets, data))))
     }
 
     /// `n` packed little-endian values straight into a typed vector.
@@ -542,6 +613,7 @@ impl Encoder {
                     self.vector(&self.wire_column(c), FORM_VECTOR);
                 }
             }
+            Value::ArrayVector(a) => self.array_vector(a),
             Value::Type(t) => self.scalar(&Column::from_vec(DataType::Int, vec![t.id()])),
             Value::Constant(_, n) => self.scalar(&Column::from_vec(DataType::Int, vec![*n])),
             other => {
@@ -581,6 +653,34 @@ impl Encoder {
             self.i32(s as i32);
         }
         self.values(&c);
+    }
+
+    /// PROTOCOL.md §5.7: `[64+t][1] rows cells [scale]`, then blocks of ≤ 65535 rows, each
+    /// `u16 rows, u8 countWidth, u8 0`, the row lengths, then the rows' cells packed.
+    fn array_vector(&mut self, a: &ArrayVec) {
+        let data = self.wire_column(&a.data);
+        let rows = a.rows();
+        self.flag(64 + wire_type(&data), FORM_VECTOR);
+        self.i32(rows as i32);
+        self.i32(data.len() as i32);
+        if let Some(s) = data.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
+        let mut r = 0;
+        while r < rows {
+            let end = (r + 65535).min(rows);
+            let longest = (r..end).map(|k| a.row_len(k)).max().unwrap_or(0);
+            let width: usize = if longest <= 0xff { 1 } else if longest <= 0xffff { 2 } else { 4 };
+            self.out.extend_from_slice(&((end - r) as u16).to_le_bytes());
+            self.out.push(width as u8);
+            self.out.push(0);
+            for k in r..end {
+                let n = a.row_len(k) as u32;
+                self.out.extend_from_slice(&n.to_le_bytes()[..width]);
+            }
+            self.values(&data.slice(a.offsets[r], a.offsets[end]));
+            r = end;
+        }
     }
 
     fn symbol_base(&mut self, s: &SymCol) {
@@ -791,6 +891,46 @@ mod tests {
         let mut bad = vec![37u8, 0];
         bad.extend_from_slice(&10i32.to_le_bytes());
         bad.extend_from_slice(&1i32.to_le_bytes());
+        assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
+    }
+
+    #[test]
+    fn array_vector_layout_and_roundtrip() {
+        // PROTOCOL.md §5.7's example: INT[] [[1,2],[3],[NULL]] as one block
+        let av = ArrayVec::new(vec![0, 2, 3, 4], Column::from_vec(DataType::Int, vec![1, 2, 3, i32::MIN]));
+        let v = Value::ArrayVector(Arc::new(av));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&v);
+        assert_eq!(&e.out[..2], &[68, 1]);
+        assert_eq!(&e.out[2..10], &[3, 0, 0, 0, 4, 0, 0, 0]);
+        assert_eq!(&e.out[10..17], &[3, 0, 1, 0, 2, 1, 1]);
+        assert_eq!(e.out.len(), 17 + 16);
+        match roundtrip(&v) {
+            Value::ArrayVector(b) => {
+                assert_eq!(b.offsets, vec![0, 2, 3, 4]);
+                assert_eq!(format!("{:?}", b.data.data), format!("{:?}", ColData::I32(vec![1, 2, 3, i32::MIN])));
+            }
+            _ => panic!("not an array vector"),
+        }
+        // 70000 rows of growing length: two blocks, wider counts, empty rows included
+        let mut offsets = vec![0usize];
+        for r in 0..70000usize {
+            offsets.push(offsets[r] + if r % 1000 == 7 { 300 } else { r % 3 });
+        }
+        let cells = *offsets.last().unwrap();
+        let data = Column::from_vec(DataType::Long, (0..cells as i64).collect::<Vec<i64>>());
+        let v = Value::ArrayVector(Arc::new(ArrayVec::new(offsets.clone(), data)));
+        match roundtrip(&v) {
+            Value::ArrayVector(b) => {
+                assert_eq!(b.offsets, offsets);
+                assert_eq!(b.data.len(), cells);
+                assert_eq!(b.data.i64_at(cells - 1), Some(cells as i64 - 1));
+            }
+            _ => panic!("not an array vector"),
+        }
+        // cell counts that disagree with the header are refused
+        let mut bad = e.out.clone();
+        bad[6] = 5;
         assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
     }
 
