@@ -18,6 +18,10 @@ use std::time::Duration;
 const MAX_HEADER: u64 = 64 << 10;
 const FLAG_ASYNC: u32 = 4;
 const FLAG_CLEAR_MEMORY: u32 = 16;
+/// The client accepts compressed table columns.
+const FLAG_COMPRESS: u32 = 64;
+/// Smallest `fetchSize` the clients allow (PROTOCOL.md §3.3).
+const MIN_FETCH_SIZE: i64 = 8192;
 /// The client wants DECIMAL results as DOUBLE (`disableDecimal`).
 const FLAG_NO_DECIMAL: u32 = 1 << 23;
 
@@ -152,15 +156,15 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
         let frame = match req.kind {
             Kind::Connect(login) => connect(&mut interp, &st, &sid, login),
             Kind::Job(job) => {
-                if req.fetch_size > 0 {
-                    Some(error_frame(&reply_sid, "Beluga does not support fetchSize (chunked results); run without it"))
+                if req.fetch_size > 0 && req.fetch_size < MIN_FETCH_SIZE {
+                    Some(error_frame(&reply_sid, &format!("fetchSize must be at least {MIN_FETCH_SIZE}")))
                 } else {
                     msg_on.store(req.api2 && !silent, Ordering::Relaxed);
                     let r = run_watched(&mut interp, &st, job, req.flags & FLAG_CLEAR_MEMORY != 0, &watch);
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
-                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v, req.flags)),
+                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size)),
                         Some(Err(m)) => Some(error_frame(&reply_sid, &m)),
                     }
                 }
@@ -207,7 +211,8 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
     format!("{sid} 0 1\n{}\n", one_line(m)).into_bytes()
 }
 
-fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32) -> Vec<u8> {
+/// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3).
+fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64) -> Vec<u8> {
     if matches!(v, Value::Void) {
         return format!("{sid} 0 1\nOK\n").into_bytes();
     }
@@ -216,8 +221,17 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32) -> Vec<u8> {
         beluga_runtime::fmt::to_console(v, &|id| reg.get(id).name.to_string()).trim_end().to_string()
     }));
     e.decimal_as_double = flags & FLAG_NO_DECIMAL != 0;
+    e.compress = flags & FLAG_COMPRESS != 0;
     e.out = format!("{sid} 1 1\nOK\n").into_bytes();
-    e.object(v);
+    match v {
+        Value::Table(t) if fetch_size > 0 => e.blocks(t, fetch_size as usize),
+        _ if fetch_size > 0 => {
+            // anything else is one piece
+            e.out.extend_from_slice(&[25, 1, 1, 0, 0, 0, 1, 0, 0, 0]);
+            e.object(v)
+        }
+        _ => e.object(v),
+    }
     e.out
 }
 

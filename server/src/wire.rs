@@ -185,6 +185,10 @@ impl<'a, R: Read> Decoder<'a, R> {
                     }
                     return Ok(Value::tuple(items));
                 }
+                if ty == TYPE_COMPRESS && form == FORM_VECTOR {
+                    // rows is the compressed byte count here
+                    return self.compressed(rows);
+                }
                 if (64..128).contains(&ty) {
                     if form == FORM_PAIR {
                         return bad("a pair of array vectors is not supported");
@@ -328,7 +332,7 @@ impl<'a, R: Read> Decoder<'a, R> {
             return bad(format!("array vector (type {ty}) where a plain vector was expected"));
         }
         if ty == TYPE_COMPRESS {
-            return bad("compressed vectors are not supported in uploads; send uncompressed columns");
+            return bad("a compressed vector where a plain one was expected");
         }
         if (37..=39).contains(&ty) {
             let scale = self.i32()?;
@@ -376,6 +380,59 @@ impl<'a, R: Read> Decoder<'a, R> {
             19 | 30 | 31 => Ok(Column::from_vec(dt, self.read_vec::<i128>(n)?)),
             _ => bad(format!("data type {} cannot be uploaded", dt.name())),
         }
+    }
+
+    /// An LZ4-compressed column (PROTOCOL.md §5.10; what `MultithreadedTableWriter` sends
+    /// with `compressMethods`): the 20 header bytes after the column count, then blocks of
+    /// int32 size (top bit a flag) + raw LZ4 block of at most 64 KiB of packed values.
+    /// Decompressed bytes count against the request budget like received ones.
+    fn compressed(&mut self, byte_size: usize) -> WResult<Value> {
+        if byte_size < 20 {
+            return bad("compressed column shorter than its header");
+        }
+        let h = self.bytes(20)?;
+        let (method, ty) = (h[3], h[4]);
+        let scale = i16::from_le_bytes([h[6], h[7]]) as i32;
+        let count = i32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+        if count < 0 {
+            return bad("compressed column with a negative row count");
+        }
+        if method != 1 {
+            return bad(format!("compression method {method} is not supported (only LZ4, 1)"));
+        }
+        if ty == SYMBOL_WITH_BASE || ty == TYPE_COMPRESS || (64..128).contains(&ty) {
+            return bad(format!("compressed columns of type {ty} are not supported"));
+        }
+        let mut left = byte_size - 20;
+        let mut plain = Vec::new();
+        while left >= 4 {
+            let n = ((self.i32()? as u32) & 0x7fff_ffff) as usize;
+            left -= 4;
+            let n = n.min(left);
+            if n == 0 {
+                break;
+            }
+            let z = self.bytes(n)?;
+            left -= n;
+            let block = lz4_flex::block::decompress(&z, 1 << 16)
+                .map_err(|e| WireError::Bad(format!("bad LZ4 block in a compressed column: {e}")))?;
+            self.take(block.len() as u64)?;
+            plain.extend_from_slice(&block);
+        }
+        if left != 0 {
+            return bad("compressed column ends inside a block header");
+        }
+        let mut r = &plain[..];
+        let mut sub = Decoder::new(&mut r, plain.len() as u64);
+        let col = if (37..=39).contains(&ty) {
+            sub.decimal_column(ty, count as usize, scale)?
+        } else {
+            sub.column(ty, count as usize)?
+        };
+        if !r.is_empty() {
+            return bad("compressed column holds more bytes than its rows");
+        }
+        Ok(Value::Vector(col))
     }
 
     /// An array vector (PROTOCOL.md §5.7): blocks of at most 65535 rows, each with its row
@@ -515,13 +572,15 @@ pub struct Encoder {
     next_base: i32,
     /// The client asked for DECIMAL results as DOUBLE (request flag 1<<23).
     pub decimal_as_double: bool,
+    /// The client accepts LZ4-compressed table columns (request flag 64).
+    pub compress: bool,
     /// Text for values that have no wire form (functions, handles, metacode).
     pub describe: Box<dyn Fn(&Value) -> String>,
 }
 
 impl Encoder {
     pub fn new(describe: Box<dyn Fn(&Value) -> String>) -> Self {
-        Encoder { out: Vec::new(), next_base: 0, decimal_as_double: false, describe }
+        Encoder { out: Vec::new(), next_base: 0, decimal_as_double: false, compress: false, describe }
     }
 
     fn flag(&mut self, ty: u8, form: u8) {
@@ -610,7 +669,12 @@ impl Encoder {
                     self.cstr(n);
                 }
                 for c in &t.cols {
-                    self.vector(&self.wire_column(c), FORM_VECTOR);
+                    let c = self.wire_column(c);
+                    if self.compress && compressible(&c) {
+                        self.compressed_vector(&c);
+                    } else {
+                        self.vector(&c, FORM_VECTOR);
+                    }
                 }
             }
             Value::ArrayVector(a) => self.array_vector(a),
@@ -653,6 +717,51 @@ impl Encoder {
             self.i32(s as i32);
         }
         self.values(&c);
+    }
+
+    /// A table cut into pieces of at most `size` rows for a `fetchSize` request (PROTOCOL.md
+    /// §3.3): an ANY vector header whose rows × cols is the number of pieces, then each
+    /// piece as a complete table. The client reads the pieces one by one.
+    pub fn blocks(&mut self, t: &Table, size: usize) {
+        let size = size.max(1);
+        let pieces = t.rows().div_ceil(size).max(1);
+        self.flag(TYPE_ANY, FORM_VECTOR);
+        self.i32(pieces as i32);
+        self.i32(1);
+        for k in 0..pieces {
+            let (a, b) = (k * size, ((k + 1) * size).min(t.rows()));
+            let cols: Vec<Column> = t.cols.iter().map(|c| c.slice(a, b)).collect();
+            let piece = Table { names: t.names.clone(), cols, keys: Vec::new(), name: t.name.clone() };
+            self.object(&Value::table(piece));
+        }
+    }
+
+    /// A fixed-width column LZ4-compressed (PROTOCOL.md §5.10): `[26][1]`, int32 byteSize
+    /// (the bytes after the next int32), int32 1, then version 0, little-endian 1, charCode
+    /// -1, method 1 (LZ4), the real type, the unit width, int16 scale, int32 extra, int32
+    /// rows, int32 checksum -1; then blocks of int32 size + raw LZ4 block, each holding at
+    /// most 64 KiB of the packed values.
+    fn compressed_vector(&mut self, c: &Column) {
+        let start = self.out.len();
+        self.values(c);
+        let data = self.out.split_off(start);
+        let unit = if c.is_empty() { 1 } else { data.len() / c.len() };
+        self.flag(TYPE_COMPRESS, FORM_VECTOR);
+        let size_at = self.out.len();
+        self.i32(0);
+        self.i32(1);
+        self.out.extend_from_slice(&[0, 1, 0xff, 1, wire_type(c), unit as u8]);
+        self.out.extend_from_slice(&(c.ty.decimal_scale().unwrap_or(0) as i16).to_le_bytes());
+        self.i32(1);
+        self.i32(c.len() as i32);
+        self.i32(-1);
+        for chunk in data.chunks(1 << 16) {
+            let z = lz4_flex::block::compress(chunk);
+            self.i32(z.len() as i32);
+            self.out.extend_from_slice(&z);
+        }
+        let byte_size = (self.out.len() - size_at - 8) as i32;
+        self.out[size_at..size_at + 4].copy_from_slice(&byte_size.to_le_bytes());
     }
 
     /// PROTOCOL.md §5.7: `[64+t][1] rows cells [scale]`, then blocks of ≤ 65535 rows, each
@@ -769,6 +878,15 @@ impl Encoder {
             _ => c.clone(),
         }
     }
+}
+
+/// Columns sent compressed when the client asks: plain fixed-width types (symbols and
+/// strings are not allowed compressed; DECIMAL goes plain to keep its scale word).
+fn compressible(c: &Column) -> bool {
+    !c.is_empty()
+        && c.ty.decimal_scale().is_none()
+        && !matches!(&*c.data, ColData::Str(_) | ColData::Sym(_))
+        && (c.ty.id() as u8) < TYPE_ANY
 }
 
 /// DECIMAL as DOUBLE (for forms whose layout has no scale word).
@@ -932,6 +1050,50 @@ mod tests {
         let mut bad = e.out.clone();
         bad[6] = 5;
         assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
+    }
+
+    #[test]
+    fn compressed_table_columns_and_blocks() {
+        let n = 100_000;
+        let t = Table::new(
+            vec!["x".into(), "s".into(), "d".into()],
+            vec![
+                Column::from_vec(DataType::Long, (0..n as i64).collect::<Vec<i64>>()),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter((0..n).map(|i| if i % 2 == 0 { "a" } else { "b" })))),
+                Column::from_vec(DataType::Double, (0..n).map(|i| i as f64 * 0.5).collect::<Vec<f64>>()),
+            ],
+        )
+        .unwrap();
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.compress = true;
+        e.object(&Value::table(t.clone()));
+        // the LONG column went compressed: [26][1] right after the names
+        let at = 2 + 8 + 1 + 2 + 2 + 2;
+        assert_eq!(&e.out[at..at + 2], &[TYPE_COMPRESS, FORM_VECTOR]);
+        assert!(e.out.len() < n * 20, "compressed size {}", e.out.len());
+        let mut r = &e.out[..];
+        match Decoder::new(&mut r, 1 << 30).object().expect("decodes") {
+            Value::Table(b) => {
+                assert_eq!(b.rows(), n);
+                assert_eq!(b.cols[0].i64_at(n - 1), Some(n as i64 - 1));
+                assert_eq!(b.cols[2].f64_at(7), Some(3.5));
+            }
+            _ => panic!("not a table"),
+        }
+        // fetchSize pieces: 3 tables of 40000, 40000, 20000 rows
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.blocks(&t, 40_000);
+        assert_eq!(&e.out[..10], &[25, 1, 3, 0, 0, 0, 1, 0, 0, 0]);
+        let mut r = &e.out[10..];
+        let mut rows = vec![];
+        for _ in 0..3 {
+            match Decoder::new(&mut r, 1 << 30).object().expect("piece") {
+                Value::Table(p) => rows.push(p.rows()),
+                _ => panic!("piece is not a table"),
+            }
+        }
+        assert_eq!(rows, [40_000, 40_000, 20_000]);
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -120,8 +120,15 @@ fn script_function_variable_and_prints() {
     c.write_all(&request("API2", 32, "script\nasyncVar")).unwrap();
     let (_, st) = read_frame(&mut c);
     assert_ne!(st, "OK");
-    // a chunked result (fetchSize) is refused with an error, not a wrong frame
+    // a chunked result (fetchSize): a scalar is one piece of an ANY vector
     c.write_all(b"API2 0 10 / 32_1_4_64__8192\nscript\n1+1").unwrap();
+    let (h, st) = read_frame(&mut c);
+    assert!(h.ends_with(" 1 1") && st == "OK", "{h} {st}");
+    let mut b = [0u8; 16];
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b, [25, 1, 1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0, 0]);
+    // below the clients' minimum it is refused with an error, not a wrong frame
+    c.write_all(b"API2 0 10 / 32_1_4_64__100\nscript\n1+1").unwrap();
     let (_, st) = read_frame(&mut c);
     assert!(st.contains("fetchSize"), "{st}");
     s.stop();

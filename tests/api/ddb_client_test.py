@@ -546,6 +546,44 @@ def t_array_vector():
 
 attempt("array vectors", t_array_vector)
 
+# ------------------------------------------------------------------ compression and fetchSize
+def t_compress_fetch():
+    n = 50000
+    script = (f"table(1..{n} as i, double(1..{n}) / 4 as d, take(`x`yy`zzz, {n}) as s, "
+              f"2024.01.01 + (1..{n}) % 30 as dt, take(string(1..7), {n}) as str)")
+    exp_i = np.arange(1, n + 1)
+    sc = ddb.session(compress=True)
+    sc.connect(HOST, PORT, "admin", "123456")
+    df = sc.run(script)
+    check("compressed download: values", (df["i"].values == exp_i).all() and np.allclose(df["d"].values, exp_i / 4)
+          and list(df["s"][:3]) == ["x", "yy", "zzz"], df.head())
+    exp_dt = np.datetime64("2024-01-01") + (exp_i % 30)
+    check("compressed download: dates", (df["dt"].values.astype("datetime64[D]") == exp_dt).all(), df["dt"][:3])
+    check("compressed download: strings", list(df["str"][:8]) == ["1", "2", "3", "4", "5", "6", "7", "1"])
+    sc.close()
+    s.run(f"bigF = {script}")
+    br = s.run("select * from bigF", fetchSize=8192)
+    parts = []
+    while br.hasNext():
+        parts.append(br.read())
+    full = pd.concat(parts, ignore_index=True)
+    check("fetchSize: pieces of at most 8192 rows", len(parts) == -(-n // 8192) and max(len(p) for p in parts) == 8192,
+          [len(p) for p in parts])
+    exp_s = np.array(["x", "yy", "zzz"])[(exp_i - 1) % 3]
+    check("fetchSize: all rows in order", (full["i"].values == exp_i).all() and (full["s"].values == exp_s).all(), full.tail())
+    br = s.run("select * from bigF", fetchSize=10000)
+    first = br.read()
+    br.skipAll()
+    check("fetchSize: skipAll leaves the session usable", len(first) == 10000 and s.run("3*3") == 9)
+    try:
+        s.run("select * from bigF", fetchSize=100)
+        check("fetchSize below 8192 refused", False)
+    except Exception as e:  # noqa: BLE001
+        check("fetchSize below 8192 refused", "8192" in str(e), e)
+
+
+attempt("compress/fetchSize", t_compress_fetch)
+
 s.close()
 print(f"{passes} passed, {fails} failed")
 sys.exit(1 if fails else 0)
