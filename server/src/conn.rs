@@ -152,6 +152,7 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             eprintln!("[beluga server {sid}] flags={} {what}", req.flags);
         }
         let silent = req.flags & FLAG_ASYNC != 0;
+        let started = std::time::Instant::now();
         let reply_sid = if req.sid == "0" || req.sid.is_empty() { sid.clone() } else { req.sid.clone() };
         let frame = match req.kind {
             Kind::Connect(login) => connect(&mut interp, &st, &sid, login),
@@ -174,7 +175,16 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             if silent {
                 continue;
             }
+            let built = started.elapsed();
             let sent = out.lock().map(|mut o| o.send(&f));
+            if trace() {
+                eprintln!(
+                    "[beluga server {sid}] answered {} bytes: run+encode {:.1} ms, send {:.1} ms",
+                    f.len(),
+                    built.as_secs_f64() * 1e3,
+                    (started.elapsed() - built).as_secs_f64() * 1e3
+                );
+            }
             if !matches!(sent, Ok(Ok(()))) {
                 break;
             }
@@ -223,6 +233,9 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i
     e.decimal_as_double = flags & FLAG_NO_DECIMAL != 0;
     e.compress = flags & FLAG_COMPRESS != 0;
     e.out = format!("{sid} 1 1\nOK\n").into_bytes();
+    // one allocation for the whole frame (the wire size is close to the column bytes):
+    // growing a large frame by doubling costs copies and page faults
+    e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);
     match v {
         Value::Table(t) if fetch_size > 0 => e.blocks(t, fetch_size as usize),
         _ if fetch_size > 0 => {

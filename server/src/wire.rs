@@ -9,7 +9,7 @@ use beluga_runtime::null::Native;
 use beluga_runtime::value::{ArrayVec, DictVals, Key, SetVal};
 use beluga_runtime::{ColData, Column, DataType, Dict, Matrix, StrCol, SymCol, Table, Value};
 use ahash::AHashMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 /// Wire errors: the connection that produced one is closed.
@@ -87,7 +87,7 @@ const READ_STEP_BYTES: usize = 8 << 20;
 // ----------------------------------------------------------------------------- decoding
 
 /// Reads objects from a byte stream, counting bytes against a budget.
-pub struct Decoder<'a, R: Read> {
+pub struct Decoder<'a, R: BufRead> {
     r: &'a mut R,
     /// bytes still allowed for this request
     pub budget: u64,
@@ -96,7 +96,7 @@ pub struct Decoder<'a, R: Read> {
     depth: usize,
 }
 
-impl<'a, R: Read> Decoder<'a, R> {
+impl<'a, R: BufRead> Decoder<'a, R> {
     pub fn new(r: &'a mut R, budget: u64) -> Self {
         Decoder { r, budget, bases: AHashMap::new(), depth: 0 }
     }
@@ -141,14 +141,26 @@ impl<'a, R: Read> Decoder<'a, R> {
     /// A zero-terminated string; bytes are checked against the budget as they arrive.
     fn cstr(&mut self) -> WResult<String> {
         let mut out = Vec::new();
-        loop {
-            let c = self.u8()?;
-            if c == 0 {
-                break;
-            }
-            out.push(c);
-        }
+        self.cstr_into(&mut out)?;
         Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
+    /// The bytes of a zero-terminated string (without the zero) into `out`, read a
+    /// buffer at a time rather than byte by byte.
+    fn cstr_into(&mut self, out: &mut Vec<u8>) -> WResult<()> {
+        out.clear();
+        let lim = self.budget;
+        let n = (&mut *self.r).take(lim).read_until(0, out)?;
+        if out.last() != Some(&0) {
+            return if n as u64 >= lim {
+                bad("Request is larger than the server's maximum request size")
+            } else {
+                Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated string")))
+            };
+        }
+        self.budget -= n as u64;
+        out.pop();
+        Ok(())
     }
 
     /// One complete top-level object (symbol bases are scoped to it).
@@ -347,9 +359,14 @@ impl<'a, R: Read> Decoder<'a, R> {
         };
         match ty {
             17 | 18 => {
-                let mut s = StrCol::new();
+                let mut s = StrCol::with_capacity(n.min(1 << 20), 0);
+                let mut buf = Vec::new();
                 for _ in 0..n {
-                    s.push(&self.cstr()?);
+                    self.cstr_into(&mut buf)?;
+                    match std::str::from_utf8(&buf) {
+                        Ok(x) => s.push(x),
+                        Err(_) => s.push(&String::from_utf8_lossy(&buf)),
+                    }
                 }
                 Ok(Column::new(dt, ColData::Str(s)))
             }
@@ -594,7 +611,11 @@ impl Encoder {
 
     fn cstr(&mut self, s: &str) {
         // an embedded NUL would end the string early on the client: drop it
-        self.out.extend(s.bytes().filter(|&b| b != 0));
+        if s.as_bytes().contains(&0) {
+            self.out.extend(s.bytes().filter(|&b| b != 0));
+        } else {
+            self.out.extend_from_slice(s.as_bytes());
+        }
         self.out.push(0);
     }
 
