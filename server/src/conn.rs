@@ -18,6 +18,12 @@ use std::time::Duration;
 const MAX_HEADER: u64 = 64 << 10;
 const FLAG_ASYNC: u32 = 4;
 const FLAG_CLEAR_MEMORY: u32 = 16;
+/// The client accepts compressed table columns.
+const FLAG_COMPRESS: u32 = 64;
+/// Smallest `fetchSize` the clients allow (PROTOCOL.md §3.3).
+const MIN_FETCH_SIZE: i64 = 8192;
+/// The client wants DECIMAL results as DOUBLE (`disableDecimal`).
+const FLAG_NO_DECIMAL: u32 = 1 << 23;
 
 /// Where responses go: whole frames, each one WebSocket message when `ws`.
 pub(crate) struct Out {
@@ -146,19 +152,20 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             eprintln!("[beluga server {sid}] flags={} {what}", req.flags);
         }
         let silent = req.flags & FLAG_ASYNC != 0;
+        let started = std::time::Instant::now();
         let reply_sid = if req.sid == "0" || req.sid.is_empty() { sid.clone() } else { req.sid.clone() };
         let frame = match req.kind {
             Kind::Connect(login) => connect(&mut interp, &st, &sid, login),
             Kind::Job(job) => {
-                if req.fetch_size > 0 {
-                    Some(error_frame(&reply_sid, "Beluga does not support fetchSize (chunked results); run without it"))
+                if req.fetch_size > 0 && req.fetch_size < MIN_FETCH_SIZE {
+                    Some(error_frame(&reply_sid, &format!("fetchSize must be at least {MIN_FETCH_SIZE}")))
                 } else {
                     msg_on.store(req.api2 && !silent, Ordering::Relaxed);
                     let r = run_watched(&mut interp, &st, job, req.flags & FLAG_CLEAR_MEMORY != 0, &watch);
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
-                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v)),
+                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size)),
                         Some(Err(m)) => Some(error_frame(&reply_sid, &m)),
                     }
                 }
@@ -168,7 +175,16 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             if silent {
                 continue;
             }
+            let built = started.elapsed();
             let sent = out.lock().map(|mut o| o.send(&f));
+            if trace() {
+                eprintln!(
+                    "[beluga server {sid}] answered {} bytes: run+encode {:.1} ms, send {:.1} ms",
+                    f.len(),
+                    built.as_secs_f64() * 1e3,
+                    (started.elapsed() - built).as_secs_f64() * 1e3
+                );
+            }
             if !matches!(sent, Ok(Ok(()))) {
                 break;
             }
@@ -205,7 +221,8 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
     format!("{sid} 0 1\n{}\n", one_line(m)).into_bytes()
 }
 
-fn result_frame(i: &Interpreter, sid: &str, v: &Value) -> Vec<u8> {
+/// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3).
+fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64) -> Vec<u8> {
     if matches!(v, Value::Void) {
         return format!("{sid} 0 1\nOK\n").into_bytes();
     }
@@ -213,8 +230,21 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value) -> Vec<u8> {
     let mut e = Encoder::new(Box::new(move |v: &Value| {
         beluga_runtime::fmt::to_console(v, &|id| reg.get(id).name.to_string()).trim_end().to_string()
     }));
+    e.decimal_as_double = flags & FLAG_NO_DECIMAL != 0;
+    e.compress = flags & FLAG_COMPRESS != 0;
     e.out = format!("{sid} 1 1\nOK\n").into_bytes();
-    e.object(v);
+    // one allocation for the whole frame (the wire size is close to the column bytes):
+    // growing a large frame by doubling costs copies and page faults
+    e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);
+    match v {
+        Value::Table(t) if fetch_size > 0 => e.blocks(t, fetch_size as usize),
+        _ if fetch_size > 0 => {
+            // anything else is one piece
+            e.out.extend_from_slice(&[25, 1, 1, 0, 0, 0, 1, 0, 0, 0]);
+            e.object(v)
+        }
+        _ => e.object(v),
+    }
     e.out
 }
 

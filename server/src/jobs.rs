@@ -151,6 +151,8 @@ fn submit_job(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     job.shared = i.shared.clone();
     job.functions = i.functions.clone();
     job.module_dir = i.module_dir.clone();
+    // the job may do no more than the session that submitted it
+    job.policy = i.policy.clone();
     job.output = Output::Buffer(String::new());
     for (k, v) in &i.ext {
         // the session's user and server state go with the job (strings and Arcs only)

@@ -34,8 +34,13 @@ use std::time::Duration;
 pub struct Config {
     pub port: u16,
     pub bind: IpAddr,
-    /// Root folder of `dfs://` databases (sets BELUGA_DFS_ROOT for the process).
+    /// Root folder of `dfs://` databases (sets BELUGA_DFS_ROOT for the process) and the
+    /// only folder a logged-in session may read or write files in. Without it the root is
+    /// the storage default (`$BELUGA_DFS_ROOT`, else `~/.beluga/dfs`).
     pub data: Option<PathBuf>,
+    /// Users whose sessions are not confined to the data folder (`--trust-user NAME`,
+    /// repeatable). Empty by default: every session is confined.
+    pub trusted_users: Vec<String>,
     pub users: Option<PathBuf>,
     pub max_connections: usize,
     /// Largest request (text body plus serialized arguments) in bytes.
@@ -52,6 +57,7 @@ impl Default for Config {
             port: 8848,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             data: None,
+            trusted_users: Vec::new(),
             users: None,
             max_connections: 64,
             max_request_bytes: 2 << 30,
@@ -61,7 +67,7 @@ impl Default for Config {
     }
 }
 
-pub const USAGE: &str = "usage: beluga server [--port 8848] [--bind 127.0.0.1] [--data DIR] [--users FILE]\n                     [--max-connections 64] [--max-request-mb 2048] [--session-memory-mb 8192]\n                     [--idle-timeout 3600]\n--users FILE: lines of name:sha256hex(password) or name:salt:sha256hex(salt+password).\nThe built-in admin/123456 account exists only when the server listens on a loopback address.";
+pub const USAGE: &str = "usage: beluga server [--port 8848] [--bind 127.0.0.1] [--data DIR] [--users FILE]\n                     [--max-connections 64] [--max-request-mb 2048] [--session-memory-mb 8192]\n                     [--idle-timeout 3600] [--trust-user NAME]\n--users FILE: lines of name:sha256hex(password) or name:salt:sha256hex(salt+password).\nThe built-in admin/123456 account exists only when the server listens on a loopback address.\nA logged-in session reads and writes files only inside --data DIR (default ~/.beluga/dfs);\n--trust-user NAME lifts that for NAME's sessions. A session that has not logged in touches no files.";
 
 impl Config {
     /// Parse the arguments after `server`.
@@ -84,6 +90,7 @@ impl Config {
                 }
                 "--data" => c.data = Some(PathBuf::from(val("--data")?)),
                 "--users" => c.users = Some(PathBuf::from(val("--users")?)),
+                "--trust-user" => c.trusted_users.push(val("--trust-user")?),
                 "--max-connections" => c.max_connections = num(a, val(a)?)?.max(1) as usize,
                 "--max-request-mb" => c.max_request_bytes = num(a, val(a)?)?.max(1) << 20,
                 "--session-memory-mb" => c.session_memory_bytes = num(a, val(a)?)?.max(1) << 20,
@@ -100,6 +107,8 @@ impl Config {
 pub(crate) struct State {
     pub config: Config,
     pub users: Users,
+    /// The folder logged-in sessions are confined to (absolute).
+    pub data_root: PathBuf,
     /// Registry after login, and the one a session starts with (file builtins refused).
     pub full: Arc<Registry>,
     pub guest: Arc<Registry>,
@@ -175,12 +184,19 @@ pub fn start(config: Config) -> io::Result<Server> {
         // dfs:// path. Embedders running other threads should set BELUGA_DFS_ROOT themselves.
         unsafe { std::env::set_var("BELUGA_DFS_ROOT", d) };
     }
+    let data_root = match &config.data {
+        Some(d) => d.clone(),
+        None => beluga_storage::catalog::dfs_root(),
+    };
+    std::fs::create_dir_all(&data_root)?;
+    let data_root = data_root.canonicalize()?;
     let listener = TcpListener::bind(SocketAddr::new(config.bind, config.port))?;
     let addr = listener.local_addr()?;
     let (full, guest) = session::registries();
     let state = Arc::new(State {
         config,
         users,
+        data_root,
         full,
         guest,
         shared: Arc::new(Mutex::new(Default::default())),

@@ -1,5 +1,6 @@
-//! The interpreter side of a server session: the registries (full after login; a guest
-//! one whose file-touching builtins refuse to run), the builtins the clients call right
+//! The interpreter side of a server session: the registries (full after login, with file
+//! access confined to the data folder unless the user is trusted; a guest one whose
+//! file-touching builtins refuse to run), the builtins the clients call right
 //! after connecting (`isNodeInitialized`, `login`, `logout`), and one request's execution
 //! (script, function call, variable upload) with its bookkeeping: clear-memory flag,
 //! per-session memory limit, and the lock that orders writers of `share`d objects.
@@ -134,9 +135,15 @@ pub(crate) fn now_ms() -> i64 {
 pub(crate) fn set_user(i: &mut Interpreter, st: &Arc<State>, user: Option<String>) {
     match user {
         Some(u) => {
-            i.policy = beluga_runtime::policy::Policy::Trusted;
+            // confined to the data folder unless the operator named this user trusted
+            if st.config.trusted_users.iter().any(|t| *t == u) {
+                i.policy = beluga_runtime::policy::Policy::Trusted;
+                i.module_dir = std::env::var_os("BELUGA_MODULE_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("modules"));
+            } else {
+                i.policy = beluga_runtime::policy::Policy::confined(st.data_root.clone());
+                i.module_dir = st.data_root.join("modules");
+            }
             i.registry = st.full.clone();
-            i.module_dir = std::env::var_os("BELUGA_MODULE_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("modules"));
             i.ext.insert(EXT_USER, Box::new(u));
         }
         None => {
@@ -314,37 +321,5 @@ fn is_write(text: &str) -> bool {
 
 /// Estimated bytes held by the session's variables.
 pub(crate) fn session_bytes(i: &Interpreter) -> u64 {
-    i.globals.values().map(value_bytes).sum()
-}
-
-fn value_bytes(v: &Value) -> u64 {
-    match v {
-        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => col_bytes(c),
-        Value::Matrix(m) => col_bytes(&m.data),
-        Value::Set(s) => col_bytes(&s.items),
-        Value::Dict(d) => {
-            col_bytes(&d.keys)
-                + match &d.vals {
-                    beluga_runtime::value::DictVals::Col(c) => col_bytes(c),
-                    beluga_runtime::value::DictVals::Any(v) => v.iter().map(value_bytes).sum(),
-                }
-        }
-        Value::Table(t) => t.cols.iter().map(col_bytes).sum(),
-        Value::Tuple(items) => items.iter().map(value_bytes).sum(),
-        _ => 0,
-    }
-}
-
-fn col_bytes(c: &Column) -> u64 {
-    (match &*c.data {
-        ColData::I8(v) => v.len(),
-        ColData::I16(v) => v.len() * 2,
-        ColData::I32(v) => v.len() * 4,
-        ColData::I64(v) => v.len() * 8,
-        ColData::F32(v) => v.len() * 4,
-        ColData::F64(v) => v.len() * 8,
-        ColData::I128(v) => v.len() * 16,
-        ColData::Str(s) => s.bytes.len() + s.offsets.len() * 8,
-        ColData::Sym(s) => s.codes.len() * 4,
-    }) as u64
+    i.globals.values().map(|v| beluga_stdlib::system::mem_size(v).max(0) as u64).sum()
 }

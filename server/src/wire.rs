@@ -6,10 +6,10 @@
 
 use beluga_runtime::column::SymbolDict;
 use beluga_runtime::null::Native;
-use beluga_runtime::value::{DictVals, Key, SetVal};
+use beluga_runtime::value::{ArrayVec, DictVals, Key, SetVal};
 use beluga_runtime::{ColData, Column, DataType, Dict, Matrix, StrCol, SymCol, Table, Value};
 use ahash::AHashMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 /// Wire errors: the connection that produced one is closed.
@@ -54,10 +54,40 @@ const TYPE_DATEMINUTE: u8 = 29;
 /// Deepest nesting of tuples/dictionaries accepted (a guard against stack exhaustion).
 const MAX_DEPTH: usize = 64;
 
+/// Plain fixed-width values whose little-endian bytes are the wire encoding, so a whole
+/// column moves with one copy (no per-element work) on little-endian machines.
+pub(crate) trait Pod: Copy + Default {
+    fn swap_le(self) -> Self;
+}
+macro_rules! pod_int {
+    ($($t:ty),*) => {$(impl Pod for $t { fn swap_le(self) -> Self { <$t>::from_le(self) } })*};
+}
+pod_int!(i8, u8, i16, i32, u32, i64, i128);
+impl Pod for f32 {
+    fn swap_le(self) -> Self {
+        f32::from_bits(u32::from_le(self.to_bits()))
+    }
+}
+impl Pod for f64 {
+    fn swap_le(self) -> Self {
+        f64::from_bits(u64::from_le(self.to_bits()))
+    }
+}
+
+/// The bytes of a slice of plain values.
+fn pod_bytes<T: Pod>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a primitive integer or float (no padding, every byte initialized); the
+    // byte slice covers exactly the same memory and lives as long as `v`
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Elements read per step: memory grows with the data actually received.
+const READ_STEP_BYTES: usize = 8 << 20;
+
 // ----------------------------------------------------------------------------- decoding
 
 /// Reads objects from a byte stream, counting bytes against a budget.
-pub struct Decoder<'a, R: Read> {
+pub struct Decoder<'a, R: BufRead> {
     r: &'a mut R,
     /// bytes still allowed for this request
     pub budget: u64,
@@ -66,7 +96,7 @@ pub struct Decoder<'a, R: Read> {
     depth: usize,
 }
 
-impl<'a, R: Read> Decoder<'a, R> {
+impl<'a, R: BufRead> Decoder<'a, R> {
     pub fn new(r: &'a mut R, budget: u64) -> Self {
         Decoder { r, budget, bases: AHashMap::new(), depth: 0 }
     }
@@ -111,14 +141,26 @@ impl<'a, R: Read> Decoder<'a, R> {
     /// A zero-terminated string; bytes are checked against the budget as they arrive.
     fn cstr(&mut self) -> WResult<String> {
         let mut out = Vec::new();
-        loop {
-            let c = self.u8()?;
-            if c == 0 {
-                break;
-            }
-            out.push(c);
-        }
+        self.cstr_into(&mut out)?;
         Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
+    /// The bytes of a zero-terminated string (without the zero) into `out`, read a
+    /// buffer at a time rather than byte by byte.
+    fn cstr_into(&mut self, out: &mut Vec<u8>) -> WResult<()> {
+        out.clear();
+        let lim = self.budget;
+        let n = (&mut *self.r).take(lim).read_until(0, out)?;
+        if out.last() != Some(&0) {
+            return if n as u64 >= lim {
+                bad("Request is larger than the server's maximum request size")
+            } else {
+                Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated string")))
+            };
+        }
+        self.budget -= n as u64;
+        out.pop();
+        Ok(())
     }
 
     /// One complete top-level object (symbol bases are scoped to it).
@@ -155,7 +197,17 @@ impl<'a, R: Read> Decoder<'a, R> {
                     }
                     return Ok(Value::tuple(items));
                 }
-                if cols != 1 && ty < 64 {
+                if ty == TYPE_COMPRESS && form == FORM_VECTOR {
+                    // rows is the compressed byte count here
+                    return self.compressed(rows);
+                }
+                if (64..128).contains(&ty) {
+                    if form == FORM_PAIR {
+                        return bad("a pair of array vectors is not supported");
+                    }
+                    return self.array_vector(ty - 64, rows, cols);
+                }
+                if cols != 1 {
                     return bad(format!("vector with {cols} columns"));
                 }
                 let col = self.column(ty, rows)?;
@@ -212,6 +264,11 @@ impl<'a, R: Read> Decoder<'a, R> {
                         Value::Vector(c) if c.len() == rows => cols.push(c),
                         Value::Vector(c) => {
                             return bad(format!("column {n} has {} rows, the table {rows}", c.len()));
+                        }
+                        Value::ArrayVector(_) => {
+                            return bad(format!(
+                                "column {n} is an array vector; Beluga's tables cannot hold array vector columns yet (upload it as a separate variable)"
+                            ));
                         }
                         _ => return bad(format!("column {n} is not a vector")),
                     }
@@ -283,11 +340,11 @@ impl<'a, R: Read> Decoder<'a, R> {
             }
             return Ok(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict })));
         }
-        if ty >= 64 && ty < 128 {
-            return bad(format!("array vectors (type {ty}) are not supported by Beluga yet"));
+        if (64..128).contains(&ty) {
+            return bad(format!("array vector (type {ty}) where a plain vector was expected"));
         }
         if ty == TYPE_COMPRESS {
-            return bad("compressed vectors are not supported in uploads; send uncompressed columns");
+            return bad("a compressed vector where a plain one was expected");
         }
         if (37..=39).contains(&ty) {
             let scale = self.i32()?;
@@ -302,9 +359,14 @@ impl<'a, R: Read> Decoder<'a, R> {
         };
         match ty {
             17 | 18 => {
-                let mut s = StrCol::new();
+                let mut s = StrCol::with_capacity(n.min(1 << 20), 0);
+                let mut buf = Vec::new();
                 for _ in 0..n {
-                    s.push(&self.cstr()?);
+                    self.cstr_into(&mut buf)?;
+                    match std::str::from_utf8(&buf) {
+                        Ok(x) => s.push(x),
+                        Err(_) => s.push(&String::from_utf8_lossy(&buf)),
+                    }
                 }
                 Ok(Column::new(dt, ColData::Str(s)))
             }
@@ -317,41 +379,178 @@ impl<'a, R: Read> Decoder<'a, R> {
                 }
                 Ok(Column::new(dt, ColData::Str(s)))
             }
-            1 | 2 => Ok(Column::from_vec(dt, self.fixed::<1>(n)?.into_iter().map(|b| b[0] as i8).collect::<Vec<i8>>())),
-            3 => Ok(Column::from_vec(dt, self.fixed::<2>(n)?.into_iter().map(i16::from_le_bytes).collect::<Vec<i16>>())),
-            4 | 6..=11 | 28 => {
-                Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).collect::<Vec<i32>>()))
+            1 | 2 => Ok(Column::from_vec(dt, self.read_vec::<i8>(n)?)),
+            3 => Ok(Column::from_vec(dt, self.read_vec::<i16>(n)?)),
+            4 | 6..=11 | 28 => Ok(Column::from_vec(dt, self.read_vec::<i32>(n)?)),
+            5 | 12..=14 => Ok(Column::from_vec(dt, self.read_vec::<i64>(n)?)),
+            15 => {
+                let mut v = self.read_vec::<f32>(n)?;
+                v.iter_mut().for_each(|x| *x = norm_f32(*x));
+                Ok(Column::from_vec(dt, v))
             }
-            5 | 12..=14 => {
-                Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).collect::<Vec<i64>>()))
+            16 => {
+                let mut v = self.read_vec::<f64>(n)?;
+                v.iter_mut().for_each(|x| *x = norm_f64(*x));
+                Ok(Column::from_vec(dt, v))
             }
-            15 => Ok(Column::from_vec(dt, self.fixed::<4>(n)?.into_iter().map(f32::from_le_bytes).map(norm_f32).collect::<Vec<f32>>())),
-            16 => Ok(Column::from_vec(dt, self.fixed::<8>(n)?.into_iter().map(f64::from_le_bytes).map(norm_f64).collect::<Vec<f64>>())),
-            19 | 30 | 31 => {
-                Ok(Column::from_vec(dt, self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(null128).collect::<Vec<i128>>()))
-            }
+            // the wire's null 128-bit value is all zero, as Beluga's
+            19 | 30 | 31 => Ok(Column::from_vec(dt, self.read_vec::<i128>(n)?)),
             _ => bad(format!("data type {} cannot be uploaded", dt.name())),
         }
     }
 
-    fn fixed<const W: usize>(&mut self, n: usize) -> WResult<Vec<[u8; W]>> {
-        let total = n.checked_mul(W).ok_or_else(|| WireError::Bad("vector too large".into()))?;
-        let raw = self.bytes(total)?;
-        Ok(raw.chunks_exact(W).map(|c| c.try_into().expect("exact chunk")).collect())
+    /// An LZ4-compressed column (PROTOCOL.md §5.10; what `MultithreadedTableWriter` sends
+    /// with `compressMethods`): the 20 header bytes after the column count, then blocks of
+    /// int32 size (top bit a flag) + raw LZ4 block of at most 64 KiB of packed values.
+    /// Decompressed bytes count against the request budget like received ones.
+    fn compressed(&mut self, byte_size: usize) -> WResult<Value> {
+        if byte_size < 20 {
+            return bad("compressed column shorter than its header");
+        }
+        let h = self.bytes(20)?;
+        let (method, ty) = (h[3], h[4]);
+        let scale = i16::from_le_bytes([h[6], h[7]]) as i32;
+        let count = i32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+        if count < 0 {
+            return bad("compressed column with a negative row count");
+        }
+        if method != 1 {
+            return bad(format!("compression method {method} is not supported (only LZ4, 1)"));
+        }
+        if ty == SYMBOL_WITH_BASE || ty == TYPE_COMPRESS || (64..128).contains(&ty) {
+            return bad(format!("compressed columns of type {ty} are not supported"));
+        }
+        let mut left = byte_size - 20;
+        let mut plain = Vec::new();
+        while left >= 4 {
+            let n = ((self.i32()? as u32) & 0x7fff_ffff) as usize;
+            left -= 4;
+            let n = n.min(left);
+            if n == 0 {
+                break;
+            }
+            let z = self.bytes(n)?;
+            left -= n;
+            let block = lz4_flex::block::decompress(&z, 1 << 16)
+                .map_err(|e| WireError::Bad(format!("bad LZ4 block in a compressed column: {e}")))?;
+            self.take(block.len() as u64)?;
+            plain.extend_from_slice(&block);
+        }
+        if left != 0 {
+            return bad("compressed column ends inside a block header");
+        }
+        let mut r = &plain[..];
+        let mut sub = Decoder::new(&mut r, plain.len() as u64);
+        let col = if (37..=39).contains(&ty) {
+            sub.decimal_column(ty, count as usize, scale)?
+        } else {
+            sub.column(ty, count as usize)?
+        };
+        if !r.is_empty() {
+            return bad("compressed column holds more bytes than its rows");
+        }
+        Ok(Value::Vector(col))
     }
 
-    /// DECIMAL values arrive as unscaled integers; Beluga keeps them as DOUBLE.
-    fn decimal_column(&mut self, ty: u8, n: usize, scale: i32) -> WResult<Column> {
-        if !(0..=38).contains(&scale) {
-            return bad(format!("decimal scale {scale} out of range"));
+    /// An array vector (PROTOCOL.md §5.7): blocks of at most 65535 rows, each with its row
+    /// lengths then its cells; `cells` is the total the header announced.
+    fn array_vector(&mut self, base: u8, rows: usize, cells: usize) -> WResult<Value> {
+        if matches!(base, 17 | 18 | 32) || base == TYPE_ANY || base == TYPE_COMPRESS {
+            return bad(format!("array vectors of type {base} are not supported"));
         }
-        let div = 10f64.powi(scale);
-        let vals: Vec<f64> = match ty {
-            37 => self.fixed::<4>(n)?.into_iter().map(i32::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
-            38 => self.fixed::<8>(n)?.into_iter().map(i64::from_le_bytes).map(|x| if x.is_null() { f64::NULL } else { x as f64 / div }).collect(),
-            _ => self.fixed::<16>(n)?.into_iter().map(i128::from_le_bytes).map(|x| if x == i128::MIN { f64::NULL } else { x as f64 / div }).collect(),
+        let scale = if (37..=39).contains(&base) { Some(self.i32()?) } else { None };
+        let mut offsets = Vec::with_capacity(rows.min(1 << 20) + 1);
+        offsets.push(0usize);
+        let mut parts: Vec<Column> = Vec::new();
+        let mut total = 0usize;
+        while offsets.len() <= rows {
+            let head = self.bytes(4)?;
+            let in_block = u16::from_le_bytes([head[0], head[1]]) as usize;
+            let width = head[2] as usize;
+            if in_block == 0 || in_block > rows + 1 - offsets.len() {
+                return bad("array vector block has a bad row count");
+            }
+            if !matches!(width, 1 | 2 | 4) {
+                return bad(format!("array vector count width {width} (expected 1, 2 or 4)"));
+            }
+            let raw = self.bytes(in_block * width)?;
+            let mut n = 0usize;
+            for ch in raw.chunks_exact(width) {
+                let k = match width {
+                    1 => ch[0] as usize,
+                    2 => u16::from_le_bytes([ch[0], ch[1]]) as usize,
+                    _ => u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]) as usize,
+                };
+                n += k;
+                offsets.push(total + n);
+            }
+            if total + n > cells {
+                return bad("array vector has more cells than its header says");
+            }
+            parts.push(match scale {
+                Some(sc) => self.decimal_column(base, n, sc)?,
+                None => self.column(base, n)?,
+            });
+            total += n;
+        }
+        if total != cells {
+            return bad("array vector has fewer cells than its header says");
+        }
+        let ty = match parts.first() {
+            Some(c) => c.ty,
+            None => match scale {
+                Some(sc) => self.decimal_column(base, 0, sc)?.ty,
+                None => self.column(base, 0)?.ty,
+            },
         };
-        Ok(Column::from_vec(DataType::Double, vals))
+        let data = if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            let refs: Vec<&Column> = parts.iter().collect();
+            Column::concat(ty, &refs)
+        };
+        Ok(Value::ArrayVector(Arc::new(ArrayVec::new(offsets, data))))
+    }
+
+    /// `n` packed little-endian values straight into a typed vector.
+    fn read_vec<T: Pod>(&mut self, n: usize) -> WResult<Vec<T>> {
+        let w = std::mem::size_of::<T>();
+        let total = n.checked_mul(w).ok_or_else(|| WireError::Bad("vector too large".into()))?;
+        self.take(total as u64)?;
+        let step = (READ_STEP_BYTES / w).max(1);
+        let mut v: Vec<T> = Vec::new();
+        while v.len() < n {
+            let from = v.len();
+            let k = (n - from).min(step);
+            v.resize(from + k, T::default());
+            // SAFETY: the region [from, from+k) is initialized (zeroed) plain values; any
+            // bit pattern is a valid T, so reading bytes into it is sound
+            let dst = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().add(from) as *mut u8, k * w) };
+            self.r.read_exact(dst)?;
+        }
+        if cfg!(target_endian = "big") {
+            v.iter_mut().for_each(|x| *x = x.swap_le());
+        }
+        Ok(v)
+    }
+
+    /// DECIMAL values arrive as unscaled integers with one scale word; Beluga keeps them
+    /// as its own DECIMAL types (same widths, same null patterns: the type's minimum).
+    fn decimal_column(&mut self, ty: u8, n: usize, scale: i32) -> WResult<Column> {
+        let dt = match ty {
+            37 => DataType::Decimal32(0),
+            38 => DataType::Decimal64(0),
+            _ => DataType::Decimal128(0),
+        };
+        if scale < 0 || scale > dt.decimal_max_scale() as i32 {
+            return bad(format!("{} scale {scale} out of range (0 to {})", dt.name(), dt.decimal_max_scale()));
+        }
+        let dt = dt.with_scale(scale as u8);
+        Ok(match ty {
+            37 => Column::from_vec(dt, self.read_vec::<i32>(n)?),
+            38 => Column::from_vec(dt, self.read_vec::<i64>(n)?),
+            _ => Column::from_vec(dt, self.read_vec::<i128>(n)?),
+        })
     }
 }
 
@@ -361,11 +560,6 @@ fn norm_f32(x: f32) -> f32 {
 fn norm_f64(x: f64) -> f64 {
     if x.is_nan() { f64::NULL } else { x }
 }
-/// The wire's null 128-bit value is all zero; Beluga's may differ.
-fn null128(x: i128) -> i128 {
-    if x == 0 { i128::NULL } else { x }
-}
-
 fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
     let n = keys.len();
     let (vals, val_type) = match vals {
@@ -393,13 +587,17 @@ fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
 pub struct Encoder {
     pub out: Vec<u8>,
     next_base: i32,
+    /// The client asked for DECIMAL results as DOUBLE (request flag 1<<23).
+    pub decimal_as_double: bool,
+    /// The client accepts LZ4-compressed table columns (request flag 64).
+    pub compress: bool,
     /// Text for values that have no wire form (functions, handles, metacode).
     pub describe: Box<dyn Fn(&Value) -> String>,
 }
 
 impl Encoder {
     pub fn new(describe: Box<dyn Fn(&Value) -> String>) -> Self {
-        Encoder { out: Vec::new(), next_base: 0, describe }
+        Encoder { out: Vec::new(), next_base: 0, decimal_as_double: false, compress: false, describe }
     }
 
     fn flag(&mut self, ty: u8, form: u8) {
@@ -413,7 +611,11 @@ impl Encoder {
 
     fn cstr(&mut self, s: &str) {
         // an embedded NUL would end the string early on the client: drop it
-        self.out.extend(s.bytes().filter(|&b| b != 0));
+        if s.as_bytes().contains(&0) {
+            self.out.extend(s.bytes().filter(|&b| b != 0));
+        } else {
+            self.out.extend_from_slice(s.as_bytes());
+        }
         self.out.push(0);
     }
 
@@ -441,7 +643,8 @@ impl Encoder {
                 }
             }
             Value::Matrix(m) => {
-                let data = wire_column(&m.data);
+                // a DECIMAL matrix has no scale word in the protocol: it goes as DOUBLE
+                let data = plain_column(&self.wire_column(&m.data));
                 let ty = wire_type(&data);
                 self.flag(ty, FORM_MATRIX);
                 let flags = m.row_labels.is_some() as u8 | ((m.col_labels.is_some() as u8) << 1);
@@ -458,15 +661,15 @@ impl Encoder {
                 self.values(&data);
             }
             Value::Set(s) => {
-                let items = wire_column(&s.items);
+                let items = self.wire_column(&s.items);
                 self.flag(wire_type(&items), FORM_SET);
                 self.vector(&items, FORM_VECTOR);
             }
             Value::Dict(d) => {
-                let keys = wire_column(&d.keys);
+                let keys = self.wire_column(&d.keys);
                 match &d.vals {
                     DictVals::Col(c) => {
-                        let c = wire_column(c);
+                        let c = self.wire_column(c);
                         self.flag(wire_type(&c), FORM_DICT);
                         self.vector(&keys, FORM_VECTOR);
                         self.vector(&c, FORM_VECTOR);
@@ -487,9 +690,15 @@ impl Encoder {
                     self.cstr(n);
                 }
                 for c in &t.cols {
-                    self.vector(&wire_column(c), FORM_VECTOR);
+                    let c = self.wire_column(c);
+                    if self.compress && compressible(&c) {
+                        self.compressed_vector(&c);
+                    } else {
+                        self.vector(&c, FORM_VECTOR);
+                    }
                 }
             }
+            Value::ArrayVector(a) => self.array_vector(a),
             Value::Type(t) => self.scalar(&Column::from_vec(DataType::Int, vec![t.id()])),
             Value::Constant(_, n) => self.scalar(&Column::from_vec(DataType::Int, vec![*n])),
             other => {
@@ -501,14 +710,17 @@ impl Encoder {
     }
 
     fn scalar(&mut self, c: &Column) {
-        let c = wire_column(c);
+        let c = self.wire_column(c);
         let ty = wire_type(&c);
         self.flag(ty, FORM_SCALAR);
+        if let Some(s) = c.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
         self.values(&c);
     }
 
     fn vector(&mut self, c: &Column, form: u8) {
-        let c = wire_column(c);
+        let c = self.wire_column(c);
         if let ColData::Sym(s) = &*c.data {
             if !s.codes.is_empty() {
                 self.flag(SYMBOL_WITH_BASE, form);
@@ -522,7 +734,83 @@ impl Encoder {
         self.flag(wire_type(&c), form);
         self.i32(c.len() as i32);
         self.i32(1);
+        if let Some(s) = c.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
         self.values(&c);
+    }
+
+    /// A table cut into pieces of at most `size` rows for a `fetchSize` request (PROTOCOL.md
+    /// §3.3): an ANY vector header whose rows × cols is the number of pieces, then each
+    /// piece as a complete table. The client reads the pieces one by one.
+    pub fn blocks(&mut self, t: &Table, size: usize) {
+        let size = size.max(1);
+        let pieces = t.rows().div_ceil(size).max(1);
+        self.flag(TYPE_ANY, FORM_VECTOR);
+        self.i32(pieces as i32);
+        self.i32(1);
+        for k in 0..pieces {
+            let (a, b) = (k * size, ((k + 1) * size).min(t.rows()));
+            let cols: Vec<Column> = t.cols.iter().map(|c| c.slice(a, b)).collect();
+            let piece = Table { names: t.names.clone(), cols, keys: Vec::new(), name: t.name.clone() };
+            self.object(&Value::table(piece));
+        }
+    }
+
+    /// A fixed-width column LZ4-compressed (PROTOCOL.md §5.10): `[26][1]`, int32 byteSize
+    /// (the bytes after the next int32), int32 1, then version 0, little-endian 1, charCode
+    /// -1, method 1 (LZ4), the real type, the unit width, int16 scale, int32 extra, int32
+    /// rows, int32 checksum -1; then blocks of int32 size + raw LZ4 block, each holding at
+    /// most 64 KiB of the packed values.
+    fn compressed_vector(&mut self, c: &Column) {
+        let start = self.out.len();
+        self.values(c);
+        let data = self.out.split_off(start);
+        let unit = if c.is_empty() { 1 } else { data.len() / c.len() };
+        self.flag(TYPE_COMPRESS, FORM_VECTOR);
+        let size_at = self.out.len();
+        self.i32(0);
+        self.i32(1);
+        self.out.extend_from_slice(&[0, 1, 0xff, 1, wire_type(c), unit as u8]);
+        self.out.extend_from_slice(&(c.ty.decimal_scale().unwrap_or(0) as i16).to_le_bytes());
+        self.i32(1);
+        self.i32(c.len() as i32);
+        self.i32(-1);
+        for chunk in data.chunks(1 << 16) {
+            let z = lz4_flex::block::compress(chunk);
+            self.i32(z.len() as i32);
+            self.out.extend_from_slice(&z);
+        }
+        let byte_size = (self.out.len() - size_at - 8) as i32;
+        self.out[size_at..size_at + 4].copy_from_slice(&byte_size.to_le_bytes());
+    }
+
+    /// PROTOCOL.md §5.7: `[64+t][1] rows cells [scale]`, then blocks of ≤ 65535 rows, each
+    /// `u16 rows, u8 countWidth, u8 0`, the row lengths, then the rows' cells packed.
+    fn array_vector(&mut self, a: &ArrayVec) {
+        let data = self.wire_column(&a.data);
+        let rows = a.rows();
+        self.flag(64 + wire_type(&data), FORM_VECTOR);
+        self.i32(rows as i32);
+        self.i32(data.len() as i32);
+        if let Some(s) = data.ty.decimal_scale() {
+            self.i32(s as i32);
+        }
+        let mut r = 0;
+        while r < rows {
+            let end = (r + 65535).min(rows);
+            let longest = (r..end).map(|k| a.row_len(k)).max().unwrap_or(0);
+            let width: usize = if longest <= 0xff { 1 } else if longest <= 0xffff { 2 } else { 4 };
+            self.out.extend_from_slice(&((end - r) as u16).to_le_bytes());
+            self.out.push(width as u8);
+            self.out.push(0);
+            for k in r..end {
+                let n = a.row_len(k) as u32;
+                self.out.extend_from_slice(&n.to_le_bytes()[..width]);
+            }
+            self.values(&data.slice(a.offsets[r], a.offsets[end]));
+            r = end;
+        }
     }
 
     fn symbol_base(&mut self, s: &SymCol) {
@@ -538,24 +826,43 @@ impl Encoder {
         for n in &s.dict.names {
             self.cstr(n);
         }
-        for &c in &s.codes {
-            self.out.extend_from_slice(&(c + shift as u32).to_le_bytes());
+        if shift {
+            let codes: Vec<u32> = s.codes.iter().map(|&c| c + 1).collect();
+            self.raw(&codes);
+        } else {
+            self.raw(&s.codes);
         }
     }
 
-    /// The packed values of a column (no header).
+    fn raw<T: Pod>(&mut self, v: &[T]) {
+        if cfg!(target_endian = "little") {
+            self.out.extend_from_slice(pod_bytes(v));
+        } else {
+            let le: Vec<T> = v.iter().map(|x| x.swap_le()).collect();
+            self.out.extend_from_slice(pod_bytes(&le));
+        }
+    }
+
+    /// The packed values of a column (no header): one copy per fixed-width column.
     fn values(&mut self, c: &Column) {
         match &*c.data {
-            ColData::I8(v) => self.out.extend(v.iter().map(|&x| x as u8)),
-            ColData::I16(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::I32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::I64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&x.to_le_bytes())),
-            ColData::F32(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f32(*x).to_le_bytes())),
-            ColData::F64(v) => v.iter().for_each(|x| self.out.extend_from_slice(&norm_f64(*x).to_le_bytes())),
-            ColData::I128(v) => v.iter().for_each(|&x| {
-                let w = if x.is_null() { 0 } else { x };
-                self.out.extend_from_slice(&w.to_le_bytes())
-            }),
+            ColData::I8(v) => self.raw(v),
+            ColData::I16(v) => self.raw(v),
+            ColData::I32(v) => self.raw(v),
+            ColData::I64(v) => self.raw(v),
+            // NaN is not null on the wire: replace it only when the column has one
+            ColData::F32(v) if v.iter().any(|x| x.is_nan()) => {
+                let w: Vec<f32> = v.iter().map(|&x| norm_f32(x)).collect();
+                self.raw(&w)
+            }
+            ColData::F32(v) => self.raw(v),
+            ColData::F64(v) if v.iter().any(|x| x.is_nan()) => {
+                let w: Vec<f64> = v.iter().map(|&x| norm_f64(x)).collect();
+                self.raw(&w)
+            }
+            ColData::F64(v) => self.raw(v),
+            // UUID/INT128/IPADDR null is 0 in both; DECIMAL128 null is i128::MIN in both
+            ColData::I128(v) => self.raw(v),
             ColData::Str(s) if c.ty == DataType::Blob => {
                 for x in s.iter() {
                     self.i32(x.len() as i32);
@@ -577,19 +884,38 @@ impl Encoder {
     }
 }
 
-/// The column as the wire carries it: DECIMAL (sent as DOUBLE until the writer emits the
-/// protocol's scale word) and
-/// types the protocol has no id for travel as DOUBLE or STRING.
-fn wire_column(c: &Column) -> Column {
-    use beluga_runtime::kernels::cast::cast_column;
-    match c.ty {
-        DataType::Decimal32(_) | DataType::Decimal64(_) | DataType::Decimal128(_) => {
-            cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
+impl Encoder {
+    /// The column as the wire carries it: types the protocol has no id for travel as
+    /// STRING; DECIMAL keeps its type unless the client asked for DOUBLE.
+    fn wire_column(&self, c: &Column) -> Column {
+        use beluga_runtime::kernels::cast::cast_column;
+        match c.ty {
+            DataType::Decimal32(_) | DataType::Decimal64(_) | DataType::Decimal128(_) if self.decimal_as_double => {
+                plain_column(c)
+            }
+            DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
+                cast_column(c, DataType::String).unwrap_or_else(|_| c.clone())
+            }
+            _ => c.clone(),
         }
-        DataType::Complex | DataType::Point | DataType::Duration | DataType::Any => {
-            cast_column(c, DataType::String).unwrap_or_else(|_| c.clone())
-        }
-        _ => c.clone(),
+    }
+}
+
+/// Columns sent compressed when the client asks: plain fixed-width types (symbols and
+/// strings are not allowed compressed; DECIMAL goes plain to keep its scale word).
+fn compressible(c: &Column) -> bool {
+    !c.is_empty()
+        && c.ty.decimal_scale().is_none()
+        && !matches!(&*c.data, ColData::Str(_) | ColData::Sym(_))
+        && (c.ty.id() as u8) < TYPE_ANY
+}
+
+/// DECIMAL as DOUBLE (for forms whose layout has no scale word).
+fn plain_column(c: &Column) -> Column {
+    if c.ty.decimal_scale().is_some() {
+        beluga_runtime::kernels::cast::cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
+    } else {
+        c.clone()
     }
 }
 
@@ -676,6 +1002,119 @@ mod tests {
             }
             _ => panic!("not a tuple"),
         }
+    }
+
+    #[test]
+    fn decimal_keeps_scale_and_nulls() {
+        // PROTOCOL.md §5.6: [38][1] rows cols scale, then the unscaled values
+        let c = Column::from_vec(DataType::Decimal64(2), vec![12345i64, i64::MIN, -5]);
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&Value::Vector(c));
+        assert_eq!(&e.out[..2], &[38, 1]);
+        assert_eq!(&e.out[10..14], &2i32.to_le_bytes());
+        assert_eq!(&e.out[14..22], &12345i64.to_le_bytes());
+        for v in [
+            Value::Vector(Column::from_vec(DataType::Decimal32(4), vec![1i32, i32::MIN])),
+            Value::Scalar(Column::from_vec(DataType::Decimal128(30), vec![0i128])),
+            Value::Vector(Column::from_vec(DataType::Decimal128(3), vec![i128::MIN, 7])),
+        ] {
+            let back = roundtrip(&v);
+            let (a, b) = match (&v, &back) {
+                (Value::Vector(a), Value::Vector(b)) | (Value::Scalar(a), Value::Scalar(b)) => (a, b),
+                _ => panic!("form changed"),
+            };
+            assert_eq!(a.ty, b.ty);
+            assert_eq!(format!("{:?}", a.data), format!("{:?}", b.data));
+        }
+        // a scale past the width's maximum is refused
+        let mut bad = vec![37u8, 0];
+        bad.extend_from_slice(&10i32.to_le_bytes());
+        bad.extend_from_slice(&1i32.to_le_bytes());
+        assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
+    }
+
+    #[test]
+    fn array_vector_layout_and_roundtrip() {
+        // PROTOCOL.md §5.7's example: INT[] [[1,2],[3],[NULL]] as one block
+        let av = ArrayVec::new(vec![0, 2, 3, 4], Column::from_vec(DataType::Int, vec![1, 2, 3, i32::MIN]));
+        let v = Value::ArrayVector(Arc::new(av));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&v);
+        assert_eq!(&e.out[..2], &[68, 1]);
+        assert_eq!(&e.out[2..10], &[3, 0, 0, 0, 4, 0, 0, 0]);
+        assert_eq!(&e.out[10..17], &[3, 0, 1, 0, 2, 1, 1]);
+        assert_eq!(e.out.len(), 17 + 16);
+        match roundtrip(&v) {
+            Value::ArrayVector(b) => {
+                assert_eq!(b.offsets, vec![0, 2, 3, 4]);
+                assert_eq!(format!("{:?}", b.data.data), format!("{:?}", ColData::I32(vec![1, 2, 3, i32::MIN])));
+            }
+            _ => panic!("not an array vector"),
+        }
+        // 70000 rows of growing length: two blocks, wider counts, empty rows included
+        let mut offsets = vec![0usize];
+        for r in 0..70000usize {
+            offsets.push(offsets[r] + if r % 1000 == 7 { 300 } else { r % 3 });
+        }
+        let cells = *offsets.last().unwrap();
+        let data = Column::from_vec(DataType::Long, (0..cells as i64).collect::<Vec<i64>>());
+        let v = Value::ArrayVector(Arc::new(ArrayVec::new(offsets.clone(), data)));
+        match roundtrip(&v) {
+            Value::ArrayVector(b) => {
+                assert_eq!(b.offsets, offsets);
+                assert_eq!(b.data.len(), cells);
+                assert_eq!(b.data.i64_at(cells - 1), Some(cells as i64 - 1));
+            }
+            _ => panic!("not an array vector"),
+        }
+        // cell counts that disagree with the header are refused
+        let mut bad = e.out.clone();
+        bad[6] = 5;
+        assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
+    }
+
+    #[test]
+    fn compressed_table_columns_and_blocks() {
+        let n = 100_000;
+        let t = Table::new(
+            vec!["x".into(), "s".into(), "d".into()],
+            vec![
+                Column::from_vec(DataType::Long, (0..n as i64).collect::<Vec<i64>>()),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter((0..n).map(|i| if i % 2 == 0 { "a" } else { "b" })))),
+                Column::from_vec(DataType::Double, (0..n).map(|i| i as f64 * 0.5).collect::<Vec<f64>>()),
+            ],
+        )
+        .unwrap();
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.compress = true;
+        e.object(&Value::table(t.clone()));
+        // the LONG column went compressed: [26][1] right after the names
+        let at = 2 + 8 + 1 + 2 + 2 + 2;
+        assert_eq!(&e.out[at..at + 2], &[TYPE_COMPRESS, FORM_VECTOR]);
+        assert!(e.out.len() < n * 20, "compressed size {}", e.out.len());
+        let mut r = &e.out[..];
+        match Decoder::new(&mut r, 1 << 30).object().expect("decodes") {
+            Value::Table(b) => {
+                assert_eq!(b.rows(), n);
+                assert_eq!(b.cols[0].i64_at(n - 1), Some(n as i64 - 1));
+                assert_eq!(b.cols[2].f64_at(7), Some(3.5));
+            }
+            _ => panic!("not a table"),
+        }
+        // fetchSize pieces: 3 tables of 40000, 40000, 20000 rows
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.blocks(&t, 40_000);
+        assert_eq!(&e.out[..10], &[25, 1, 3, 0, 0, 0, 1, 0, 0, 0]);
+        let mut r = &e.out[10..];
+        let mut rows = vec![];
+        for _ in 0..3 {
+            match Decoder::new(&mut r, 1 << 30).object().expect("piece") {
+                Value::Table(p) => rows.push(p.rows()),
+                _ => panic!("piece is not a table"),
+            }
+        }
+        assert_eq!(rows, [40_000, 40_000, 20_000]);
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -120,8 +120,15 @@ fn script_function_variable_and_prints() {
     c.write_all(&request("API2", 32, "script\nasyncVar")).unwrap();
     let (_, st) = read_frame(&mut c);
     assert_ne!(st, "OK");
-    // a chunked result (fetchSize) is refused with an error, not a wrong frame
+    // a chunked result (fetchSize): a scalar is one piece of an ANY vector
     c.write_all(b"API2 0 10 / 32_1_4_64__8192\nscript\n1+1").unwrap();
+    let (h, st) = read_frame(&mut c);
+    assert!(h.ends_with(" 1 1") && st == "OK", "{h} {st}");
+    let mut b = [0u8; 16];
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b, [25, 1, 1, 0, 0, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0, 0]);
+    // below the clients' minimum it is refused with an error, not a wrong frame
+    c.write_all(b"API2 0 10 / 32_1_4_64__100\nscript\n1+1").unwrap();
     let (_, st) = read_frame(&mut c);
     assert!(st.contains("fetchSize"), "{st}");
     s.stop();
@@ -147,8 +154,12 @@ fn guests_and_logins() {
     bad.write_all(format!("API 0 {} / 32_1_4_2\n{body}", body.len()).as_bytes()).unwrap();
     let (_, st) = read_frame(&mut bad);
     assert!(st.contains("incorrect"), "{st}");
-    c.write_all(&request("API2", 32, "script\nlogin(\"admin\", \"123456\")\nint(size(files(\"/\")) > 0)")).unwrap();
+    c.write_all(&request("API2", 32, "script\nlogin(\"admin\", \"123456\")\nint(size(files(\".\")) >= 0)")).unwrap();
     assert_eq!(int_result(&mut c), 1);
+    // logged in, but still confined to the data folder
+    c.write_all(&request("API2", 32, "script\nfiles(\"/\")")).unwrap();
+    let (_, st) = read_frame(&mut c);
+    assert!(st.contains("outside this session's data folder"), "{st}");
     s.stop();
 
     // not on loopback and no users file: no built-in admin (bound to 127.0.0.1 here all the
@@ -165,6 +176,54 @@ fn guests_and_logins() {
     assert!(h.ends_with(" 1 1"), "{h}");
     s.stop();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A logged-in session reads and writes inside `--data` only (and so do its jobs); a user
+/// named with `--trust-user` is unconfined; a guest touches nothing.
+#[test]
+fn logged_in_sessions_are_confined_unless_trusted() {
+    let dir = std::env::temp_dir().join(format!("beluga-confined-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let outside = std::env::temp_dir().join(format!("beluga-outside-{}.csv", std::process::id()));
+    std::fs::write(&outside, "a\n5\n6\n").unwrap();
+    let out = outside.to_string_lossy().to_string();
+    let s = server(|c| c.data = Some(dir.clone()));
+    let mut c = conn(&s);
+    connect_login(&mut c);
+    // a relative path lands inside the data folder and reads back
+    c.write_all(&request("API2", 32, "script\nsaveText(table(1 2 40 as a), \"inside.csv\")\nint(exec sum(a) from loadText(\"inside.csv\"))")).unwrap();
+    assert_eq!(int_result(&mut c), 43);
+    assert!(dir.join("inside.csv").is_file(), "the file was written inside --data");
+    for script in [format!("loadText(\"{out}\")"), "saveText(table(1 as a), \"../escape.csv\")".to_string(), "getEnv(\"HOME\")".to_string()] {
+        c.write_all(&request("API2", 32, &format!("script\n{script}"))).unwrap();
+        let (_, st) = read_frame(&mut c);
+        assert!(st.contains("Permission denied"), "{script}: {st}");
+    }
+    // a job runs under its submitter's policy
+    c.write_all(&request("API2", 32, &format!("script\nsubmitJob(\"confJob\", \"\", loadText, \"{out}\")\ngetJobReturn(\"confJob\", true)"))).unwrap();
+    let (_, st) = read_frame(&mut c);
+    assert!(st.contains("Permission denied"), "job: {st}");
+    // a guest may not even read inside the data folder
+    let mut g = conn(&s);
+    g.write_all(b"API 0 8 / 32_1_4_2\nconnect\n").unwrap();
+    read_frame(&mut g);
+    g.write_all(&request("API2", 32, "script\nloadText(\"inside.csv\")")).unwrap();
+    let (_, st) = read_frame(&mut g);
+    assert!(st.contains("log in") || st.contains("Not logged in"), "guest: {st}");
+    s.stop();
+
+    // --trust-user admin: admin's sessions read anywhere the process can
+    let s = server(|c| {
+        c.data = Some(dir.clone());
+        c.trusted_users = vec!["admin".into()];
+    });
+    let mut c = conn(&s);
+    connect_login(&mut c);
+    c.write_all(&request("API2", 32, &format!("script\nint(exec sum(a) from loadText(\"{out}\"))"))).unwrap();
+    assert_eq!(int_result(&mut c), 11);
+    s.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&outside);
 }
 
 #[test]

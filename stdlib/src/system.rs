@@ -102,7 +102,8 @@ fn rows_cols(v: &Value) -> (i64, i64) {
     }
 }
 
-/// Approximate bytes held by a value.
+/// Approximate bytes held by a value (`memSize`; the server's per-session memory limit
+/// counts with it too).
 pub fn mem_size(v: &Value) -> i64 {
     fn col_bytes(c: &Column) -> i64 {
         match &*c.data {
@@ -130,6 +131,7 @@ pub fn mem_size(v: &Value) -> i64 {
         }
         Value::Table(t) => t.cols.iter().map(col_bytes).sum(),
         Value::Tuple(items) => items.iter().map(mem_size).sum::<i64>() + 8 * items.len() as i64,
+        Value::ArrayVector(a) => col_bytes(&a.data) + 8 * a.offsets.len() as i64,
         _ => 8,
     }
 }

@@ -6,6 +6,7 @@ Usage: python ddb_client_test.py PORT   (the server must listen on 127.0.0.1:POR
 Expected values are computed here with numpy/pandas, never taken from Beluga.
 """
 import datetime
+import decimal
 import socket
 import subprocess
 import sys
@@ -63,7 +64,14 @@ def t_connect():
     except Exception as e:  # noqa: BLE001
         check("guest cannot read files", "log in" in str(e), e)
     check("guest logs in", g.run("login", "admin", "123456", False) is True)
-    check("after login files are allowed", len(g.run('files("/tmp")')) > 0)
+    # logged in: files inside the server's --data folder, nothing outside it
+    g.run('saveText(table(1 2 3 as a), "guestfile.csv")')
+    check("after login files inside --data are allowed", list(g.run('loadText("guestfile.csv")')["a"]) == [1, 2, 3])
+    try:
+        g.run("loadText('/etc/hostname')")
+        check("after login files outside --data are refused", False)
+    except Exception as e:  # noqa: BLE001
+        check("after login files outside --data are refused", "Permission denied" in str(e), e)
     g.close()
     bad = ddb.session()
     try:
@@ -474,6 +482,107 @@ def t_jobs():
 
 
 attempt("jobs", t_jobs)
+
+# ------------------------------------------------------------------ DECIMAL (PROTOCOL.md §5.3, §5.6)
+def t_decimal():
+    D = decimal.Decimal
+    r = s.run("decimal64(123.45, 2)")
+    check("DECIMAL64 scalar arrives as Decimal", isinstance(r, D) and r == D("123.45"), repr(r))
+    r = s.run("decimal32([1.5, NULL, -2.25], 2)")
+    check("DECIMAL32 vector with a null", list(r) == [D("1.50"), None, D("-2.25")], repr(r))
+    r = s.run("decimal128(['1.5', '-3.125'], 20)")
+    check("DECIMAL128 vector keeps scale 20",
+          list(r) == [D("1.5"), D("-3.125")] and r[0].as_tuple().exponent == -20, repr(r))
+    check("DECIMAL128 zero is not null", s.run("decimal128(0, 2)") == D("0.00"))
+    check("DECIMAL128 null is None", s.run("decimal128(NULL, 2)") is None)
+    df = s.run("table(decimal64([1.25, NULL, 7], 3) as d, 1 2 3 as i)")
+    check("DECIMAL table column", list(df["d"]) == [D("1.250"), None, D("7.000")], df)
+    up = pd.DataFrame({"d": [D("1.25"), D("-3.50"), None], "i": [1, 2, 3]})
+    up.__dict__["__DolphinDB_Type__"] = {"d": keys.DT_DECIMAL64}
+    s.upload({"decT": up})
+    check("DECIMAL64 upload keeps the type", s.run("typestr(decT.d)").endswith("DECIMAL64 VECTOR"),
+          s.run("typestr(decT.d)"))
+    # expected: Python's own decimal sum of the non-null values
+    exp = sum(x for x in up["d"] if x is not None)
+    check("DECIMAL64 upload sums exactly", s.run("exec sum(d) from decT") == exp, s.run("exec sum(d) from decT"))
+    check("DECIMAL64 upload keeps the null", s.run("exec count(d) from decT") == 2)
+    s.upload({"decX": D("1.25")})
+    check("DECIMAL scalar upload", s.run("decX * 2") == D("2.50"), s.run("decX * 2"))
+    back = s.run("decT")
+    check("DECIMAL round trip", list(back["d"]) == [D("1.25"), D("-3.50"), None], back)
+    r = s.run("table(decimal64([1.25, NULL], 2) as d)", disableDecimal=True)
+    check("disableDecimal gives DOUBLE", r["d"].dtype == np.float64 and r["d"][0] == 1.25 and np.isnan(r["d"][1]), r)
+
+
+attempt("decimal", t_decimal)
+
+# ------------------------------------------------------------------ array vectors (PROTOCOL.md §5.7)
+def t_array_vector():
+    r = s.run("arrayVector(2 3 6, [1, 2, NULL, 4, 5, 6])")
+    got = [list(x) for x in r]
+    check("INT[] arrives as arrays per row", len(got) == 3 and got[0] == [1, 2] and got[2] == [4, 5, 6]
+          and len(got[1]) == 1 and (got[1][0] is None or np.isnan(got[1][0])), got)
+    r = s.run("arrayVector(1 3, [1.5, 2.5, 3.5])")
+    check("DOUBLE[] values", [list(x) for x in r] == [[1.5], [2.5, 3.5]], r)
+    # many rows (more than one 65535-row block): sums checked against numpy
+    n = 70000
+    r = s.run(f"arrayVector((1..{n}) * 2, 1..{2 * n})")
+    flat = np.concatenate(list(r))
+    check("array vector over two blocks", len(r) == n and flat.sum() == np.arange(1, 2 * n + 1).sum(), (len(r), flat[:4]))
+    # the client sends array vectors only as typed table columns; Beluga's tables cannot
+    # hold them yet, so the upload is refused by name (the wire decoding itself is covered
+    # by server/src/wire.rs's round-trip test)
+    df = pd.DataFrame({"k": [1, 2], "v": [np.array([1, 2], dtype=np.int32), np.array([3], dtype=np.int32)]})
+    df.__dict__["__DolphinDB_Type__"] = {"v": keys.DT_INT_ARRAY}
+    s6 = session()
+    try:
+        s6.upload({"avT": df})
+        check("table with an array column: clear refusal", False, "accepted")
+    except Exception as e:  # noqa: BLE001
+        check("table with an array column: clear refusal", "array vector" in str(e), e)
+    s6.close()
+    check("server answers after the refusal", s.run("1+1") == 2)
+
+
+attempt("array vectors", t_array_vector)
+
+# ------------------------------------------------------------------ compression and fetchSize
+def t_compress_fetch():
+    n = 50000
+    script = (f"table(1..{n} as i, double(1..{n}) / 4 as d, take(`x`yy`zzz, {n}) as s, "
+              f"2024.01.01 + (1..{n}) % 30 as dt, take(string(1..7), {n}) as str)")
+    exp_i = np.arange(1, n + 1)
+    sc = ddb.session(compress=True)
+    sc.connect(HOST, PORT, "admin", "123456")
+    df = sc.run(script)
+    check("compressed download: values", (df["i"].values == exp_i).all() and np.allclose(df["d"].values, exp_i / 4)
+          and list(df["s"][:3]) == ["x", "yy", "zzz"], df.head())
+    exp_dt = np.datetime64("2024-01-01") + (exp_i % 30)
+    check("compressed download: dates", (df["dt"].values.astype("datetime64[D]") == exp_dt).all(), df["dt"][:3])
+    check("compressed download: strings", list(df["str"][:8]) == ["1", "2", "3", "4", "5", "6", "7", "1"])
+    sc.close()
+    s.run(f"bigF = {script}")
+    br = s.run("select * from bigF", fetchSize=8192)
+    parts = []
+    while br.hasNext():
+        parts.append(br.read())
+    full = pd.concat(parts, ignore_index=True)
+    check("fetchSize: pieces of at most 8192 rows", len(parts) == -(-n // 8192) and max(len(p) for p in parts) == 8192,
+          [len(p) for p in parts])
+    exp_s = np.array(["x", "yy", "zzz"])[(exp_i - 1) % 3]
+    check("fetchSize: all rows in order", (full["i"].values == exp_i).all() and (full["s"].values == exp_s).all(), full.tail())
+    br = s.run("select * from bigF", fetchSize=10000)
+    first = br.read()
+    br.skipAll()
+    check("fetchSize: skipAll leaves the session usable", len(first) == 10000 and s.run("3*3") == 9)
+    try:
+        s.run("select * from bigF", fetchSize=100)
+        check("fetchSize below 8192 refused", False)
+    except Exception as e:  # noqa: BLE001
+        check("fetchSize below 8192 refused", "8192" in str(e), e)
+
+
+attempt("compress/fetchSize", t_compress_fetch)
 
 s.close()
 print(f"{passes} passed, {fails} failed")
