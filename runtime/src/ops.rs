@@ -149,6 +149,11 @@ pub fn describe(v: &Value) -> String {
         Value::Duration(..) => "a DURATION".into(),
         Value::Code(_) => "metacode".into(),
         Value::Handle(_) => "a handle".into(),
+        Value::ArrayVector(av) => match crate::value::array_type(av.data.ty) {
+            Some((name, _)) => format!("an array vector ({name})"),
+            None => "an array vector".into(),
+        },
+        Value::Constant(name, _) if crate::value::array_elem_type(v).is_some() => format!("the array-vector type {name}"),
         other => format!("{}", other.data_type()),
     }
 }

@@ -146,6 +146,13 @@ pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
                     cols.push(c);
                 }
             }
+            // array vectors are a value form of their own (value.rs), not yet a table column
+            Value::ArrayVector(_) => {
+                return Err(Error::arg(format!(
+                    "table: column {name} is {}; array-vector table columns are not supported yet",
+                    crate::ops::describe(&v)
+                )))
+            }
             other => return Err(Error::arg(format!("table: can't make a column from {}", crate::ops::describe(&other)))),
         }
     }
