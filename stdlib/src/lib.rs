@@ -45,8 +45,6 @@ pub use window::fns as window_fns;
 pub use window::kernels as window_kernels;
 pub use window::misc as window_misc;
 pub use window::order as window_order;
-#[cfg(test)]
-use window::proptests as window_proptests;
 pub use window::stats as window_stats;
 pub use window::time as window_time;
 #[cfg(test)]
@@ -61,8 +59,6 @@ pub use stats::dist as stats_dist;
 pub use stats::ewm as stats_ewm;
 pub use stats::ml as stats_ml;
 pub use stats::model as stats_model;
-#[cfg(test)]
-use stats::tests as stats_tests;
 pub use temporal::arith as temporal_arith;
 pub use temporal::cal as temporal_cal;
 pub use temporal::base as temporal_core;
@@ -84,13 +80,9 @@ pub use convert::json_write as convert_json_write;
 pub use math::calc as math_calc;
 pub use math::ops as math_ops;
 pub use math::util as math_util;
-#[cfg(test)]
-use math::tests as math_tests;
 pub use row::md5 as row_md5;
 pub use row::misc as row_misc;
 pub use row::pair as row_pair;
-#[cfg(test)]
-use row::tests as row_tests;
 
 use beluga_runtime::Registry;
 

@@ -45,4 +45,4 @@ pub fn literal_value(l: &Literal) -> Value {
 }
 
 // Vector construction from scalars is value-level: it lives in `crate::ops`.
-pub use crate::ops::{build_column, unify_scalars};
+pub use crate::ops::unify_scalars;

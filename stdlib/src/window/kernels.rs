@@ -9,7 +9,6 @@ use crate::window::{
 };
 use crate::window_order::{OrdOp, OrderStat};
 use crate::window_stats::*;
-use crate::with_slice;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::{DataType, Error, Result, Value};

@@ -7,7 +7,6 @@
 
 use crate::window::{check_num, opt_bool, opt_str, win_spec, Bounds, Prep, Slice, WinLen};
 use crate::window_order::{cmp_native, Fenwick};
-use crate::with_slice;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::{DataType, Error, Result, Value};
