@@ -113,6 +113,8 @@ def table(everything: dict, peaks: list) -> str:
                 t = e.get("times") or []
                 w = statistics.median(t[1:]) if len(t) > 1 else (t[0] if t else None)
                 c = t[0] if t else None
+                if reports[s].get("reused"):     # an earlier run.py run (warm-up untimed)
+                    w, c = e.get("median"), None
                 warm[s] = (w, c)
                 kb = engine_rss.get(qid) if s == "engine" else peer_rss.get((s, dataset))
                 cells += [fmt_ms(w) if t else ("ERR" if "error" in e else "-"), fmt_ms(c),
@@ -133,6 +135,27 @@ def table(everything: dict, peaks: list) -> str:
     return "\n".join(out)
 
 
+def merge_peers(everything: dict, path: str, peaks: list) -> dict:
+    """Put the peer reports of an earlier run beside this run's engine reports and check
+    the engine's answers against the earlier reference peer (as run.py does)."""
+    import checksum  # noqa: E402  (../shared/bench/checksum.py, on sys.path)
+    with open(path) as f:
+        old = json.load(f)
+    for ds, d in everything["datasets"].items():
+        prev = old["datasets"].get(ds, {}).get("reports", {})
+        peers = {s: {**r, "reused": True} for s, r in prev.items() if s in PEERS}
+        d["reports"] = {**peers, **{s: r for s, r in d["reports"].items() if s not in PEERS}}
+        for qid, e in d["reports"].get("engine", {}).get("queries", {}).items():
+            ref = next((peers[s]["queries"][qid] for s in PEERS if s in peers and "summary" in peers[s]["queries"].get(qid, {})), None)
+            if "error" in e:
+                e["check"] = "error"
+            elif ref is not None and "summary" in e:
+                diffs = checksum.compare(ref["summary"], e["summary"])
+                e["check"] = "ok" if not diffs else "MISMATCH: " + "; ".join(diffs[:4])
+    # the earlier run's peak RSS of the peers is not known here: leave those cells empty
+    return everything
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=os.environ.get("BENCH_DIR", DEFAULT_BENCH), help="the shared bench folder (run.py)")
@@ -144,6 +167,9 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", default="")
     ap.add_argument("--no-setup", action="store_true", help="reuse the engine databases")
     ap.add_argument("--out", default=None, help="results folder (default <data>/results/<stamp>)")
+    ap.add_argument("--peers-from", default=None,
+                    help="results.json of an earlier run (same data): reuse its peer reports and run only "
+                         "the engine (the peers do not change between engine builds)")
     args = ap.parse_args(argv)
 
     gen_data(args.bench, args.data)
@@ -154,7 +180,8 @@ def main(argv=None) -> int:
     run.subprocess = shim
     out = args.out or os.path.join(args.data, "results", __import__("time").strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
-    rargs = ["--data", args.data, "--datasets", args.datasets, "--systems", args.systems,
+    systems = "" if args.peers_from else args.systems
+    rargs = ["--data", args.data, "--datasets", args.datasets, "--systems", systems,
              "--warmup", "0", "--runs", str(args.runs + 1), "--engine-bin", args.engine_bin, "--out", out,
              "--max-seconds", "600"]
     if args.queries:
@@ -169,6 +196,8 @@ def main(argv=None) -> int:
         os.chdir(cwd)
     with open(os.path.join(out, "results.json")) as f:
         everything = json.load(f)
+    if args.peers_from:
+        everything = merge_peers(everything, args.peers_from, shim.peaks)
     text = table(everything, shim.peaks)
     with open(os.path.join(out, "medium.md"), "w") as f:
         f.write(text + "\n")
