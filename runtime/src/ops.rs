@@ -273,6 +273,9 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
             }
         })
     };
+    if let Some(v) = sym_in_strings(x, y) {
+        return Ok(v);
+    }
     match x {
         Value::Tuple(t) => Ok(Value::tuple(t.iter().map(|e| in_values(e, y)).collect::<Result<_>>()?)),
         Value::Set(s) => in_values(&Value::Vector(s.items.clone()), y),
@@ -298,6 +301,25 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
             Ok(if xs { Value::Scalar(c) } else { Value::Vector(c) })
         }
     }
+}
+
+/// `symbolVector in strings`: membership decided once per dictionary entry and looked up by
+/// code, instead of turning every row into a string (None: not this case).
+fn sym_in_strings(x: &Value, y: &Value) -> Option<Value> {
+    let Value::Vector(xc) = x else { return None };
+    let crate::column::ColData::Sym(sym) = &*xc.data else { return None };
+    let yc = match y {
+        Value::Vector(c) | Value::Scalar(c) => c,
+        Value::Set(s) => &s.items,
+        _ => return None,
+    };
+    if !yc.ty.is_literal() || sym.dict.names.len() > sym.codes.len().max(64) {
+        return None;
+    }
+    let wanted: ahash::AHashSet<&str> = (0..yc.len()).map(|i| yc.str_at(i).unwrap_or("")).collect();
+    let by_code: Vec<i8> = sym.dict.names.iter().map(|n| wanted.contains(&**n) as i8).collect();
+    let r: Vec<i8> = sym.codes.iter().map(|&c| by_code.get(c as usize).copied().unwrap_or(0)).collect();
+    Some(Value::Vector(Column::from_vec(DataType::Bool, r)))
 }
 
 /// SQL-style `like` with `%` (any run) and `?`/`_` (one character).

@@ -38,16 +38,26 @@ pub fn like_form(orig: &Value, c: Column) -> Value {
 }
 
 /// Element-wise f64 → f64 function over any numeric form (tuples, dicts and tables too); DOUBLE result.
-pub fn map_f64(name: &str, v: &Value, f: &dyn Fn(f64) -> f64) -> Result<Value> {
+pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) -> Result<Value> {
     beluga_runtime::eval::ops::unary_col(v, &|c: &Column| {
         if !(c.ty.is_numeric() || c.ty == DataType::Void) {
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        let out: Vec<f64> = x.iter().map(|&a| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) }).collect();
+        // generic (inlined, vectorizable) per element; long inputs split over the cores
+        let one = |&a: &f64| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) };
+        let out: Vec<f64> = if x.len() >= PAR_MAP_MIN {
+            use rayon::prelude::*;
+            x.par_iter().with_min_len(PAR_MAP_MIN / 4).map(one).collect()
+        } else {
+            x.iter().map(one).collect()
+        };
         Ok(Column::from_vec(DataType::Double, out))
     })
 }
+
+/// Element counts from which `map_f64` runs on rayon.
+pub const PAR_MAP_MIN: usize = 1 << 18;
 
 /// Integer argument (e.g. a window size or count).
 pub fn int_arg(name: &str, v: &Value, what: &str) -> Result<i64> {

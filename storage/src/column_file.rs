@@ -45,8 +45,13 @@ pub struct ColumnFile {
 // ------------------------------------------------------------------ byte shuffle
 
 fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
-    if w <= 1 {
-        return bytes.to_vec();
+    match w {
+        0 | 1 => return bytes.to_vec(),
+        2 => return unshuffle_w::<2>(bytes),
+        4 => return unshuffle_w::<4>(bytes),
+        8 => return unshuffle_w::<8>(bytes),
+        16 => return unshuffle_w::<16>(bytes),
+        _ => {}
     }
     let n = bytes.len() / w;
     let mut out = vec![0u8; bytes.len()];
@@ -54,6 +59,20 @@ fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
         let src = &bytes[b * n..(b + 1) * n];
         for (i, s) in src.iter().enumerate() {
             out[i * w + b] = *s;
+        }
+    }
+    out
+}
+
+/// `unshuffle` for a width known at compile time: every output value is gathered from the
+/// W byte planes and written once, in order (instead of W strided passes over the output).
+fn unshuffle_w<const W: usize>(bytes: &[u8]) -> Vec<u8> {
+    let n = bytes.len() / W;
+    let planes: [&[u8]; W] = std::array::from_fn(|b| &bytes[b * n..(b + 1) * n]);
+    let mut out = vec![0u8; bytes.len()];
+    for (i, chunk) in out.chunks_exact_mut(W).take(n).enumerate() {
+        for b in 0..W {
+            chunk[b] = planes[b][i];
         }
     }
     out
@@ -533,6 +552,23 @@ fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unshuffle_by_planes_matches_the_strided_order() {
+        for w in [2usize, 3, 4, 8, 16] {
+            for len in [0usize, 1, 7, 64, 1001] {
+                let bytes: Vec<u8> = (0..len).map(|k| (k * 31 % 251) as u8).collect();
+                let n = len / w;
+                let mut want = vec![0u8; len];
+                for b in 0..w {
+                    for i in 0..n {
+                        want[i * w + b] = bytes[b * n + i];
+                    }
+                }
+                assert_eq!(unshuffle(&bytes, w), want, "w {w} len {len}");
+            }
+        }
+    }
 
     fn round(col: &Column) -> Column {
         let bytes = encode(col);

@@ -57,6 +57,9 @@ fn decided(meta: &TableMeta, levels: &[Level], p: &PartMeta, f: &Filter) -> Opti
         Filter::ColCmp(..) => return None,
     };
     let l = meta.part_cols.iter().position(|pc| meta.col_index(pc) == Some(c))?;
+    if let Some(Level::Range(bounds)) = levels.get(l) {
+        return range_decided(meta, bounds, p.key.get(l).copied()? as usize, c, f);
+    }
     let Some(Level::Value(vals)) = levels.get(l) else {
         return None;
     };
@@ -71,6 +74,37 @@ fn decided(meta: &TableMeta, levels: &[Level], p: &PartMeta, f: &Filter) -> Opti
     cols[c] = Some(vals.slice(k, k + 1));
     match filter_mask(f, &cols) {
         Some(m) if m.len() == 1 => Some(m[0]),
+        _ => None,
+    }
+}
+
+/// `decided` for a RANGE level on an integer-like column: partition k holds the values
+/// [b_k, b_{k+1}), so a comparison or `between` (each true on one interval of values) that
+/// holds at b_k and at b_{k+1} - 1 holds for every row (Some(true)); otherwise undecided.
+fn range_decided(meta: &TableMeta, bounds: &Column, k: usize, c: usize, f: &Filter) -> Option<bool> {
+    use beluga_runtime::kernels::cmp::CmpOp;
+    if bounds.ty != meta.types[c] || k + 1 >= bounds.len() || matches!(f, Filter::Cmp(_, CmpOp::Ne, _)) {
+        return None;
+    }
+    if !matches!(f, Filter::Cmp(..) | Filter::Between(..)) {
+        return None;
+    }
+    let lo = bounds.i64_at(k)?;
+    let hi = bounds.i64_at(k + 1)?.checked_sub(1)?;
+    if hi < lo {
+        return None;
+    }
+    let ends = match &*bounds.data {
+        ColData::I8(_) => Column::from_vec(bounds.ty, vec![lo as i8, hi as i8]),
+        ColData::I16(_) => Column::from_vec(bounds.ty, vec![lo as i16, hi as i16]),
+        ColData::I32(_) => Column::from_vec(bounds.ty, vec![lo as i32, hi as i32]),
+        ColData::I64(_) => Column::from_vec(bounds.ty, vec![lo, hi]),
+        _ => return None,
+    };
+    let mut cols: Vec<Option<Column>> = vec![None; meta.names.len()];
+    cols[c] = Some(ends);
+    match filter_mask(f, &cols) {
+        Some(m) if m.len() == 2 && m[0] && m[1] => Some(true),
         _ => None,
     }
 }

@@ -447,6 +447,27 @@ pub fn logic(op: LogicOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
     if !sa && !sb && a.len() != b.len() {
         return Err(Error::size("The size of the two operands of a logical operator must be the same"));
     }
+    if let (ColData::I8(x), ColData::I8(y)) = (&*a.data, &*b.data) {
+        if !sa && !sb {
+            // BOOL and BOOL: one branch-free pass over the bytes (null is i8::MIN)
+            let out: Vec<i8> = match op {
+                LogicOp::And => x
+                    .iter()
+                    .zip(y)
+                    .map(|(&p, &q)| if p == i8::MIN || q == i8::MIN { i8::MIN } else { (p != 0 && q != 0) as i8 })
+                    .collect(),
+                LogicOp::Or => x
+                    .iter()
+                    .zip(y)
+                    .map(|(&p, &q)| {
+                        let (pn, qn) = (p == i8::MIN, q == i8::MIN);
+                        if pn && qn { i8::MIN } else { ((!pn && p != 0) || (!qn && q != 0)) as i8 }
+                    })
+                    .collect(),
+            };
+            return Ok(Column::from_vec(DataType::Bool, out));
+        }
+    }
     let x = as_native::<f64>(a);
     let y = as_native::<f64>(b);
     let n = if sa && sb { 1 } else if sa { y.len() } else { x.len() };

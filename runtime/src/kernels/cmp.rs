@@ -40,6 +40,42 @@ fn cmp_map<T: Copy>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, ord: impl F
     }
 }
 
+/// `cmp_map` with the operator resolved outside the loop and a plain comparison of the
+/// (normalised) values inside, so the loop vectorizes. Valid where `norm` maps values to a
+/// type whose natural order is the null-smallest order (integers as they are; doubles with
+/// NaN mapped to the null sentinel, below every value but -inf).
+fn cmp_fast<T: Copy + PartialOrd>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, norm: impl Fn(T) -> T + Copy) -> Vec<i8> {
+    #[inline(always)]
+    fn run<T: Copy>(a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool) -> Vec<i8> {
+        match (sa, sb) {
+            (false, false) => a.iter().zip(b).map(|(&x, &y)| f(x, y) as i8).collect(),
+            (true, false) => {
+                let x = a[0];
+                b.iter().map(|&y| f(x, y) as i8).collect()
+            }
+            (false, true) => {
+                let y = b[0];
+                a.iter().map(|&x| f(x, y) as i8).collect()
+            }
+            (true, true) => vec![f(a[0], b[0]) as i8],
+        }
+    }
+    match op {
+        CmpOp::Lt => run(a, b, sa, sb, |x, y| norm(x) < norm(y)),
+        CmpOp::Le => run(a, b, sa, sb, |x, y| norm(x) <= norm(y)),
+        CmpOp::Gt => run(a, b, sa, sb, |x, y| norm(x) > norm(y)),
+        CmpOp::Ge => run(a, b, sa, sb, |x, y| norm(x) >= norm(y)),
+        CmpOp::Eq => run(a, b, sa, sb, |x, y| norm(x) == norm(y)),
+        CmpOp::Ne => run(a, b, sa, sb, |x, y| norm(x) != norm(y)),
+    }
+}
+
+/// NaN as the null sentinel: then `partial_cmp` is `ord_f64`.
+#[inline(always)]
+fn norm_f64(x: f64) -> f64 {
+    if x.is_nan() { f64::NULL } else { x }
+}
+
 /// Total order on f64 with null (sentinel or NaN) smallest.
 #[inline(always)]
 pub fn ord_f64(x: f64, y: f64) -> Ordering {
@@ -82,6 +118,18 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
             {
                 cmp_map(op, &x.codes, &y.codes, sa, sb, |p, q| p.cmp(&q))
             }
+            // a symbol vector against one string: compare each dictionary entry once, then
+            // look the answer up by code (no string per row)
+            (ColData::Sym(x), _) if sb && !sa && x.dict.names.len() <= x.codes.len().max(64) => {
+                let y = b.str_at(0).unwrap_or("");
+                let by_code: Vec<i8> = x.dict.names.iter().map(|s| op.test((**s).cmp(y)) as i8).collect();
+                x.codes.iter().map(|&c| by_code.get(c as usize).copied().unwrap_or(0)).collect()
+            }
+            (_, ColData::Sym(y)) if sa && !sb && y.dict.names.len() <= y.codes.len().max(64) => {
+                let x = a.str_at(0).unwrap_or("");
+                let by_code: Vec<i8> = y.dict.names.iter().map(|s| op.test(x.cmp(&**s)) as i8).collect();
+                y.codes.iter().map(|&c| by_code.get(c as usize).copied().unwrap_or(0)).collect()
+            }
             _ => {
                 let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
                 (0..n)
@@ -96,7 +144,7 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
     } else if ta.is_floating() || tb.is_floating() {
         let x = as_native::<f64>(a);
         let y = as_native::<f64>(b);
-        cmp_map(op, &x, &y, sa, sb, ord_f64)
+        cmp_fast(op, &x, &y, sa, sb, norm_f64)
     } else {
         // integral / temporal: align temporal units first
         let (ca, cb);
@@ -109,11 +157,14 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
             (a, b)
         };
         match (&*a.data, &*b.data) {
-            (ColData::I32(x), ColData::I32(y)) => cmp_map(op, x, y, sa, sb, |p, q| p.cmp(&q)),
+            (ColData::I32(x), ColData::I32(y)) => cmp_fast(op, x, y, sa, sb, |v| v),
+            (ColData::I64(x), ColData::I64(y)) => cmp_fast(op, x, y, sa, sb, |v| v),
+            (ColData::I16(x), ColData::I16(y)) => cmp_fast(op, x, y, sa, sb, |v| v),
+            (ColData::I8(x), ColData::I8(y)) => cmp_fast(op, x, y, sa, sb, |v| v),
             _ => {
                 let x = as_native::<i64>(a);
                 let y = as_native::<i64>(b);
-                cmp_map(op, &x, &y, sa, sb, |p, q| p.cmp(&q))
+                cmp_fast(op, &x, &y, sa, sb, |v| v)
             }
         }
     };

@@ -189,6 +189,131 @@ pub fn sort_rows_top(keys: &[SortKey], rows: &mut [usize], k: usize) {
     if keys.is_empty() || rows.len() < 2 {
         return;
     }
+    if k > 0 && k <= STREAM_TOP_MAX && rows.len() >= STREAM_TOP_MIN_ROWS && k < rows.len() / 4 && stream_top(keys, rows, k) {
+        return;
+    }
+    sort_rows_prefix(keys, rows, k)
+}
+
+/// Top-N queries ask for at most this many rows to go through the streaming selection.
+const STREAM_TOP_MAX: usize = 1 << 12;
+/// Below this many rows the plain selection is as cheap.
+pub(crate) const STREAM_TOP_MIN_ROWS: usize = 1 << 12;
+
+/// Top-N by one streaming pass over the first key, computed per row on the fly (no code
+/// vector, no pair vector of the whole input): a buffer of at most `2k` candidates is cut
+/// back to the best `k` whenever it fills, and the worst kept key becomes a threshold that
+/// rejects most rows with one comparison. With one key that decides the answer; with more,
+/// every row tying the threshold stays a candidate and the candidates (gathered into small
+/// key columns) are sorted by all keys. False when the first key's type has no per-row
+/// code or ties overflow the buffer: the caller then sorts the ordinary way.
+fn stream_top(keys: &[SortKey], rows: &mut [usize], k: usize) -> bool {
+    let exact = keys.len() == 1;
+    let Some(mut cand) = first_key_candidates(&keys[0], rows, k, exact) else {
+        return false;
+    };
+    if exact {
+        if cand.len() > k {
+            cand.select_nth_unstable(k - 1);
+            cand.truncate(k);
+        }
+        cand.sort_unstable();
+        let sorted: Vec<usize> = cand.iter().map(|&(_, pos)| rows[pos]).collect();
+        rows[..sorted.len()].copy_from_slice(&sorted);
+        return true;
+    }
+    // candidates in input order keep the sort stable
+    let mut pos: Vec<usize> = cand.iter().map(|&(_, p)| p).collect();
+    pos.sort_unstable();
+    let sub: Vec<usize> = pos.iter().map(|&p| rows[p]).collect();
+    let cols: Vec<Column> = keys.iter().map(|key| key.col.take_usize(&sub)).collect();
+    let sub_keys: Vec<SortKey> = keys.iter().zip(&cols).map(|(key, c)| SortKey { col: c, asc: key.asc, nulls_first: key.nulls_first }).collect();
+    let mut local: Vec<usize> = (0..sub.len()).collect();
+    sort_rows_prefix(&sub_keys, &mut local, k);
+    let take = k.min(local.len());
+    for (dst, &l) in rows[..take].iter_mut().zip(&local[..take]) {
+        *dst = sub[l];
+    }
+    true
+}
+
+/// The rows (as (wide key, position in `rows`)) that can be among the first `k` by one key.
+fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) -> Option<Vec<(u128, usize)>> {
+    let (asc, nf) = (key.asc, key.nulls_first.unwrap_or(key.asc));
+    let wide = move |null: bool, code: u64| -> u128 {
+        if null {
+            if nf { 0 } else { 2u128 << 64 }
+        } else {
+            (1u128 << 64) | (if asc { code } else { !code }) as u128
+        }
+    };
+    fn ints_of<T: Native>(v: &[T], rows: &[usize], k: usize, exact: bool, wide: impl Fn(bool, u64) -> u128) -> Option<Vec<(u128, usize)>> {
+        candidates(rows, k, exact, |r| {
+            let x = v[r];
+            wide(x.is_null(), int_code(x.to_i64()))
+        })
+    }
+    match &*key.col.data {
+        ColData::I8(v) => ints_of(v, rows, k, exact, wide),
+        ColData::I16(v) => ints_of(v, rows, k, exact, wide),
+        ColData::I32(v) => ints_of(v, rows, k, exact, wide),
+        ColData::I64(v) => ints_of(v, rows, k, exact, wide),
+        ColData::F64(v) => candidates(rows, k, exact, |r| {
+            let x = v[r];
+            wide(x.is_null(), float_code(x))
+        }),
+        ColData::F32(v) => candidates(rows, k, exact, |r| {
+            let x = v[r];
+            wide(x.is_null(), float_code(x as f64))
+        }),
+        ColData::Sym(s) => {
+            let names: Vec<&str> = s.dict.names.iter().map(|a| &**a).collect();
+            let rank = text_ranks(&names);
+            candidates(rows, k, exact, |r| {
+                let c = s.codes[r] as usize;
+                wide(names[c].is_empty(), rank[c])
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The streaming selection behind `first_key_candidates` (see `stream_top`).
+fn candidates(rows: &[usize], k: usize, exact: bool, key: impl Fn(usize) -> u128) -> Option<Vec<(u128, usize)>> {
+    let cap = (2 * k).max(64);
+    let mut buf: Vec<(u128, usize)> = Vec::with_capacity(cap + 1);
+    let mut thr = u128::MAX;
+    let mut have_thr = false;
+    for (pos, &r) in rows.iter().enumerate() {
+        let w = key(r);
+        // a later row loses a tie with the k-th kept row when the key is the whole order
+        if have_thr && (w > thr || (exact && w == thr)) {
+            continue;
+        }
+        buf.push((w, pos));
+        if buf.len() >= cap {
+            buf.select_nth_unstable(k - 1);
+            thr = buf[k - 1].0;
+            have_thr = true;
+            if exact {
+                buf.truncate(k);
+            } else {
+                buf.retain(|&(x, _)| x <= thr);
+                // many ties at the threshold: cutting back would repeat too often
+                if buf.len() * 4 > cap * 3 {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(buf)
+}
+
+/// `sort_rows_top` without the streaming path.
+fn sort_rows_prefix(keys: &[SortKey], rows: &mut [usize], k: usize) {
+    if keys.is_empty() || rows.len() < 2 {
+        return;
+    }
     let prepared = prepare(keys);
     let n = rows.len();
     let top = k < n / 4;

@@ -340,8 +340,74 @@ pub fn cross_join(left: &Table, right: &Table, right_name: &str) -> Result<(Tabl
     // two index vectors plus every output column, charged before anything is built
     let row_bytes = 16 + left.cols.iter().chain(&right.cols).map(|c| crate::guard::elem_bytes(c.ty)).sum::<usize>();
     crate::guard::need2(left.rows(), right.rows(), row_bytes)?;
-    let (li, ri) = cross_pairs(left.rows(), right.rows());
-    assemble(left, right, &li, &ri, &Layout { right_keys: &[], keep_right: &[], right_name, coalesce_keys: None })
+    // left-major product without index vectors: each left value repeated, the right tiled
+    let (nl, nr) = (left.rows(), right.rows());
+    let mut names: Vec<String> = left.names.clone();
+    let mut right_names = Vec::with_capacity(right.ncols());
+    for n in &right.names {
+        let name = if names.iter().any(|x| x.eq_ignore_ascii_case(n)) { format!("{right_name}_{n}") } else { n.clone() };
+        names.push(name.clone());
+        right_names.push(Some(name));
+    }
+    let jobs: Vec<(&Column, bool)> = left.cols.iter().map(|c| (c, true)).chain(right.cols.iter().map(|c| (c, false))).collect();
+    let build = |&(c, is_left): &(&Column, bool)| if is_left { repeat_each(c, nr) } else { tile(c, nl) };
+    let cols: Vec<Column> =
+        if nl.saturating_mul(nr) >= super::frame::PAR_MIN_LEN { jobs.par_iter().map(build).collect() } else { jobs.iter().map(build).collect() };
+    let mut t = Table::new(names, cols)?;
+    t.name = None;
+    Ok((t, right_names))
+}
+
+/// Every value of a column `times` times in a row (`[a, b]`, 2 → `[a, a, b, b]`).
+fn repeat_each(c: &Column, times: usize) -> Column {
+    fn rep<T: Copy>(v: &[T], times: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(v.len() * times);
+        for &x in v {
+            out.extend(std::iter::repeat_n(x, times));
+        }
+        out
+    }
+    let data = match &*c.data {
+        ColData::I8(v) => ColData::I8(rep(v, times)),
+        ColData::I16(v) => ColData::I16(rep(v, times)),
+        ColData::I32(v) => ColData::I32(rep(v, times)),
+        ColData::I64(v) => ColData::I64(rep(v, times)),
+        ColData::F32(v) => ColData::F32(rep(v, times)),
+        ColData::F64(v) => ColData::F64(rep(v, times)),
+        ColData::I128(v) => ColData::I128(rep(v, times)),
+        ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: rep(&s.codes, times), dict: s.dict.clone() }),
+        ColData::Str(_) => {
+            let idx: Vec<usize> = (0..c.len()).flat_map(|k| std::iter::repeat_n(k, times)).collect();
+            return c.take_usize(&idx);
+        }
+    };
+    Column::new(c.ty, data)
+}
+
+/// A whole column `times` times over (`[a, b]`, 2 → `[a, b, a, b]`).
+fn tile(c: &Column, times: usize) -> Column {
+    fn til<T: Copy>(v: &[T], times: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(v.len() * times);
+        for _ in 0..times {
+            out.extend_from_slice(v);
+        }
+        out
+    }
+    let data = match &*c.data {
+        ColData::I8(v) => ColData::I8(til(v, times)),
+        ColData::I16(v) => ColData::I16(til(v, times)),
+        ColData::I32(v) => ColData::I32(til(v, times)),
+        ColData::I64(v) => ColData::I64(til(v, times)),
+        ColData::F32(v) => ColData::F32(til(v, times)),
+        ColData::F64(v) => ColData::F64(til(v, times)),
+        ColData::I128(v) => ColData::I128(til(v, times)),
+        ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: til(&s.codes, times), dict: s.dict.clone() }),
+        ColData::Str(_) => {
+            let idx: Vec<usize> = (0..times).flat_map(|_| 0..c.len()).collect();
+            return c.take_usize(&idx);
+        }
+    };
+    Column::new(c.ty, data)
 }
 
 #[cfg(test)]

@@ -158,19 +158,6 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
         match a {
             Arg::Pos(Some(x)) => {
                 let mut v = i.eval(x)?;
-                if k < 2 && matches!(v, Value::Handle(_)) {
-                    // a partitioned table joins through its loaded columns
-                    let mut names = needed.names.clone();
-                    for a in args.iter().skip(2).take(2) {
-                        if let Arg::Pos(Some(e)) = a {
-                            if let Ok(kv) = i.eval(e) {
-                                names.extend(key_list(Some(&Some(kv))));
-                            }
-                        }
-                    }
-                    let side_need = Need { names, all: needed.all || !PROJECTABLE.contains(&f), push: vec![] };
-                    v = Value::Table(as_table(i, v, &side_need)?);
-                }
                 if k < 2 {
                     let name = match &x.kind {
                         ExprKind::Ident(n) => Some(n.clone()),
@@ -187,6 +174,7 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
             Arg::Named(n, x) => named_args.push((n.clone(), i.eval(x)?)),
         }
     }
+    load_join_handles(i, f, args, &mut pos, needed)?;
     if PROJECTABLE.contains(&f) && !needed.all {
         project_join_args(&mut pos, &side_names, needed);
     }
@@ -233,6 +221,56 @@ fn eval_join_call(i: &mut Interpreter, e: &Expr, f: &str, args: &[Arg], needed: 
         }
     }
     Ok(Source { table, quals, consumed })
+}
+
+/// Join builtins whose result rows each come from one left row that satisfies a row-wise
+/// condition on left columns exactly when the joined row does: the query's `where` on the
+/// left columns may filter the stored left table while it is loaded.
+const LEFT_PUSH: &[&str] = &["ej", "sej", "lj", "lsj", "aj"];
+
+/// Load the stored-table (handle) inputs of a join builtin: only the referenced columns
+/// and the keys, and for the left input of `LEFT_PUSH` joins the partitions and rows the
+/// query's leading conditions on its own columns keep (conditions naming a column of an
+/// in-memory right table stay for after the join).
+fn load_join_handles(i: &mut Interpreter, f: &str, args: &[Arg], pos: &mut [Option<Value>], needed: &Need) -> Result<()> {
+    if !pos.iter().take(2).any(|v| matches!(v, Some(Value::Handle(_)))) {
+        return Ok(());
+    }
+    let mut names = needed.names.clone();
+    for a in args.iter().skip(2).take(2) {
+        if let Arg::Pos(Some(e)) = a {
+            if let Ok(kv) = i.eval(e) {
+                names.extend(key_list(Some(&Some(kv))));
+            }
+        }
+    }
+    let right_cols: Option<AHashSet<String>> = match pos.get(1) {
+        Some(Some(Value::Table(r))) => Some(r.names.iter().map(|n| n.to_ascii_lowercase()).collect()),
+        _ => None,
+    };
+    for k in 0..2.min(pos.len()) {
+        let Some(v @ Value::Handle(_)) = pos[k].clone() else { continue };
+        let push: Vec<Expr> = match (&right_cols, k == 0 && LEFT_PUSH.contains(&f)) {
+            (Some(rc), true) => needed
+                .push
+                .iter()
+                .take_while(|c| {
+                    let mut clean = true;
+                    super::plan::walk(c, &mut |x| match &x.kind {
+                        ExprKind::Ident(n) if rc.contains(&n.to_ascii_lowercase()) => clean = false,
+                        ExprKind::Member(..) | ExprKind::Select(_) | ExprKind::Exists(_) | ExprKind::Lambda(_) => clean = false,
+                        _ => {}
+                    });
+                    clean
+                })
+                .cloned()
+                .collect(),
+            _ => vec![],
+        };
+        let side_need = Need { names: names.clone(), all: needed.all || !PROJECTABLE.contains(&f), push };
+        pos[k] = Some(Value::Table(as_table(i, v, &side_need)?));
+    }
+    Ok(())
 }
 
 /// Which input of a join a `where` condition can be applied to before joining: it must be

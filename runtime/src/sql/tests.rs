@@ -205,6 +205,35 @@ fn top_n_equals_full_sort_prefix() {
 }
 
 #[test]
+fn streaming_top_n_equals_full_sort_prefix() {
+    use super::order::sort_rows_top;
+    let mut r = Rng(7);
+    for case in 0..12 {
+        let n = 5000 + r.below(20000) as usize;
+        // few distinct values in `a` (ties decided by `b`), many in `b`, some nulls
+        let a = ints(&mut r, n, 8, 5);
+        let b = ints(&mut r, n, 100000, 9);
+        let f: Vec<f64> = (0..n).map(|k| if k % 97 == 3 { f64::NULL } else { (r.below(1000) as f64) / 7.0 - 50.0 }).collect();
+        let (ca, cb, cf) = (Column::from_vec(DataType::Int, a), Column::from_vec(DataType::Int, b), Column::from_vec(DataType::Double, f));
+        let keys1 = [SortKey { col: &cb, asc: case % 2 == 0, nulls_first: None }];
+        let keys2 = [SortKey { col: &ca, asc: true, nulls_first: Some(false) }, SortKey { col: &cb, asc: false, nulls_first: None }];
+        let keys3 = [SortKey { col: &cf, asc: case % 3 == 0, nulls_first: None }, SortKey { col: &cb, asc: true, nulls_first: None }];
+        let keys4 = [SortKey { col: &cf, asc: false, nulls_first: None }];
+        for keys in [&keys1[..], &keys2[..], &keys3[..], &keys4[..]] {
+            // a subset of the rows, not in order, as after a where clause
+            let sel: Vec<usize> = (0..n).rev().filter(|k| k % 3 != 1).collect();
+            let mut full = sel.clone();
+            super::order::sort_rows(keys, &mut full);
+            for k in [1usize, 5, 20, 100] {
+                let mut rows = sel.clone();
+                sort_rows_top(keys, &mut rows, k);
+                assert_eq!(&rows[..k], &full[..k], "case {case} k {k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn top_n_floats_desc() {
     use super::order::sort_rows_top;
     let c = Column::from_vec(DataType::Double, vec![5.0, 3.0, f64::NULL, 9.0, 1.0, 9.0, 2.0, 8.0, 7.0, 6.0]);

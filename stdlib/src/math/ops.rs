@@ -313,6 +313,17 @@ pub fn pow_values(x: &Value, y: &Value) -> Result<Value> {
         check_len("pow", a, sa, b, sb)?;
         let p = as_native::<f64>(a);
         let q = as_native::<f64>(b);
+        if sb && !sa && !q.is_empty() && !q[0].is_null() && p.len() >= crate::util::PAR_MAP_MIN {
+            // a long vector to a fixed power: split over the cores
+            use rayon::prelude::*;
+            let e = q[0];
+            let out: Vec<f64> = p
+                .par_iter()
+                .with_min_len(crate::util::PAR_MAP_MIN / 4)
+                .map(|&u| if u.is_null() { f64::NULL } else { f64::from_f64(u.powf(e)) })
+                .collect();
+            return Ok(Column::from_vec(DataType::Double, out));
+        }
         Ok(Column::from_vec(DataType::Double, binary_map(&p, &q, sa, sb, |u: f64, v: f64| f64::from_f64(u.powf(v)))))
     })
 }

@@ -75,6 +75,11 @@ pub(crate) fn tod_ns_of(name: &str, c: &Column) -> Result<Vec<i64>> {
         t => return Err(Error::unsupported(name, t)),
     };
     let raw = as_native::<i64>(c);
+    if u > 0 && NS_PER_DAY % u == 0 {
+        // (v * u) mod day = (v mod units-per-day) * u: no 128-bit arithmetic per row
+        let per_day = NS_PER_DAY / u;
+        return Ok(raw.iter().map(|&v| if v.is_null() { v } else { v.rem_euclid(per_day) * u }).collect());
+    }
     Ok(raw
         .iter()
         .map(|&v| {
@@ -116,7 +121,7 @@ pub(crate) fn day_bool(name: &str, v: &Value, f: &dyn Fn(i64) -> bool) -> Result
 }
 
 /// Element-wise `nanos of day → i32` (INT result) over any form of `v`.
-pub(crate) fn tod_int(name: &str, v: &Value, f: &dyn Fn(i64) -> i32) -> Result<Value> {
+pub(crate) fn tod_int<F: Fn(i64) -> i32 + ?Sized>(name: &str, v: &Value, f: &F) -> Result<Value> {
     ops::unary_col(v, &|c: &Column| {
         let t = tod_ns_of(name, c)?;
         let r: Vec<i32> = t.iter().map(|&x| if x.is_null() { i32::NULL } else { f(x) }).collect();
