@@ -33,7 +33,11 @@ fn float_key(x: f64) -> u64 {
 /// Dense 1-based ranks of `n` items ordered by `cmp` (null items, flagged by `is_null`, get 0).
 fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<u64> {
     let mut idx: Vec<usize> = (0..n).filter(|&i| !is_null(i)).collect();
-    idx.sort_by(|&a, &b| cmp(a, b));
+    let poll = beluga_runtime::guard::Poll::new();
+    idx.sort_by(|&a, &b| {
+        poll.now();
+        cmp(a, b)
+    });
     let mut out = vec![0u64; n];
     let mut rank = 0u64;
     for (k, &i) in idx.iter().enumerate() {
@@ -69,12 +73,21 @@ pub fn sort_keys(c: &Column) -> Vec<u64> {
 pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
     if keys.len() > u32::MAX as usize {
         let mut idx: Vec<usize> = (0..keys.len()).collect();
-        idx.sort_by_key(|&i| if asc { keys[i] } else { !keys[i] });
+        let poll = beluga_runtime::guard::Poll::new();
+        idx.sort_by_key(|&i| {
+            poll.now();
+            if asc { keys[i] } else { !keys[i] }
+        });
         return idx;
     }
     // (key, position) pairs: sorting them unstably is a stable sort of the keys
     let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
-    p.sort_unstable();
+    // each comparison tests the interrupt flag: an interrupt unwinds out (guard::catch)
+    let poll = beluga_runtime::guard::Poll::new();
+    p.sort_unstable_by(|a, b| {
+        poll.now();
+        a.cmp(b)
+    });
     p.into_iter().map(|(_, i)| i as usize).collect()
 }
 
@@ -94,7 +107,9 @@ pub fn argsort_multi(cols: &[Column], asc: &[bool]) -> Result<Vec<usize>> {
     }
     let keys: Vec<Vec<u64>> = cols.iter().map(sort_keys).collect();
     let mut idx: Vec<usize> = (0..n).collect();
+    let poll = beluga_runtime::guard::Poll::new();
     idx.sort_by(|&a, &b| {
+        poll.now();
         for (k, key) in keys.iter().enumerate() {
             let up = asc.get(k).copied().unwrap_or(asc.last().copied().unwrap_or(true));
             let o = key[a].cmp(&key[b]);

@@ -44,7 +44,9 @@ pub fn map_f64(name: &str, v: &Value, f: &dyn Fn(f64) -> f64) -> Result<Value> {
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        let out: Vec<f64> = x.iter().map(|&a| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) }).collect();
+        let out: Vec<f64> = beluga_runtime::guard::collect_chunked(x.len(), |r, out| {
+            out.extend(x[r].iter().map(|&a| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) }))
+        });
         Ok(Column::from_vec(DataType::Double, out))
     })
 }

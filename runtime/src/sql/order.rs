@@ -36,7 +36,11 @@ fn float_code(x: f64) -> u64 {
 /// Dense ranks of strings in byte order.
 fn text_ranks<'s>(items: &[&'s str]) -> Vec<u64> {
     let mut idx: Vec<u32> = (0..items.len() as u32).collect();
-    idx.sort_unstable_by(|&a, &b| items[a as usize].cmp(items[b as usize]));
+    let poll = crate::guard::Poll::new();
+    idx.sort_unstable_by(|&a, &b| {
+        poll.now();
+        items[a as usize].cmp(items[b as usize])
+    });
     let mut rank = vec![0u64; items.len()];
     let mut r = 0u64;
     for w in 0..idx.len() {
@@ -189,24 +193,32 @@ pub fn sort_rows_top(keys: &[SortKey], rows: &mut [usize], k: usize) {
     }
     let prepared = prepare(keys);
     let n = rows.len();
+    // every comparison tests the session's interrupt flag (one relaxed load); an interrupt
+    // unwinds out of the sort, on rayon's workers too (guard::catch / exec_top catch it)
+    let poll = crate::guard::Poll::new();
     let top = k < n / 4;
     if prepared.len() == 1 {
         let p = &prepared[0];
         let mut pairs: Vec<(u128, usize)> = rows.iter().enumerate().map(|(pos, &r)| (wide_key(p, r), pos)).collect();
+        let cmp = |a: &(u128, usize), b: &(u128, usize)| {
+            poll.now();
+            a.cmp(b)
+        };
         if top {
-            pairs.select_nth_unstable(k);
+            pairs.select_nth_unstable_by(k, cmp);
             pairs.truncate(k);
         }
         if pairs.len() >= PAR_SORT_MIN {
-            pairs.par_sort_unstable();
+            pairs.par_sort_unstable_by(cmp);
         } else {
-            pairs.sort_unstable();
+            pairs.sort_unstable_by(cmp);
         }
         let sorted: Vec<usize> = pairs.iter().map(|&(_, pos)| rows[pos]).collect();
         rows[..sorted.len()].copy_from_slice(&sorted);
         return;
     }
     let cmp = |a: &(usize, usize), b: &(usize, usize)| {
+        poll.now();
         for p in &prepared {
             let o = p.cmp(a.0, b.0);
             if o != Ordering::Equal {
