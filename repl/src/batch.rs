@@ -74,8 +74,10 @@ pub fn run_text(interp: &mut Interpreter, src: &str, opts: &Opts) -> bool {
                 Ok(None) => {}
                 Err(e) => {
                     ok = false;
+                    let stop = e.kind == beluga_runtime::ErrorKind::Interrupted;
                     report(&shift(e, *off), opts, &text);
-                    if !opts.keep_going {
+                    // Ctrl-C ends the run even with --keep-going
+                    if !opts.keep_going || stop {
                         return false;
                     }
                 }
@@ -83,6 +85,20 @@ pub fn run_text(interp: &mut Interpreter, src: &str, opts: &Opts) -> bool {
         }
     }
     ok
+}
+
+/// Ctrl-C in a non-interactive run: the first interrupts the running statement (it stops
+/// with "Execution was interrupted" and the run ends with a non-zero status); a second one
+/// while the first is still pending ends the process at once (exit status 130), so a run
+/// can always be stopped.
+pub fn install_sigint(interp: &Interpreter) {
+    let flag = interp.interrupt.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            let _ = writeln!(std::io::stderr(), "Execution was interrupted");
+            std::process::exit(130);
+        }
+    });
 }
 
 /// Print a statement's value and flush, so piped output appears statement by statement.

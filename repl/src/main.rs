@@ -30,6 +30,8 @@ fn registry() -> Registry {
 const AFTER_HELP: &str = "\
 With no FILE and no -e: an interactive REPL when standard input is a terminal, otherwise
 the script read from standard input (each expression's value is printed, like the REPL).
+Ctrl-C stops the running statement (`Execution was interrupted`, exit status 1); a second
+Ctrl-C ends the process at once.
 
 `beluga server [--port 8848] [--bind ADDR] [--data DIR] [--users FILE] ...` serves
 DolphinDB's API protocol to the official clients (`beluga server --help` for its flags).
@@ -51,7 +53,7 @@ Examples:
   beluga examples/quickstart.dos          run a script
   beluga -i report.dos                    run a script and show its last value
   beluga -e 'sum(1..100)'                 evaluate an expression
-  beluga < script.dos                     run a script from standard input
+  beluga < script.dos                     run a script from standard input (also `beluga -`)
   beluga test tests/assert                run @testing files";
 
 fn cli() -> Command {
@@ -214,10 +216,15 @@ fn run(m: ArgMatches) -> ExitCode {
         fancy: stderr_tty,
         color: color_wanted(stderr_tty),
     };
+    let from_stdin = positional.first().is_some_and(|p| p == "-");
+    if !(positional.is_empty() && !m.contains_id("execute") && std::io::stdin().is_terminal() && !from_stdin) {
+        // every non-interactive run: Ctrl-C interrupts the statement like in the REPL
+        batch::install_sigint(&interp);
+    }
     let ok = if let Some(src) = m.get_one::<String>("execute") {
         default_sigpipe();
         batch::run_text(&mut interp, src, &opts("<expr>", batch::Echo::All))
-    } else if let Some(file) = positional.first().map(PathBuf::from) {
+    } else if let Some(file) = positional.first().filter(|_| !from_stdin).map(PathBuf::from) {
         let file = &file;
         default_sigpipe();
         let src = match std::fs::read_to_string(file) {
@@ -230,7 +237,7 @@ fn run(m: ArgMatches) -> ExitCode {
         interp.current_file = Some(file.clone());
         let echo = if m.get_flag("echo") { batch::Echo::Last } else { batch::Echo::None };
         batch::run_text(&mut interp, &src, &opts(&file.display().to_string(), echo))
-    } else if std::io::stdin().is_terminal() {
+    } else if std::io::stdin().is_terminal() && !from_stdin {
         return repl::run(interp);
     } else {
         default_sigpipe();

@@ -4,11 +4,16 @@
 //! (Ctrl-C, later a server's request deadline) reachable from kernels that have no
 //! interpreter at hand, and a large, known stack for rayon's worker threads.
 //!
-//! The budget is per process (the REPL, a script run and a server worker each hold one
-//! session). It defaults to half of physical memory (`/proc/meminfo`), is set by the
-//! environment variable `BELUGA_MAX_MEMORY` (bytes) and by `setMaxMemSize(GB)`.
+//! Two budgets apply to every request. The process budget defaults to half of physical
+//! memory (`/proc/meminfo`) and is set by the environment variable `BELUGA_MAX_MEMORY`
+//! (bytes, `--max-memory`). Each session (interpreter) has its own [`Budget`], installed
+//! thread-locally like the interrupt flag: `setMaxMemSize(GB)` sets the session's limit
+//! (at most the process budget applies), so two server sessions keep separate limits.
 //! When the binary installs [`CountingAlloc`] as its global allocator, the bytes already
-//! live count against the budget too; without it only the single request is checked.
+//! live count against the budgets too: all live bytes against the process budget, the bytes
+//! a session's thread allocated and has not freed against that session's budget (work done
+//! on rayon's worker threads counts for the process only). Without the counting allocator
+//! only the single request is checked.
 
 use crate::error::{Error, ErrorKind, Result};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -31,36 +36,115 @@ const SMALL: u64 = 1 << 20;
 /// `#[global_allocator]`.
 pub struct CountingAlloc;
 
+/// Count `delta` bytes allocated (+) or freed (-): the process total and the session of
+/// this thread (if one is installed).
+#[inline]
+fn count(delta: isize) {
+    if delta >= 0 {
+        LIVE.fetch_add(delta as usize, Ordering::Relaxed);
+    } else {
+        LIVE.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+    }
+    // `try_with`: no panic while the thread's locals are being torn down
+    let _ = SESSION.try_with(|b| {
+        let p = b.get();
+        if !p.is_null() {
+            // SAFETY: `HELD` keeps the accountant alive while the pointer is set
+            unsafe { &*p }.live.fetch_add(delta as i64, Ordering::Relaxed);
+        }
+    });
+}
+
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(l) };
         if !p.is_null() {
-            LIVE.fetch_add(l.size(), Ordering::Relaxed);
+            count(l.size() as isize);
         }
         p
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         let p = unsafe { System.alloc_zeroed(l) };
         if !p.is_null() {
-            LIVE.fetch_add(l.size(), Ordering::Relaxed);
+            count(l.size() as isize);
         }
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        count(-(l.size() as isize));
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         let q = unsafe { System.realloc(p, l, new) };
         if !q.is_null() {
-            if new >= l.size() {
-                LIVE.fetch_add(new - l.size(), Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-            }
+            count(new as isize - l.size() as isize);
         }
         q
     }
+}
+
+/// The memory accountant of one session: its own limit (0 = only the process budget
+/// applies) and the bytes its thread holds.
+#[derive(Debug, Default)]
+pub struct Budget {
+    limit: AtomicU64,
+    /// bytes allocated minus bytes freed on threads running this session (may drift
+    /// below zero when a value is freed by another session; read as at least 0)
+    live: std::sync::atomic::AtomicI64,
+}
+
+impl Budget {
+    /// A new accountant with no limit of its own (BELUGA_MAX_MEMORY / --max-memory apply).
+    pub fn new() -> Arc<Budget> {
+        Arc::new(Budget::default())
+    }
+    /// The session's limit in bytes (the process budget when none was set, never above it).
+    pub fn limit(&self) -> u64 {
+        match self.limit.load(Ordering::Relaxed) {
+            0 => process_max_memory(),
+            l => l.min(process_max_memory()),
+        }
+    }
+    /// Set the session's limit (`setMaxMemSize`).
+    pub fn set_limit(&self, bytes: u64) {
+        self.limit.store(bytes.max(1), Ordering::Relaxed);
+    }
+    /// Bytes the session holds (0 without the counting allocator).
+    pub fn live(&self) -> u64 {
+        self.live.load(Ordering::Relaxed).max(0) as u64
+    }
+}
+
+/// Keeps the installed accountant alive; the allocator reads the raw pointer in `SESSION`
+/// (a const local without destructor, safe to touch while the thread's locals are torn
+/// down). Dropping the holder clears the pointer first.
+struct Held(Option<Arc<Budget>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = SESSION.try_with(|s| s.set(std::ptr::null()));
+    }
+}
+
+thread_local! {
+    static SESSION: std::cell::Cell<*const Budget> = const { std::cell::Cell::new(std::ptr::null()) };
+    static HELD: RefCell<Held> = const { RefCell::new(Held(None)) };
+}
+
+/// Make `b` the accountant that allocations and charges on this thread go to (the
+/// interpreter does this when it starts a statement; map-reduce workers get their session's).
+pub fn install_budget(b: Arc<Budget>) {
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        SESSION.with(|s| s.set(Arc::as_ptr(&b)));
+        // the previous accountant is dropped after the pointer moved on
+        let _old = h.0.replace(b);
+    });
+}
+
+/// The accountant of this thread's session, to hand to worker threads.
+pub fn budget() -> Option<Arc<Budget>> {
+    HELD.with(|h| h.borrow().0.clone())
 }
 
 /// Bytes currently live (0 when the counting allocator is not installed).
@@ -86,8 +170,17 @@ fn default_limit() -> u64 {
     physical_memory().map(|m| m / 2).unwrap_or(8 << 30)
 }
 
-/// The memory budget in bytes.
+/// The memory budget of this thread's session in bytes (the process budget when no
+/// session is installed or it has no limit of its own).
 pub fn max_memory() -> u64 {
+    match budget() {
+        Some(b) => b.limit(),
+        None => process_max_memory(),
+    }
+}
+
+/// The process-wide budget in bytes (BELUGA_MAX_MEMORY, --max-memory, else half of RAM).
+pub fn process_max_memory() -> u64 {
     let l = LIMIT.load(Ordering::Relaxed);
     if l != 0 {
         return l;
@@ -97,8 +190,17 @@ pub fn max_memory() -> u64 {
     LIMIT.load(Ordering::Relaxed)
 }
 
-/// Set the memory budget in bytes (`setMaxMemSize`, `--max-memory`).
+/// Set the memory budget in bytes of this thread's session (`setMaxMemSize`), or of the
+/// process when no session is installed.
 pub fn set_max_memory(bytes: u64) {
+    match budget() {
+        Some(b) => b.set_limit(bytes),
+        None => set_process_max_memory(bytes),
+    }
+}
+
+/// Set the process-wide budget in bytes.
+pub fn set_process_max_memory(bytes: u64) {
     LIMIT.store(bytes.max(1), Ordering::Relaxed);
 }
 
@@ -110,14 +212,21 @@ pub fn human(bytes: u64) -> String {
     if b >= GB { format!("{:.1} GB", b / GB) } else { format!("{:.1} MB", b / MB) }
 }
 
-/// The out-of-memory error for a request of `bytes` (None = overflowed usize).
+/// The out-of-memory error for a request of `bytes` (None = overflowed usize), naming the
+/// session's limit.
 pub fn oom_error(bytes: Option<u64>) -> Error {
-    let limit = max_memory();
+    let (limit, live) = match budget() {
+        Some(b) => (b.limit(), b.live()),
+        None => (process_max_memory(), live_bytes()),
+    };
+    oom_with(bytes, limit, live)
+}
+
+fn oom_with(bytes: Option<u64>, limit: u64, live: u64) -> Error {
     let need = match bytes {
         Some(b) => human(b),
         None => "more than 16 EB".to_string(),
     };
-    let live = live_bytes();
     let held = if live >= SMALL { format!(" ({} already in use)", human(live)) } else { String::new() };
     Error::new(
         ErrorKind::Runtime,
@@ -125,16 +234,23 @@ pub fn oom_error(bytes: Option<u64>) -> Error {
     )
 }
 
-/// Charge a request of `bytes` against the budget: an error when what is live plus the
-/// request would exceed it.
+/// Charge a request of `bytes`: an error when what the session holds plus the request
+/// would exceed the session's limit, or what the process holds plus the request would
+/// exceed the process budget.
 pub fn charge(bytes: u64) -> Result<()> {
     if bytes < SMALL {
         return Ok(());
     }
-    let limit = max_memory();
-    match live_bytes().checked_add(bytes) {
+    if let Some(b) = budget() {
+        let (limit, live) = (b.limit(), b.live());
+        if live.checked_add(bytes).is_none_or(|t| t > limit) {
+            return Err(oom_with(Some(bytes), limit, live));
+        }
+    }
+    let (limit, live) = (process_max_memory(), live_bytes());
+    match live.checked_add(bytes) {
         Some(total) if total <= limit => Ok(()),
-        _ => Err(oom_error(Some(bytes))),
+        _ => Err(oom_with(Some(bytes), limit, live)),
     }
 }
 
@@ -226,6 +342,127 @@ pub fn check() -> Result<()> {
 /// Rows per chunk in kernels that check for interrupts between chunks.
 pub const CHUNK: usize = 1 << 16;
 
+// One mechanism for long kernels. Code that returns `Result` checks between chunks with
+// [`check`] / [`for_chunks`]. Code that cannot return an error (sort comparators, the
+// closures of hash and element-wise loops, rayon jobs) polls with [`Poll`] or [`poll`]: on
+// an interrupt it unwinds with the private [`Unwind`] payload (no panic message), which
+// [`catch`] (and `Interpreter::exec_top` as the backstop) turns into the interrupt error.
+// Unwinding leaves every slice a valid permutation and frees what the kernel allocated.
+
+/// The unwind payload of an interrupt noticed where no error can be returned.
+pub struct Unwind;
+
+/// Whether a caught panic payload is an interrupt's unwind.
+pub fn is_unwind(p: &(dyn std::any::Any + Send)) -> bool {
+    p.is::<Unwind>()
+}
+
+#[cold]
+#[inline(never)]
+fn unwind() -> ! {
+    std::panic::resume_unwind(Box::new(Unwind))
+}
+
+/// Unwind out of the kernel when this thread's session was interrupted.
+#[inline]
+pub fn poll() {
+    if is_interrupted() {
+        unwind()
+    }
+}
+
+/// Run `f`, turning an interrupt's unwind inside it into the interrupt error (other panics
+/// go on unwinding).
+pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) if is_unwind(&*p) => Err(interrupted()),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
+
+/// The session's interrupt flag captured once, cheap to test in a hot loop and usable on
+/// any thread (rayon workers have no session of their own).
+#[derive(Clone, Default)]
+pub struct Poll(Option<Arc<AtomicBool>>);
+
+impl Poll {
+    /// The flag of this thread's session (none installed: never interrupted).
+    pub fn new() -> Poll {
+        Poll(interrupt_flag())
+    }
+    #[inline]
+    pub fn hit(&self) -> bool {
+        self.0.as_ref().is_some_and(|a| a.load(Ordering::Relaxed))
+    }
+    /// The interrupt error when interrupted.
+    #[inline]
+    pub fn check(&self) -> Result<()> {
+        if self.hit() { Err(interrupted()) } else { Ok(()) }
+    }
+    /// Unwind when interrupted (one relaxed load: fine per comparison of a sort).
+    #[inline]
+    pub fn now(&self) {
+        if self.hit() {
+            unwind()
+        }
+    }
+    /// Unwind when interrupted, tested only every [`CHUNK`]th `i` (per-row loops).
+    #[inline]
+    pub fn at(&self, i: usize) {
+        if i & (CHUNK - 1) == 0 {
+            self.now()
+        }
+    }
+    /// Run `f` with this flag installed on the current thread (a rayon worker running a
+    /// piece of the session's work), restoring the thread's own flag afterwards.
+    pub fn scope<T>(&self, f: impl FnOnce() -> T) -> T {
+        struct Restore(Option<Arc<AtomicBool>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let old = self.0.take();
+                FLAG.with(|f| *f.borrow_mut() = old);
+            }
+        }
+        let old = FLAG.with(|f| std::mem::replace(&mut *f.borrow_mut(), self.0.clone()));
+        let _restore = Restore(old);
+        f()
+    }
+}
+
+/// `0..n` in ranges of [`CHUNK`]; `f` runs on each, with an interrupt check before each.
+pub fn for_chunks(n: usize, mut f: impl FnMut(std::ops::Range<usize>) -> Result<()>) -> Result<()> {
+    let mut lo = 0;
+    while lo < n {
+        check()?;
+        let hi = (lo + CHUNK).min(n);
+        f(lo..hi)?;
+        lo = hi;
+    }
+    Ok(())
+}
+
+/// `0..n` in ranges of [`CHUNK`] for code that cannot return an error: each step polls
+/// (unwinds on an interrupt; see [`catch`]).
+pub fn chunks(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let p = Poll::new();
+    (0..n.div_ceil(CHUNK)).map(move |c| {
+        p.now();
+        c * CHUNK..((c + 1) * CHUNK).min(n)
+    })
+}
+
+/// Collect `f` over `0..n` chunk by chunk, polling between chunks: an element-wise kernel
+/// stays vectorized inside a chunk and interruptible between them.
+#[inline]
+pub fn collect_chunked<O>(n: usize, mut f: impl FnMut(std::ops::Range<usize>, &mut Vec<O>)) -> Vec<O> {
+    let mut out = Vec::with_capacity(n);
+    for r in chunks(n) {
+        f(r, &mut out);
+    }
+    out
+}
+
 // ------------------------------------------------------------------ nesting depth
 
 thread_local! {
@@ -293,6 +530,28 @@ pub fn init_threads() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sessions_have_their_own_limits() {
+        let (a, b) = (Budget::new(), Budget::new());
+        let a2 = a.clone();
+        let t = std::thread::spawn(move || {
+            let a = a2;
+            install_budget(a.clone());
+            set_max_memory(2 << 20);
+            let e = charge(3 << 20).unwrap_err();
+            assert!(e.message.contains("the limit is 2.0 MB"), "{}", e.message);
+            install_budget(b.clone());
+            // the other session is not limited by a's setting
+            assert!(charge(3 << 20).is_ok());
+            assert_eq!(max_memory(), process_max_memory());
+            set_max_memory(1 << 40);
+            // never above the process budget
+            assert_eq!(max_memory(), (1u64 << 40).min(process_max_memory()));
+        });
+        t.join().unwrap();
+        assert_eq!(a.limit(), 2 << 20);
+    }
 
     #[test]
     fn sizes_are_checked() {

@@ -408,10 +408,22 @@ pub fn seq(a: &Value, b: &Value) -> Result<Value> {
         return Err(Error::arg("The range is too large"));
     }
     let n = n as usize;
+    let step: i64 = if x <= y { 1 } else { -1 };
+    // INT-backed ranges (the common `1..n`) are built directly, without a LONG buffer;
+    // chunk by chunk so a huge range can be interrupted
+    if ty == DataType::Int {
+        let mut v: Vec<i32> = crate::guard::vec_with_capacity(n)?;
+        for r in crate::guard::chunks(n) {
+            v.extend(r.map(|k| (x + step * k as i64) as i32));
+        }
+        return Ok(Value::Vector(Column::from_vec(ty, v)));
+    }
     // the LONG buffer plus the final column of the range's type
     crate::guard::need(n, 8 + crate::guard::elem_bytes(ty))?;
     let mut v: Vec<i64> = crate::guard::vec_with_capacity(n)?;
-    if x <= y { v.extend(x..=y) } else { v.extend((y..=x).rev()) }
+    for r in crate::guard::chunks(n) {
+        v.extend(r.map(|k| x + step * k as i64));
+    }
     let c = Column::from_vec(DataType::Long, v);
     Ok(Value::Vector(if ty == DataType::Long || ty.physical() == crate::types::Physical::I64 {
         Column { ty, ..c }

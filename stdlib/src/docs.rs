@@ -85,10 +85,47 @@ fn indent(text: &str, by: &str) -> String {
     text.trim_end().lines().map(|l| format!("{by}{l}")).collect::<Vec<_>>().join("\n")
 }
 
-/// The text `help(name)` prints.
+/// The list of a topic's functions, or None when `name` is no topic.
+fn topic_text(name: &str) -> Option<String> {
+    let topic: Vec<&Doc> = all().iter().filter(|d| d.category == name).collect();
+    if topic.is_empty() {
+        return None;
+    }
+    let w = topic.iter().map(|d| d.name.len()).max().unwrap_or(0);
+    let mut out = format!("{name}: {} functions (help(name) for one of them)", topic.len());
+    for d in topic {
+        out.push_str(&format!("\n  {:w$}  {}", d.name, d.doc));
+    }
+    Some(out)
+}
+
+/// The text `help(name)` prints. A function comes first; when a topic has the same name
+/// (`string`), a last line points to it; `help("topic:NAME")` always lists the topic.
 pub fn help_text(i: &Interpreter, name: &str) -> String {
     let reg = &i.registry;
+    if let Some(t) = name.strip_prefix("topic:") {
+        let t = t.trim();
+        return topic_text(t).unwrap_or_else(|| match beluga_runtime::suggest::closest(t, topics().into_iter().map(|(c, _)| c)) {
+            Some(s) => format!("No topic `{t}`. Did you mean `topic:{s}`?"),
+            None => format!("No topic `{t}`. help() lists the topics."),
+        });
+    }
     if reg.lookup(name).is_some() {
+        let mut out = help_function(i, name);
+        if topic_text(name).is_some() {
+            out = format!("{}\n\n  (`{name}` is also a topic: help(\"topic:{name}\") lists its functions)", out.trim_end());
+        }
+        return out;
+    }
+    if let Some(t) = topic_text(name) {
+        return t;
+    }
+    help_rest(i, name)
+}
+
+fn help_function(i: &Interpreter, name: &str) -> String {
+    let reg = &i.registry;
+    {
         let mut out = syntax(reg, name);
         match find(name) {
             Some(d) => {
@@ -100,17 +137,12 @@ pub fn help_text(i: &Interpreter, name: &str) -> String {
             }
             None => out.push_str("\n  (no description yet; see DolphinDB's manual for this function)"),
         }
-        return out;
+        out
     }
-    let topic: Vec<&Doc> = all().iter().filter(|d| d.category == name).collect();
-    if !topic.is_empty() {
-        let w = topic.iter().map(|d| d.name.len()).max().unwrap_or(0);
-        let mut out = format!("{name}: {} functions (help(name) for one of them)", topic.len());
-        for d in topic {
-            out.push_str(&format!("\n  {:w$}  {}", d.name, d.doc));
-        }
-        return out;
-    }
+}
+
+fn help_rest(i: &Interpreter, name: &str) -> String {
+    let reg = &i.registry;
     if let Some(Value::Function(Func::User(u))) = i.functions.get(name) {
         return format!("{name} is a function defined in this session:\n{}", indent(&u.def.text, "  "));
     }
@@ -126,7 +158,8 @@ pub fn topics_text() -> String {
     let mut out = String::from(
         "Beluga help\n\
          \x20 help(name) or ?name   a function's syntax, description and a worked example (?mavg)\n\
-         \x20 help(\"topic\")         the functions of a topic, one line each\n\
+         \x20 help(\"topic\")         the functions of a topic, one line each; when a function\n\
+         \x20                       has the topic's name (string), help(\"topic:string\")\n\
          \x20 defs()                every builtin function, as a table\n\
          \x20 In the REPL: Tab completes names, columns, modules and file paths; .timer on|off\n\
          \x20 times each statement; quit, exit or Ctrl-D leaves.\n\

@@ -2,7 +2,12 @@
 //! tool. It writes a self-contained SVG file (hand-written markup, no scripts or external
 //! references) and prints its path. Vectors are one series, matrices one per column,
 //! tables one per numeric column (a first temporal or text column becomes the x labels),
-//! tuples one per element. Chart types: LINE, BAR/COLUMN, AREA, SCATTER, HISTOGRAM.
+//! tuples one per element. Chart types: LINE, BAR/COLUMN, AREA, SCATTER, HISTOGRAM, PIE
+//! (the first series, one slice per element, labelled by `labels`).
+//! `plotHist(data, [binNum=10], [range], [title])`: a histogram of a numeric vector in
+//! `binNum` bins over `range` (a pair or vector low, high; default the data's min..max);
+//! values outside the range are left out. (The manual pages funcs/p/plot.md and
+//! funcs/p/plotHist.md were not in the mirror; parameters follow DolphinDB's signatures.)
 
 use crate::util::{describe, f64s};
 use beluga_runtime::fmt::format_elem;
@@ -27,6 +32,7 @@ pub enum Chart {
     Area,
     Scatter,
     Histogram,
+    Pie,
 }
 
 pub struct Series {
@@ -103,9 +109,10 @@ fn chart_of(v: Option<&Value>) -> Result<Chart> {
             "AREA" => Ok(Chart::Area),
             "SCATTER" => Ok(Chart::Scatter),
             "HISTOGRAM" => Ok(Chart::Histogram),
-            other => Err(Error::arg(format!("plot: chart type {other} is not supported (LINE, BAR, COLUMN, AREA, SCATTER, HISTOGRAM)"))),
+            "PIE" => Ok(Chart::Pie),
+            other => Err(Error::arg(format!("plot: chart type {other} is not supported (LINE, BAR, COLUMN, AREA, SCATTER, HISTOGRAM, PIE)"))),
         },
-        Some(other) => Err(Error::arg(format!("plot: chartType must be LINE, BAR, AREA, SCATTER or HISTOGRAM, not {}", describe(other)))),
+        Some(other) => Err(Error::arg(format!("plot: chartType must be LINE, BAR, AREA, SCATTER, HISTOGRAM or PIE, not {}", describe(other)))),
     }
 }
 
@@ -129,18 +136,34 @@ fn tick_text(x: f64) -> String {
 
 /// Turn each series into histogram counts over common bins; the labels are bin ranges.
 fn histogram(series: Vec<Series>) -> (Vec<Series>, Vec<String>) {
-    let all: Vec<f64> = series.iter().flat_map(|s| s.values.iter().copied()).filter(|x| x.is_finite()).collect();
-    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if all.is_empty() { (0.0, 1.0) } else if lo == hi { (lo - 0.5, hi + 0.5) } else { (lo, hi) };
-    let step = (hi - lo) / HIST_BINS as f64;
-    let labels = (0..HIST_BINS).map(|b| tick_text(lo + step * b as f64)).collect();
+    histogram_bins(series, HIST_BINS, None)
+}
+
+/// Histogram counts in `bins` equal bins over `range` (default: min..max of the data);
+/// values outside the range are not counted, the high end belongs to the last bin.
+fn histogram_bins(series: Vec<Series>, bins: usize, range: Option<(f64, f64)>) -> (Vec<Series>, Vec<String>) {
+    let bins = bins.max(1);
+    let (lo, hi) = match range {
+        Some(r) => r,
+        None => {
+            let all: Vec<f64> = series.iter().flat_map(|s| s.values.iter().copied()).filter(|x| x.is_finite()).collect();
+            let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if all.is_empty() { (0.0, 1.0) } else { (lo, hi) }
+        }
+    };
+    let (lo, hi) = if lo == hi { (lo - 0.5, hi + 0.5) } else { (lo, hi) };
+    let step = (hi - lo) / bins as f64;
+    let labels = (0..bins).map(|b| tick_text(lo + step * b as f64)).collect();
     let out = series
         .into_iter()
         .map(|s| {
-            let mut counts = vec![0.0; HIST_BINS];
-            for x in s.values.iter().filter(|x| x.is_finite()) {
-                let b = (((x - lo) / step) as usize).min(HIST_BINS - 1);
+            let mut counts = vec![0.0; bins];
+            for &x in s.values.iter().filter(|x| x.is_finite()) {
+                if x < lo || x > hi {
+                    continue;
+                }
+                let b = (((x - lo) / step) as usize).min(bins - 1);
                 counts[b] += 1.0;
             }
             Series { name: s.name, values: counts }
@@ -149,8 +172,60 @@ fn histogram(series: Vec<Series>) -> (Vec<Series>, Vec<String>) {
     (out, labels)
 }
 
+/// A pie chart of the first series: one slice per positive finite value, in order,
+/// starting at 12 o'clock and going clockwise; legend entries carry the labels and shares.
+fn pie_svg(series: &[Series], labels: Option<Vec<String>>, title: &[String]) -> String {
+    let values: &[f64] = series.first().map(|s| s.values.as_slice()).unwrap_or(&[]);
+    let total: f64 = values.iter().filter(|x| x.is_finite() && **x > 0.0).sum();
+    let mut o = String::new();
+    let _ = writeln!(o, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+    let slices = values.iter().filter(|x| x.is_finite() && **x > 0.0).count();
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12" data-chart="Pie" data-series="1" data-points="{slices}">"#
+    );
+    let _ = writeln!(o, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    if let Some(t) = title.first().filter(|t| !t.is_empty()) {
+        let _ = writeln!(o, r#"<text class="title" x="{}" y="28" text-anchor="middle" font-size="16">{}</text>"#, (W - RIGHT) / 2.0, esc(t));
+    }
+    let (cx, cy) = ((W - RIGHT) / 2.0, TOP + (H - TOP - BOTTOM / 2.0) / 2.0);
+    let r = ((H - TOP - BOTTOM / 2.0) / 2.0 - 8.0).max(10.0);
+    let mut angle = 0.0f64;
+    let mut ly = TOP;
+    for (i, &v) in values.iter().enumerate() {
+        if !(v.is_finite() && v > 0.0) {
+            continue;
+        }
+        let c = COLORS[i % COLORS.len()];
+        let share = v / total;
+        let a1 = angle + share * std::f64::consts::TAU;
+        let at = |a: f64| (cx + r * a.sin(), cy - r * a.cos());
+        let (x0, y0) = at(angle);
+        let (x1, y1) = at(a1);
+        if share >= 0.999_999 {
+            let _ = writeln!(o, r#"<circle class="slice" data-index="{i}" cx="{cx:.1}" cy="{cy:.1}" r="{r:.1}" fill="{c}"/>"#);
+        } else {
+            let large = u8::from(share > 0.5);
+            let _ = writeln!(
+                o,
+                r#"<path class="slice" data-index="{i}" d="M{cx:.1},{cy:.1} L{x0:.1},{y0:.1} A{r:.1},{r:.1} 0 {large} 1 {x1:.1},{y1:.1} Z" fill="{c}" stroke="white"/>"#
+            );
+        }
+        let name = labels.as_ref().and_then(|l| l.get(i).cloned()).unwrap_or_else(|| format!("#{i}"));
+        let _ = writeln!(o, r#"<rect x="{}" y="{ly:.1}" width="12" height="12" fill="{c}"/>"#, W - RIGHT + 16.0);
+        let _ = writeln!(o, r#"<text class="legend" x="{}" y="{:.1}">{} ({:.1}%)</text>"#, W - RIGHT + 34.0, ly + 10.0, esc(&name), share * 100.0);
+        ly += 18.0;
+        angle = a1;
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
 /// The SVG document of a chart.
 pub fn svg(series: Vec<Series>, labels: Option<Vec<String>>, title: &[String], chart: Chart) -> String {
+    if chart == Chart::Pie {
+        return pie_svg(&series, labels, title);
+    }
     let (series, labels) = if chart == Chart::Histogram {
         let (s, l) = histogram(series);
         (s, Some(l))
@@ -235,7 +310,7 @@ pub fn svg(series: Vec<Series>, labels: Option<Vec<String>>, title: &[String], c
                 }
                 let _ = writeln!(o, "</g>");
             }
-            Chart::Bar | Chart::Histogram => {
+            Chart::Bar | Chart::Histogram | Chart::Pie => {
                 let _ = writeln!(o, r#"<g class="series" data-series="{k}" data-points="{}" fill="{c}">"#, pts.len());
                 for (i, v) in s.values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
                     let x = LEFT + slot * i as f64 + slot * 0.1 + bw * k as f64;
@@ -280,14 +355,49 @@ fn plot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let title = str_list(a.get(2));
     let chart = chart_of(a.get(3))?;
     let doc = svg(series, labels, &title, chart);
+    write_chart(i, "plot", doc)
+}
+
+fn write_chart(i: &mut Interpreter, name: &str, doc: String) -> Result<Value> {
     let path = next_path();
-    std::fs::write(&path, doc).map_err(|e| Error::new(beluga_runtime::ErrorKind::Io, format!("plot: can't write {}: {e}", path.display())))?;
+    std::fs::write(&path, doc).map_err(|e| Error::new(beluga_runtime::ErrorKind::Io, format!("{name}: can't write {}: {e}", path.display())))?;
     let p = path.display().to_string();
     i.emit(&format!("plot written to {p}"));
     Ok(Value::Void)
 }
 
-pub const DEFS: &[Builtin] = &[fp("plot", Kind::System, 1, 6, plot, &["data", "labels", "title", "chartType", "stacking", "extras"])];
+/// `plotHist(data, [binNum=10], [range], [title])`.
+fn plot_hist(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let (series, _) = series_of(&a[0])?;
+    let bins = match a.get(1) {
+        None | Some(Value::Void) => HIST_BINS,
+        Some(v) => match v.as_i64() {
+            Some(b) if (1..=10_000).contains(&b) => b as usize,
+            _ => return Err(Error::arg(format!("plotHist: binNum must be an integer from 1 to 10000, not {}", describe(v)))),
+        },
+    };
+    let range = match a.get(2) {
+        None | Some(Value::Void) => None,
+        Some(Value::Vector(c)) | Some(Value::Pair(c)) if c.len() == 2 && c.ty.is_numeric() => {
+            let v = f64s(c);
+            if !(v[0].is_finite() && v[1].is_finite() && v[0] < v[1]) {
+                return Err(Error::arg("plotHist: range must be two numbers low, high with low < high"));
+            }
+            Some((v[0], v[1]))
+        }
+        Some(v) => return Err(Error::arg(format!("plotHist: range must be a pair or vector of two numbers, not {}", describe(v)))),
+    };
+    let title = str_list(a.get(3));
+    let (counts, labels) = histogram_bins(series, bins, range);
+    // the counts are drawn as bars; histogram_bins already binned them
+    let doc = svg(counts, Some(labels), &title, Chart::Bar);
+    write_chart(i, "plotHist", doc)
+}
+
+pub const DEFS: &[Builtin] = &[
+    fp("plot", Kind::System, 1, 6, plot, &["data", "labels", "title", "chartType", "stacking", "extras"]),
+    fp("plotHist", Kind::System, 1, 4, plot_hist, &["data", "binNum", "range", "title"]),
+];
 
 #[cfg(test)]
 mod tests {
@@ -308,6 +418,30 @@ mod tests {
         let doc = svg(s, Some(vec!["x".into(), "y".into(), "z".into()]), &[], Chart::Bar);
         assert_eq!(count(&doc, "<rect class=\"bar\""), 3);
         assert!(doc.contains(">y</text>"));
+    }
+
+    #[test]
+    fn pie_slices_and_shares() {
+        let s = vec![Series { name: "a".into(), values: vec![1.0, 3.0, f64::NAN, 0.0, 4.0] }];
+        let doc = svg(s, Some(vec!["x".into(), "y".into(), "n".into(), "z".into(), "w".into()]), &["Share".into()], Chart::Pie);
+        // three positive values: three slices, shares 12.5 / 37.5 / 50 %
+        assert_eq!(count(&doc, "class=\"slice\""), 3);
+        assert!(doc.contains("x (12.5%)") && doc.contains("y (37.5%)") && doc.contains("w (50.0%)"), "{doc}");
+        assert!(!doc.contains("z (") && doc.contains(">Share</text>"));
+        // one value: a full circle
+        let doc = svg(vec![Series { name: "a".into(), values: vec![2.0] }], None, &[], Chart::Pie);
+        assert!(doc.contains("<circle class=\"slice\""));
+    }
+
+    #[test]
+    fn histogram_bins_and_range() {
+        // 0..99 in 4 bins over 0..100: 25 each; over 50..100 only 50..99 count
+        let s = || vec![Series { name: String::new(), values: (0..100).map(|x| x as f64).collect() }];
+        let (h, labels) = histogram_bins(s(), 4, Some((0.0, 100.0)));
+        assert_eq!(h[0].values, vec![25.0; 4]);
+        assert_eq!(labels, vec!["0", "25", "50", "75"]);
+        let (h, _) = histogram_bins(s(), 5, Some((50.0, 100.0)));
+        assert_eq!(h[0].values, vec![10.0; 5]);
     }
 
     #[test]

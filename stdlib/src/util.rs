@@ -44,14 +44,24 @@ pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) 
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        // generic (inlined, vectorizable) per element; long inputs split over the cores
+        // generic (inlined, vectorizable) per element; long inputs split over the cores, and
+        // every chunk tests the session's interrupt flag (an interrupt unwinds; guard::catch)
         let one = |&a: &f64| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) };
-        let out: Vec<f64> = if x.len() >= PAR_MAP_MIN {
-            use rayon::prelude::*;
-            x.par_iter().with_min_len(PAR_MAP_MIN / 4).map(one).collect()
-        } else {
-            x.iter().map(one).collect()
+        let poll = beluga_runtime::guard::Poll::new();
+        let mut out = vec![0f64; x.len()];
+        let body = |(o, i): (&mut [f64], &[f64])| {
+            poll.now();
+            for (d, a) in o.iter_mut().zip(i) {
+                *d = one(a);
+            }
         };
+        const CH: usize = beluga_runtime::guard::CHUNK;
+        if x.len() >= PAR_MAP_MIN {
+            use rayon::prelude::*;
+            out.par_chunks_mut(CH).zip(x.par_chunks(CH)).for_each(body);
+        } else {
+            out.chunks_mut(CH).zip(x.chunks(CH)).for_each(body);
+        }
         Ok(Column::from_vec(DataType::Double, out))
     })
 }

@@ -350,10 +350,12 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
         let mut starts = vec![0];
         starts.extend(cuts.iter().copied().filter(|&c| c < last));
         let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(k, &s)| (s, *starts.get(k + 1).unwrap_or(&last))).collect();
+        // the parsers on rayon's workers poll the session's interrupt flag (guard::Poll)
+        let poll = beluga_runtime::guard::Poll::new();
         let results: Vec<_> = ranges
             .par_iter()
             .map(|&(s, e)| {
-                let r = parse_chunk_noted(&buf[s..e], &p.dialect, &p.specs, p.width);
+                let r = poll.scope(|| parse_chunk_noted(&buf[s..e], &p.dialect, &p.specs, p.width));
                 progress.add((e - s) as u64);
                 r
             })

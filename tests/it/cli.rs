@@ -153,7 +153,13 @@ fn closed_pipe_is_quiet() {
 fn errors_suggest_names() {
     let Some(o) = run(&["-e", "t = table(1 2 as price, 3 4 as qty)\nselect pricee from t"], "") else { return };
     let e = text(&o.stderr);
-    assert!(e.starts_with("<expr>:2:8: ") && e.contains("column `pricee` not found; did you mean `price`?"), "{e:?}");
+    assert!(e.starts_with("<expr>:2:8: ") && e.contains("column `pricee` not found in t; did you mean `price`?"), "{e:?}");
+    // two tables: the one the query reads is named
+    let Some(o) = run(&["-e", "t = table(1 2 as price, 3 4 as qty)
+u = table(1 2 as price, 5 6 as vol)
+select vol, pricee from u"], "") else { return };
+    let e = text(&o.stderr);
+    assert!(e.contains("column `pricee` not found in u; did you mean `price`?"), "{e:?}");
     let Some(o) = run(&["-e", "x = 5\nx(1)"], "") else { return };
     assert!(text(&o.stderr).contains("<expr>:2:1: x is a variable, not a function"), "{}", text(&o.stderr));
     let Some(o) = run(&["-e", "mavgg(1 2 3, 2)"], "") else { return };

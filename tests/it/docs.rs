@@ -75,3 +75,18 @@ fn help_shows_syntax_doc_and_example() {
     assert!(out.contains("Did you mean `mavg`?"), "{out}");
     assert!(out.contains("temporal: ") && out.contains("temporalAdd"), "{out}");
 }
+
+#[test]
+fn help_reaches_both_function_and_topic_of_one_name() {
+    let out = with_stack(|| {
+        let mut i = beluga_tests::interpreter();
+        i.run_repl_text("help(\"string\")\nprint(\"--\")\nhelp(\"topic:string\")\nprint(\"--\")\nhelp(\"topic:strng\")")
+    });
+    let parts: Vec<&str> = out.split("--").collect();
+    assert_eq!(parts.len(), 3, "{out}");
+    // the function first, with a pointer to the topic
+    assert!(parts[0].starts_with("string(") && parts[0].contains("help(\"topic:string\")"), "{out}");
+    // the topic's list: other string functions, one per line
+    assert!(parts[1].contains("string: ") && parts[1].contains("charAt") && parts[1].contains("concat"), "{out}");
+    assert!(parts[2].contains("Did you mean `topic:string`?"), "{out}");
+}

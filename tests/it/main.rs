@@ -7,6 +7,7 @@ mod docs;
 mod dos_files;
 mod fuzz;
 mod fuzz_builtins;
+mod interrupt;
 mod lang_gaps;
 mod matrix_forms;
 mod paths;

@@ -71,6 +71,8 @@ pub struct Interpreter {
     pub depth: usize,
     pub output: Output,
     pub interrupt: Arc<AtomicBool>,
+    /// This session's memory accountant (`setMaxMemSize`), installed on its thread per statement.
+    pub budget: Arc<crate::guard::Budget>,
     pub module_dir: PathBuf,
     /// file being run (for `#include` and `run` relative paths)
     pub current_file: Option<PathBuf>,
@@ -112,6 +114,7 @@ impl Interpreter {
             depth: 0,
             output: Output::Stdout,
             interrupt: Arc::new(AtomicBool::new(false)),
+            budget: crate::guard::Budget::new(),
             module_dir: std::env::var_os("BELUGA_MODULE_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("modules")),
@@ -151,9 +154,10 @@ impl Interpreter {
     }
 
     pub fn check_interrupt(&self) -> Result<()> {
+        // the flag stays set until the statement reports the interrupt (exec_top), so
+        // every kernel and worker thread of the statement sees it and stops too
         if self.interrupt.load(Ordering::Relaxed) {
-            self.interrupt.store(false, Ordering::Relaxed);
-            return Err(Error::new(ErrorKind::Interrupted, "Execution was interrupted"));
+            return Err(crate::guard::interrupted());
         }
         Ok(())
     }
@@ -313,7 +317,22 @@ impl Interpreter {
                 }
             }
             if let Some(c) = crate::suggest::closest(name, cols) {
-                return Error { message: format!("column `{name}` not found; did you mean `{c}`?"), ..e };
+                // name the table: the session table holding the suggested column that has
+                // the most of the columns the query bound (ties: the first name)
+                let bound: Vec<&str> = self.col_scopes.iter().flat_map(|s| s.keys().map(|k| k.as_str())).collect();
+                let mut best: Option<(usize, &str)> = None;
+                for (tn, v) in &self.globals {
+                    if let Value::Table(t) = v {
+                        if t.names.iter().any(|n| n == c) {
+                            let hits = bound.iter().filter(|b| t.names.iter().any(|n| n == *b)).count();
+                            if best.is_none_or(|(bh, bn)| hits > bh || (hits == bh && tn.as_str() < bn)) {
+                                best = Some((hits, tn.as_str()));
+                            }
+                        }
+                    }
+                }
+                let within = best.map(|(_, t)| format!(" in {t}")).unwrap_or_default();
+                return Error { message: format!("column `{name}` not found{within}; did you mean `{c}`?"), ..e };
             }
         }
         let mut names: Vec<&str> = Vec::new();
@@ -378,7 +397,10 @@ impl Interpreter {
         for (offset, seg) in split_segments(&src) {
             let stmts = self.parse(seg).map_err(|e| shift_span(e, offset))?;
             for s in &stmts {
-                self.check_interrupt()?;
+                if let Err(e) = self.check_interrupt() {
+                    self.interrupt.store(false, Ordering::Relaxed);
+                    return Err(e);
+                }
                 match self.exec_top(s).map_err(|e| shift_span(e, offset))? {
                     Some(v) => {
                         if let Some(cb) = echo.as_mut() {
@@ -486,6 +508,7 @@ impl Interpreter {
         self.col_scopes.clear();
         // kernels without an interpreter at hand check this session's flag through the guard
         crate::guard::install_interrupt(self.interrupt.clone());
+        crate::guard::install_budget(self.budget.clone());
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.exec_stmt_value(s)));
         match r {
             Ok(Err(e)) if e.kind == ErrorKind::Interrupted => {
@@ -494,6 +517,12 @@ impl Interpreter {
                 Err(e)
             }
             Ok(r) => r,
+            Err(p) if crate::guard::is_unwind(&*p) => {
+                // a kernel noticed the interrupt where it could not return an error
+                self.frames.clear();
+                self.interrupt.store(false, Ordering::Relaxed);
+                Err(crate::guard::interrupted().or_span(s.span))
+            }
             Err(p) => {
                 let msg = p
                     .downcast_ref::<String>()

@@ -138,25 +138,25 @@ pub fn binary_map<A: Native, B: Native, O: Native>(
     sb: bool,
     f: impl Fn(A, B) -> O,
 ) -> Vec<O> {
+    // chunked so a long column can be interrupted between chunks (guard::poll unwinds)
+    use crate::guard::collect_chunked;
     match (sa, sb) {
-        (false, false) => a
-            .iter()
-            .zip(b)
-            .map(|(&x, &y)| if x.is_null() || y.is_null() { O::NULL } else { f(x, y) })
-            .collect(),
+        (false, false) => collect_chunked(a.len().min(b.len()), |r, out| {
+            out.extend(a[r.clone()].iter().zip(&b[r]).map(|(&x, &y)| if x.is_null() || y.is_null() { O::NULL } else { f(x, y) }))
+        }),
         (true, false) => {
             let x = a[0];
             if x.is_null() {
                 return vec![O::NULL; b.len()];
             }
-            b.iter().map(|&y| if y.is_null() { O::NULL } else { f(x, y) }).collect()
+            collect_chunked(b.len(), |r, out| out.extend(b[r].iter().map(|&y| if y.is_null() { O::NULL } else { f(x, y) })))
         }
         (false, true) => {
             let y = b[0];
             if y.is_null() {
                 return vec![O::NULL; a.len()];
             }
-            a.iter().map(|&x| if x.is_null() { O::NULL } else { f(x, y) }).collect()
+            collect_chunked(a.len(), |r, out| out.extend(a[r].iter().map(|&x| if x.is_null() { O::NULL } else { f(x, y) })))
         }
         (true, true) => {
             let (x, y) = (a[0], b[0]);

@@ -34,7 +34,10 @@ const UNSET: u32 = u32::MAX;
 fn by_map<K: Hash + Eq>(n: usize, key: impl Fn(usize) -> K) -> (Vec<u32>, usize) {
     let mut map: AHashMap<K, u32> = AHashMap::new();
     let mut ids = Vec::with_capacity(n);
+    // hashing a big key column is interruptible: the flag is tested every guard::CHUNK rows
+    let poll = crate::guard::Poll::new();
     for r in 0..n {
+        poll.at(r);
         let next = map.len() as u32;
         ids.push(*map.entry(key(r)).or_insert(next));
     }
@@ -46,7 +49,9 @@ fn by_table(n: usize, size: usize, slot: impl Fn(usize) -> usize) -> (Vec<u32>, 
     let mut table = vec![UNSET; size];
     let mut ids = Vec::with_capacity(n);
     let mut k = 0u32;
+    let poll = crate::guard::Poll::new();
     for r in 0..n {
+        poll.at(r);
         let s = &mut table[slot(r)];
         if *s == UNSET {
             *s = k;
@@ -269,7 +274,9 @@ fn number_slots(slots: &[u32], size: usize) -> Groups {
         let mut table = vec![UNSET; size];
         let mut gid = Vec::with_capacity(n);
         let mut first = Vec::new();
+        let poll = crate::guard::Poll::new();
         for (r, &x) in slots.iter().enumerate() {
+            poll.at(r);
             let s = &mut table[x as usize];
             if *s == UNSET {
                 *s = first.len() as u32;
@@ -282,12 +289,14 @@ fn number_slots(slots: &[u32], size: usize) -> Groups {
     }
     use rayon::prelude::*;
     let chunk = n.div_ceil(parts);
+    let poll = crate::guard::Poll::new();
     let firsts: Vec<Vec<usize>> = slots
         .par_chunks(chunk)
         .enumerate()
         .map(|(p, part)| {
             let mut t = vec![usize::MAX; size];
             for (j, &x) in part.iter().enumerate() {
+                poll.at(j);
                 let s = &mut t[x as usize];
                 if *s == usize::MAX {
                     *s = p * chunk + j;
@@ -310,6 +319,7 @@ fn number_slots(slots: &[u32], size: usize) -> Groups {
     }
     let mut gid = vec![0u32; n];
     gid.par_chunks_mut(chunk).zip(slots.par_chunks(chunk)).for_each(|(out, part)| {
+        poll.now();
         for (o, &x) in out.iter_mut().zip(part) {
             *o = remap[x as usize];
         }

@@ -42,7 +42,11 @@ fn float_key(x: f64) -> u64 {
 /// Dense 1-based ranks of `n` items ordered by `cmp` (null items, flagged by `is_null`, get 0).
 fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<u64> {
     let mut idx: Vec<usize> = (0..n).filter(|&i| !is_null(i)).collect();
-    idx.sort_by(|&a, &b| cmp(a, b));
+    let poll = crate::guard::Poll::new();
+    idx.sort_by(|&a, &b| {
+        poll.now();
+        cmp(a, b)
+    });
     let mut out = vec![0u64; n];
     let mut rank = 0u64;
     for (k, &i) in idx.iter().enumerate() {
@@ -87,12 +91,21 @@ pub fn codes(c: &Column) -> Codes {
 pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
     if keys.len() > u32::MAX as usize {
         let mut idx: Vec<usize> = (0..keys.len()).collect();
-        idx.sort_by_key(|&i| if asc { keys[i] } else { !keys[i] });
+        let poll = crate::guard::Poll::new();
+        idx.sort_by_key(|&i| {
+            poll.now();
+            if asc { keys[i] } else { !keys[i] }
+        });
         return idx;
     }
     // (key, position) pairs: sorting them unstably is a stable sort of the keys
     let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
-    p.sort_unstable();
+    // each comparison tests the interrupt flag: an interrupt unwinds out (guard::catch)
+    let poll = crate::guard::Poll::new();
+    p.sort_unstable_by(|a, b| {
+        poll.now();
+        a.cmp(b)
+    });
     p.into_iter().map(|(_, i)| i as usize).collect()
 }
 
@@ -250,7 +263,7 @@ fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) ->
     fn ints_of<T: Native>(v: &[T], rows: &[usize], k: usize, exact: bool, wide: impl Fn(bool, u64) -> u128) -> Option<Vec<(u128, usize)>> {
         candidates(rows, k, exact, |r| {
             let x = v[r];
-            wide(x.is_null(), int_code(x.to_i64()))
+            wide(x.is_null(), int_key(x))
         })
     }
     match &*key.col.data {
@@ -260,15 +273,15 @@ fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) ->
         ColData::I64(v) => ints_of(v, rows, k, exact, wide),
         ColData::F64(v) => candidates(rows, k, exact, |r| {
             let x = v[r];
-            wide(x.is_null(), float_code(x))
+            wide(x.is_null(), float_key(x))
         }),
         ColData::F32(v) => candidates(rows, k, exact, |r| {
             let x = v[r];
-            wide(x.is_null(), float_code(x as f64))
+            wide(x.is_null(), float_key(x as f64))
         }),
         ColData::Sym(s) => {
-            let names: Vec<&str> = s.dict.names.iter().map(|a| &**a).collect();
-            let rank = text_ranks(&names);
+            let names = &s.dict.names;
+            let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
             candidates(rows, k, exact, |r| {
                 let c = s.codes[r] as usize;
                 wide(names[c].is_empty(), rank[c])
@@ -316,24 +329,32 @@ fn sort_rows_prefix(keys: &[SortKey], rows: &mut [usize], k: usize) {
     }
     let prepared = prepare(keys);
     let n = rows.len();
+    // every comparison tests the session's interrupt flag (one relaxed load); an interrupt
+    // unwinds out of the sort, on rayon's workers too (guard::catch / exec_top catch it)
+    let poll = crate::guard::Poll::new();
     let top = k < n / 4;
     if prepared.len() == 1 {
         let p = &prepared[0];
         let mut pairs: Vec<(u128, usize)> = rows.iter().enumerate().map(|(pos, &r)| (wide_key(p, r), pos)).collect();
+        let cmp = |a: &(u128, usize), b: &(u128, usize)| {
+            poll.now();
+            a.cmp(b)
+        };
         if top {
-            pairs.select_nth_unstable(k);
+            pairs.select_nth_unstable_by(k, cmp);
             pairs.truncate(k);
         }
         if pairs.len() >= PAR_SORT_MIN {
-            pairs.par_sort_unstable();
+            pairs.par_sort_unstable_by(cmp);
         } else {
-            pairs.sort_unstable();
+            pairs.sort_unstable_by(cmp);
         }
         let sorted: Vec<usize> = pairs.iter().map(|&(_, pos)| rows[pos]).collect();
         rows[..sorted.len()].copy_from_slice(&sorted);
         return;
     }
     let cmp = |a: &(usize, usize), b: &(usize, usize)| {
+        poll.now();
         for p in &prepared {
             let o = p.cmp(a.0, b.0);
             if o != Ordering::Equal {

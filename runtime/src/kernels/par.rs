@@ -21,14 +21,18 @@ pub fn chunks_for(n: usize) -> usize {
 pub fn map_rows<T: Send + Copy + Default>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut out = vec![T::default(); n];
     let parts = chunks_for(n);
+    // rayon workers poll the session's flag captured here (guard::catch / exec_top catch the unwind)
+    let poll = crate::guard::Poll::new();
     if parts == 1 {
         for (r, o) in out.iter_mut().enumerate() {
+            poll.at(r);
             *o = f(r);
         }
         return out;
     }
-    let chunk = n.div_ceil(parts * 4).max(1);
+    let chunk = n.div_ceil(parts * 64).clamp(1, crate::guard::CHUNK);
     out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
+        poll.now();
         let base = c * chunk;
         for (j, o) in part.iter_mut().enumerate() {
             *o = f(base + j);

@@ -72,7 +72,9 @@ pub fn shared_key_ids(left: &[&Column], right: &[&Column]) -> Result<(Vec<u32>, 
     for (a, b) in left.iter().zip(right) {
         let (a, b) = align_key_types(a, b)?;
         let both = Column::concat(a.ty, &[&a, &b]);
+        let poll = crate::guard::Poll::new();
         for (k, flag) in null.iter_mut().enumerate() {
+            poll.at(k);
             if both.is_null(k) {
                 *flag = true;
             }
@@ -133,7 +135,9 @@ fn symbol_key_ids(a: &Column, b: &Column) -> Option<(Vec<u32>, Vec<u32>, usize)>
 /// Right rows grouped by id, in right order: CSR offsets (n + 1) and row numbers.
 pub fn rows_by_id(ids: &[u32], n: usize, keep: Option<&[bool]>) -> (Vec<usize>, Vec<usize>) {
     let mut off = vec![0usize; n + 1];
+    let poll = crate::guard::Poll::new();
     for (r, &g) in ids.iter().enumerate() {
+        poll.at(r);
         if g != NO_ID && keep.is_none_or(|k| k[r]) {
             off[g as usize + 1] += 1;
         }
@@ -144,6 +148,7 @@ pub fn rows_by_id(ids: &[u32], n: usize, keep: Option<&[bool]>) -> (Vec<usize>, 
     let mut pos = off.clone();
     let mut rows = vec![0usize; off[n]];
     for (r, &g) in ids.iter().enumerate() {
+        poll.at(r);
         if g != NO_ID && keep.is_none_or(|k| k[r]) {
             rows[pos[g as usize]] = r;
             pos[g as usize] += 1;
@@ -167,7 +172,10 @@ pub fn equi_pairs(
     let mut li = Vec::with_capacity(lids.len());
     let mut ri = Vec::with_capacity(lids.len());
     let mut matched = if kind == EquiKind::Full { vec![false; rids.len()] } else { vec![] };
+    // long joins are interruptible: the flag is tested every guard::CHUNK left rows
+    let poll = crate::guard::Poll::new();
     for (l, &g) in lids.iter().enumerate() {
+        poll.at(l);
         let ok = lkeep.is_none_or(|k| k[l]) && g != NO_ID;
         let m: &[usize] = if ok { &rows[off[g as usize]..off[g as usize + 1]] } else { &[] };
         match kind {
@@ -211,7 +219,9 @@ pub fn equi_pairs(
 pub fn cross_pairs(nl: usize, nr: usize) -> (Vec<i64>, Vec<i64>) {
     let mut li = Vec::with_capacity(nl * nr);
     let mut ri = Vec::with_capacity(nl * nr);
+    let poll = crate::guard::Poll::new();
     for l in 0..nl {
+        poll.now();
         for r in 0..nr {
             li.push(l as i64);
             ri.push(r as i64);

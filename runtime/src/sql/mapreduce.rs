@@ -182,6 +182,8 @@ struct Snapshot {
     shared: crate::eval::Shared,
     /// the session's interrupt flag: workers stop between partitions when it is set
     interrupt: Arc<std::sync::atomic::AtomicBool>,
+    /// the session's memory accountant
+    budget: Arc<crate::guard::Budget>,
 }
 
 impl Snapshot {
@@ -198,6 +200,7 @@ impl Snapshot {
             module_dir: i.module_dir.clone(),
             shared: i.shared.clone(),
             interrupt: i.interrupt.clone(),
+            budget: i.budget.clone(),
         }
     }
 
@@ -211,8 +214,10 @@ impl Snapshot {
         w.module_dir = self.module_dir.clone();
         w.shared = self.shared.clone();
         w.interrupt = self.interrupt.clone();
-        // kernels on this worker thread see the session's flag too
+        w.budget = self.budget.clone();
+        // kernels on this worker thread see the session's flag and accountant too
         crate::guard::install_interrupt(self.interrupt.clone());
+        crate::guard::install_budget(self.budget.clone());
         if !self.locals.is_empty() || self.module.is_some() {
             w.frames.push(crate::eval::Frame { vars: self.locals.clone(), module: self.module.clone(), ..Default::default() });
         }

@@ -22,10 +22,15 @@ pub use crate::agg_group::{grouped, grouped2};
 /// Exact integer sum: accumulated in i128, so no input of LONGs can wrap it.
 fn isum<T: Native>(v: &[T]) -> (i128, usize) {
     let (mut s, mut n) = (0i128, 0usize);
-    for &x in v {
-        if !x.is_null() {
-            s += x.to_i64() as i128;
-            n += 1;
+    // chunk by chunk (same summation order) so a long column can be interrupted
+    let poll = beluga_runtime::guard::Poll::new();
+    for part in v.chunks(beluga_runtime::guard::CHUNK) {
+        poll.now();
+        for &x in part {
+            if !x.is_null() {
+                s += x.to_i64() as i128;
+                n += 1;
+            }
         }
     }
     (s, n)
@@ -33,10 +38,15 @@ fn isum<T: Native>(v: &[T]) -> (i128, usize) {
 
 fn fsum<T: Native>(v: &[T]) -> (f64, usize) {
     let (mut s, mut n) = (0f64, 0usize);
-    for &x in v {
-        if !x.is_null() {
-            s += x.to_f64();
-            n += 1;
+    // chunk by chunk (same summation order) so a long column can be interrupted
+    let poll = beluga_runtime::guard::Poll::new();
+    for part in v.chunks(beluga_runtime::guard::CHUNK) {
+        poll.now();
+        for &x in part {
+            if !x.is_null() {
+                s += x.to_f64();
+                n += 1;
+            }
         }
     }
     (s, n)
@@ -44,10 +54,15 @@ fn fsum<T: Native>(v: &[T]) -> (f64, usize) {
 
 fn fsum_pow<T: Native>(v: &[T], k: i32) -> (f64, usize) {
     let (mut s, mut n) = (0f64, 0usize);
-    for &x in v {
-        if !x.is_null() {
-            s += x.to_f64().powi(k);
-            n += 1;
+    // chunk by chunk (same summation order) so a long column can be interrupted
+    let poll = beluga_runtime::guard::Poll::new();
+    for part in v.chunks(beluga_runtime::guard::CHUNK) {
+        poll.now();
+        for &x in part {
+            if !x.is_null() {
+                s += x.to_f64().powi(k);
+                n += 1;
+            }
         }
     }
     (s, n)

@@ -249,7 +249,10 @@ pub fn form_err(name: &str, v: &Value) -> Error {
 /// Element-wise map of an f64 → f64 function over a column, keeping nulls (DOUBLE result).
 pub fn map_col(c: &Column, f: impl Fn(f64) -> f64) -> Column {
     let x = nan_f64(c);
-    Column::from_vec(DataType::Double, x.into_iter().map(|a| if a.is_nan() { f64::NULL } else { f64::from_f64(f(a)) }).collect::<Vec<f64>>())
+    let out = beluga_runtime::guard::collect_chunked(x.len(), |r, out| {
+        out.extend(x[r].iter().map(|&a| if a.is_nan() { f64::NULL } else { f64::from_f64(f(a)) }))
+    });
+    Column::from_vec(DataType::Double, out)
 }
 
 /// Numeric promotion for functions that keep integral types (sum-like): small ints → INT.

@@ -547,7 +547,10 @@ fn parse_plain(buf: &[u8], c: u8, specs: &[ColSpec], est: usize, width: usize, n
     let mut ranges: Vec<(u32, u32)> = Vec::with_capacity(BLOCK_ROWS * nf);
     let mut counts: Vec<u32> = Vec::with_capacity(BLOCK_ROWS);
     let (mut pos, mut recs) = (0, 0);
+    let poll = beluga_runtime::guard::Poll::new();
     while pos < buf.len() {
+        // an interrupt unwinds out between blocks of records
+        poll.now();
         ranges.clear();
         counts.clear();
         let (next, rows) = plain_rows(buf, pos, c, nf, &mut ranges, BLOCK_ROWS, &mut counts);
@@ -608,7 +611,10 @@ fn parse_records(buf: &[u8], d: &Dialect, specs: &[ColSpec], est: usize, width: 
     let mut scratch = Vec::new();
     let mut p = 0;
     let mut recs = 0;
+    // an interrupt unwinds out of a long chunk (tested every guard::CHUNK records)
+    let poll = beluga_runtime::guard::Poll::new();
     while p < buf.len() {
+        poll.at(recs);
         if let Some(q) = blank_line(buf, p) {
             p = q;
             continue;
