@@ -51,7 +51,7 @@ class RssShim(types.SimpleNamespace):
     """Stands in for run.py's `subprocess` module: every `run` goes through /usr/bin/time."""
 
     def __init__(self):
-        super().__init__(**{k: getattr(subprocess, k) for k in dir(subprocess) if not k.startswith("__")})
+        super().__init__(**{k: getattr(subprocess, k) for k in dir(subprocess) if not k.startswith("__") and k != "run"})
         self.peaks: list[tuple[list[str], int]] = []
 
     def run(self, cmd, *a, **kw):  # noqa: D401 - same signature as subprocess.run
