@@ -15,6 +15,7 @@ pub mod registry;
 pub mod sql;
 pub mod suggest;
 pub mod table;
+pub mod table_source;
 pub mod temporal;
 pub mod types;
 pub mod value;

@@ -231,6 +231,10 @@ pub trait Handle: Send + Sync + fmt::Debug {
     fn type_name(&self) -> &'static str {
         "HANDLE"
     }
+    /// The stored table behind the handle, when it is one (queries scan it through this).
+    fn table_source(&self) -> Option<&dyn crate::table_source::TableSource> {
+        None
+    }
 }
 
 #[derive(Clone, Debug)]

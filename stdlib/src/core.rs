@@ -585,7 +585,7 @@ fn append(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
     append_value(i, target, x)
 }
 
-pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
+pub fn append_value(_i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
     match target {
         Value::Vector(mut c) => {
             let add = match &x {
@@ -670,9 +670,10 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &rows))))
         }
         Value::Handle(h) => {
-            // stored tables: the storage crate's hidden builtin
-            let f = i.resolve_function("__handleAppend")?;
-            i.call_value(&f, vec![Value::Handle(h), x])
+            // stored tables append through their table source
+            let Some(src) = h.table_source() else { return Err(Error::unsupported("append!", h.type_name())) };
+            src.append_value(&x)?;
+            Ok(Value::Handle(h))
         }
         other => Err(Error::unsupported("append!", describe(&other))),
     }

@@ -36,18 +36,13 @@ fn prefix_of(i: &Interpreter, t: &Arc<Table>) -> String {
 }
 
 /// A table argument; a partitioned-table handle is loaded whole through the storage hook.
-fn table_arg(i: &mut Interpreter, name: &str, v: &Value) -> Result<Arc<Table>> {
+fn table_arg(_i: &mut Interpreter, name: &str, v: &Value) -> Result<Arc<Table>> {
     match v {
         Value::Table(t) => Ok(t.clone()),
-        Value::Handle(_) => {
-            let f = i
-                .resolve_function(beluga_runtime::sql::HANDLE_LOAD)
-                .map_err(|_| Error::arg(format!("[{name}] can't read this handle as a table")))?;
-            match i.call_value(&f, vec![v.clone(), Value::Void, Value::tuple(vec![])])? {
-                Value::Table(t) => Ok(t),
-                other => Err(Error::arg(format!("[{name}]: the handle loader returned {}", describe(&other)))),
-            }
-        }
+        Value::Handle(h) => match h.table_source() {
+            Some(src) => Ok(Arc::new(src.table()?)),
+            None => Err(Error::arg(format!("[{name}] can't read this handle as a table"))),
+        },
         other => Err(Error::arg(format!("The table arguments of [{name}] must be tables, not {}", describe(other)))),
     }
 }

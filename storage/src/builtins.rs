@@ -86,16 +86,6 @@ pub const WRAPPED: &[Builtin] = &[
 ];
 
 pub const DEFS: &[Builtin] = &[
-    f("__handleAppend", Kind::System, 2, 2, db::handle_append),
-    f("__handleColumn", Kind::System, 2, 2, db::handle_column),
-    f("__handleCount", Kind::System, 1, u8::MAX, db::handle_count),
-    f("__handleDecided", Kind::System, 1, u8::MAX, db::handle_decided),
-    f("__handleIndex", Kind::System, 2, 2, db::handle_index),
-    f("__handleLoad", Kind::System, 1, u8::MAX, db::handle_load),
-    f("__handleOverwrite", Kind::System, 2, 2, db::handle_overwrite),
-    f("__handlePartitions", Kind::System, 1, u8::MAX, db::handle_partitions),
-    f("__handleRewrite", Kind::System, 4, 4, crate::rewrite::rewrite),
-    f("__handleWholePartitions", Kind::System, 1, u8::MAX, crate::rewrite::whole_partitions),
     f("clearAllCache", Kind::System, 0, 0, db::clear_all_cache),
     fp("clearCachedDatabase", Kind::System, 1, 2, db::clear_cached_database, &["dbUrl", "tableName"]),
     fp("createDimensionTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
@@ -115,7 +105,7 @@ pub const DEFS: &[Builtin] = &[
     fp("loadTextEx", Kind::System, 4, 13, crate::text::load_text_ex, &["dbHandle", "tableName", "partitionColumns", "filename", "delimiter", "schema", "skipRows", "transform", "sortColumns", "atomic", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("ploadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("saveText", Kind::System, 2, 6, crate::text::save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
-    fp("sqlDS", Kind::System, 1, 2, crate::ds::sql_ds, &["sqlObj", "forcePartition"]),
-    fp("mr", Kind::System, 2, 5, crate::ds::mr, &["ds", "mapFunc", "reduceFunc", "finalFunc", "parallel"]),
+    fp("sqlDS", Kind::System, 1, 2, beluga_runtime::sql::ds::sql_ds, &["sqlObj", "forcePartition"]),
+    fp("mr", Kind::System, 2, 5, beluga_runtime::sql::ds::mr, &["ds", "mapFunc", "reduceFunc", "finalFunc", "parallel"]),
     fp("truncate", Kind::System, 2, 2, db::truncate, &["dbUrl", "tableName"]),
 ];

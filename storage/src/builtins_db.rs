@@ -1,14 +1,14 @@
 //! Database builtins: database, createPartitionedTable, createTable, loadTable, append!,
 //! tableInsert, existsDatabase, dropDatabase, existsTable, dropTable, dropPartition,
-//! truncate, getTables, schema, and the hidden hooks the interpreter and the SQL executor
-//! call for handles (`__handleLoad`, `__handleColumn`, `__handleIndex`, `__handleAppend`,
-//! `__handleOverwrite`).
+//! truncate, getTables, schema. Queries, indexing and `append!` reach stored tables
+//! through the table handle's `TableSource` (`handle.rs`), not through builtins.
 
 use crate::catalog::{self, DbMeta};
 use crate::handle::{as_db, as_table, db_value, table_value, DbHandle, TableHandle};
 use crate::partition::Level;
 use crate::store::Appender;
 use beluga_runtime::column::Column;
+use beluga_runtime::table_source::TableSource;
 use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
 use std::sync::Arc;
 
@@ -301,121 +301,19 @@ fn handle_arg<'a>(f: &str, v: &'a Value) -> Result<&'a TableHandle> {
 
 /// Append a table (or tuple of columns) to a stored table; the number of rows added.
 pub fn append_to(h: &TableHandle, data: &Value) -> Result<u64> {
-    let t: Table = match data {
-        Value::Table(t) => (**t).clone(),
-        Value::Tuple(items) => {
-            let meta = h.meta()?;
-            let cols: Vec<Column> = items
-                .iter()
-                .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
-                .collect::<Result<_>>()?;
-            Table::new(meta.names.clone(), cols)?
-        }
-        _ => return Err(Error::arg("Only a table can be appended to a stored table")),
-    };
-    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
-    ap.push(&t, None)?;
-    ap.commit()
+    h.append_value(data)
 }
 
-/// `__handleAppend(handle, data)`: append! on a stored table.
+/// `append!` on a stored table.
 pub fn handle_append(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("append!", &args[0])?;
     append_to(h, &args[1])?;
     Ok(args[0].clone())
 }
 
-/// `__handleOverwrite(handle, table)`: replace every row of a stored table (update/delete).
-pub fn handle_overwrite(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let h = handle_arg("__handleOverwrite", &args[0])?;
-    let t = table_arg("__handleOverwrite", &args[1])?;
-    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
-    ap.clear();
-    ap.push(&t, None)?;
-    ap.commit()?;
-    Ok(args[0].clone())
-}
-
-/// Arguments of the load hooks: handle, column names (VOID: all), where conditions.
-fn load_args<'a>(f: &str, args: &'a [Value]) -> Result<(&'a TableHandle, Option<Vec<String>>, Vec<beluga_lang::ast::Expr>)> {
-    let h = handle_arg(f, &args[0])?;
-    let names = match opt(args, 1) {
-        Some(v) => Some(names_of(f, v)?),
-        None => None,
-    };
-    let mut conds = Vec::new();
-    for a in args.iter().skip(2) {
-        match a {
-            Value::Code(e) => conds.push((**e).clone()),
-            Value::Tuple(items) => {
-                for x in items.iter() {
-                    if let Value::Code(e) = x {
-                        conds.push((**e).clone());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok((h, names, conds))
-}
-
-/// `__handleLoad(handle, columnNames, [where conditions as metacode…])`: the referenced
-/// columns of the rows of the surviving partitions, as one table. Conditions may come as
-/// separate metacode arguments or as one tuple of them.
-pub fn handle_load(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let (h, names, conds) = load_args("__handleLoad", &args)?;
-    Ok(Value::table(crate::query::load(i, h, names.as_deref(), &conds)?))
-}
-
-/// `__handleCount(handle, conditions)`: the number of rows satisfying the conditions when
-/// the partition metadata decides it (LONG), else VOID.
-pub fn handle_count(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let (h, _, conds) = load_args("__handleCount", &args)?;
-    Ok(match crate::query::count_rows(i, h, &conds)? {
-        Some(n) => Value::Scalar(Column::from_vec(beluga_runtime::DataType::Long, vec![n as i64])),
-        None => Value::Void,
-    })
-}
-
-/// `__handlePartitions(handle, columnNames, [where conditions…])`: the same rows as one
-/// table per surviving partition (a tuple), for per-partition execution and `map`.
-pub fn handle_partitions(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let (h, names, conds) = load_args("__handlePartitions", &args)?;
-    let parts = crate::query::load_partitions(i, h, names.as_deref(), &conds)?;
-    Ok(Value::tuple(parts.into_iter().map(Value::table).collect()))
-}
-
-/// `__handleDecided(handle, VOID, [conditions…])`: BOOL per condition, true when it holds
-/// for every row of every partition `__handlePartitions` returns for the same conditions.
-pub fn handle_decided(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let (h, _, conds) = load_args("__handleDecided", &args)?;
-    let d = crate::load::decided_conditions(i, h, &conds)?;
-    Ok(Value::Vector(Column::from_vec(DataType::Bool, d.into_iter().map(|b| b as i8).collect::<Vec<i8>>())))
-}
-
-/// `__handleColumn(handle, name)`: `pt.col`.
-pub fn handle_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let h = handle_arg("__handleColumn", &args[0])?;
-    let name = str_of("__handleColumn", &args[1], "column name")?;
-    let meta = h.meta()?;
-    if meta.col_index(name).is_none() {
-        return Err(Error::name(format!("Unrecognized column name [{name}]")));
-    }
-    let t = crate::query::load(i, h, Some(&[name.to_string()]), &[])?;
-    Ok(Value::Vector(t.cols[0].clone()))
-}
-
-/// `__handleIndex(handle, index)`: `pt[0:20]`, `pt[`col]`.
-pub fn handle_index(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let h = handle_arg("__handleIndex", &args[0])?;
-    let t = crate::query::load(i, h, None, &[])?;
-    i.index_value(Value::table(t), vec![args[1].clone()])
-}
-
 /// The whole stored table as an in-memory table.
-pub fn materialize(i: &mut Interpreter, h: &TableHandle) -> Result<Table> {
-    crate::query::load(i, h, None, &[])
+pub fn materialize(h: &TableHandle) -> Result<Table> {
+    h.table()
 }
 
 // ------------------------------------------------------------------ schema

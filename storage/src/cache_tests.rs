@@ -48,8 +48,8 @@ fn rows(t: &Table) -> Vec<(i64, String, u64)> {
     v
 }
 
-fn load_all(i: &mut Interpreter, h: &TableHandle) -> Table {
-    crate::load::load(i, h, None, &[]).unwrap()
+fn load_all(_i: &mut Interpreter, h: &TableHandle) -> Table {
+    crate::load::load(h, None, &[], None).unwrap()
 }
 
 fn date_value(d: i32) -> Value {
@@ -68,8 +68,8 @@ fn hits_share_data_and_every_write_is_seen() {
     let b = load_all(&mut i, &h);
     assert!(a.cols.iter().zip(&b.cols).all(|(x, y)| Arc::ptr_eq(&x.data, &y.data)));
     // per-partition tables share the cached segment columns
-    let p1 = crate::load::load_partitions(&mut i, &h, None, &[]).unwrap();
-    let p2 = crate::load::load_partitions(&mut i, &h, None, &[]).unwrap();
+    let p1 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let p2 = crate::load::load_partitions(&h, None, &[], None).unwrap();
     assert_eq!(p1.len(), 3);
     assert!(p1.iter().zip(&p2).all(|(x, y)| Arc::ptr_eq(&x.cols[2].data, &y.cols[2].data)));
     // the manifest is kept too
@@ -90,7 +90,7 @@ fn hits_share_data_and_every_write_is_seen() {
 
     // update (a partition rewritten): x of day 18001 multiplied by 10
     let meta = h.meta().unwrap();
-    let mut parts = crate::load::load_whole_partitions(&mut i, &h, &[]).unwrap();
+    let mut parts = crate::load::load_whole_partitions(&h, &[]).unwrap();
     let k = meta.parts.iter().position(|p| p.key == vec![1]).unwrap();
     let old = &parts.2[k];
     let x10: Vec<f64> = (0..old.rows()).map(|r| old.cols[2].f64_at(r).unwrap() * 10.0).collect();
@@ -104,7 +104,7 @@ fn hits_share_data_and_every_write_is_seen() {
     assert_eq!(rows(&load_all(&mut i, &h)), want_sorted);
 
     // delete (a partition rewritten with fewer rows): day 18002 loses its rows with x >= 20
-    parts = crate::load::load_whole_partitions(&mut i, &h, &[]).unwrap();
+    parts = crate::load::load_whole_partitions(&h, &[]).unwrap();
     let k = parts.1.iter().position(|d| d == &meta.parts.iter().find(|p| p.key == vec![2]).unwrap().dir).unwrap();
     let old = &parts.2[k];
     let keep: Vec<bool> = (0..old.rows()).map(|r| old.cols[2].f64_at(r).unwrap() < 20.0).collect();
@@ -122,7 +122,7 @@ fn hits_share_data_and_every_write_is_seen() {
     // dropTable, then a table of the same name and shape with other values
     let before = load_all(&mut i, &h);
     crate::builtins_db::drop_table(&mut i, vec![dbv.clone(), Value::string("pt")]).unwrap();
-    assert!(crate::load::load(&mut i, &h, None, &[]).is_err());
+    assert!(crate::load::load(&h, None, &[], None).is_err());
     let h = create(&dir);
     append(&h, &sample(30, 18000, -1.0));
     let after = load_all(&mut i, &h);

@@ -1,9 +1,14 @@
-//! Database and table handles (values of type HANDLE).
+//! Database and table handles (values of type HANDLE). A table handle is the storage's
+//! `TableSource`: the SQL executor, indexing and `append!` reach stored tables only
+//! through that trait (`beluga_runtime::table_source`).
 
 use crate::catalog::{self, DbMeta};
 use crate::partition::Level;
+use crate::load;
+use crate::store::Appender;
+use beluga_runtime::table_source::{PartInfo, PartRows, Pred, Scan, TableSource};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{Error, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::any::Any;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +58,56 @@ impl Handle for TableHandle {
     fn display(&self) -> String {
         format!("Table[{}/{}]", self.db.path, self.name)
     }
+    fn table_source(&self) -> Option<&dyn TableSource> {
+        Some(self)
+    }
+}
+
+impl TableSource for TableHandle {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn schema(&self) -> Result<Vec<(String, DataType)>> {
+        let m = self.meta()?;
+        Ok(m.names.iter().cloned().zip(m.types.iter().copied()).collect())
+    }
+    fn rows(&self) -> Result<u64> {
+        Ok(self.meta()?.rows())
+    }
+    fn partitions(&self, preds: &[Pred]) -> Result<Vec<PartInfo>> {
+        load::partitions(self, preds)
+    }
+    fn scan(&self, req: Scan<'_>) -> Result<Vec<Table>> {
+        if req.split {
+            load::load_partitions(self, req.columns, req.preds, req.partitions)
+        } else {
+            Ok(vec![load::load(self, req.columns, req.preds, req.partitions)?])
+        }
+    }
+    fn count(&self, preds: &[Pred]) -> Result<Option<u64>> {
+        load::count_rows(self, preds)
+    }
+    fn decided(&self, preds: &[Pred], tests: &[Pred]) -> Result<Vec<bool>> {
+        load::decided_tests(self, preds, tests)
+    }
+    fn append(&self, rows: &Table) -> Result<u64> {
+        let mut ap = Appender::open(self.db.dir()?, &self.name)?;
+        ap.push(rows, None)?;
+        ap.commit()
+    }
+    fn overwrite(&self, t: &Table) -> Result<()> {
+        let mut ap = Appender::open(self.db.dir()?, &self.name)?;
+        ap.clear();
+        ap.push(t, None)?;
+        ap.commit().map(|_| ())
+    }
+    fn read_partitions(&self, preds: &[Pred]) -> Result<PartRows> {
+        let (version, parts, tables) = load::load_whole_partitions(self, preds)?;
+        Ok(PartRows { version, parts, tables })
+    }
+    fn rewrite(&self, version: u64, parts: &[String], tables: &[Arc<Table>]) -> Result<()> {
+        crate::rewrite::rewrite_parts(self, version, parts, tables)
+    }
 }
 
 impl TableHandle {
@@ -91,3 +146,7 @@ pub fn db_value(d: DbHandle) -> Value {
 pub fn table_value(db: Arc<DbHandle>, name: &str) -> Value {
     Value::Handle(Arc::new(TableHandle { db, name: name.to_string() }))
 }
+
+#[cfg(test)]
+#[path = "source_tests.rs"]
+mod source_tests;

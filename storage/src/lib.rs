@@ -5,12 +5,16 @@
 //! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes.
 //! * `catalog`: database and table metadata on disk, atomic commits, the writer lock.
 //! * `store`: write transactions (append, overwrite) split by partition.
-//! * `query`: analysis of `where` for stored tables (pruning, filters pushed into the scan).
+//! * `query`: what the planner's predicates (`table_source::Pred`) do here: partition
+//!   pruning, block skipping by min/max, row masks. Storage never sees syntax.
 //! * `load`: loading for queries: parallel decode, per-partition filters, assembly.
 //! * `cache`: decoded columns and table manifests kept in memory between queries.
 //! * `csv`: tokenizing, schema inference and parallel typed parsing of text files.
 //! * `text`: loadText, ploadText, loadTextEx, saveText, extractTextSchema, files.
-//! * `handle`, `builtins_db`, `builtins`: handles and the builtin table.
+//! * `handle`: database and table handles; the table handle is the `TableSource` the
+//!   executor reads through. `rewrite`: update/delete partition by partition.
+//! * `builtins_db`, `builtins`: the builtin table (`sqlDS`/`mr` rows point at
+//!   `beluga_runtime::sql::ds`).
 
 pub mod bin;
 pub mod builtins;
@@ -19,7 +23,6 @@ pub mod cache;
 pub mod catalog;
 pub mod column_file;
 pub mod csv;
-pub mod ds;
 pub mod handle;
 pub mod load;
 pub mod partition;

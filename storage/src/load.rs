@@ -1,4 +1,4 @@
-//! Loading stored tables for queries (the analysis of `where` is in `query`): the surviving
+//! Loading stored tables for queries (what predicates do is in `query`): the surviving
 //! partitions' segments are decoded on rayon through the column cache (`cache`), filtered
 //! by the conditions their partition key does not decide, and assembled into one table
 //! (columns copied in parallel into preallocated vectors; whole-partition loads are cached
@@ -8,11 +8,11 @@ use crate::cache::{self, Decoded, TableState};
 use crate::catalog::{PartMeta, TableMeta};
 use crate::handle::TableHandle;
 use crate::partition::Level;
-use crate::query::{block_keep, conjuncts, filter_mask, prune, Analyzer, Filter};
-use beluga_lang::ast::Expr;
+use crate::query::{block_keep, filter_mask, prune, Filter};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
-use beluga_runtime::{with_numeric, DataType, Error, Interpreter, Result, Table};
+use beluga_runtime::table_source::{PartInfo, Pred};
+use beluga_runtime::{with_numeric, DataType, Error, Result, Table};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -122,26 +122,8 @@ fn part_filters(meta: &TableMeta, levels: &[Level], p: &PartMeta, filters: &[Fil
     Some(left)
 }
 
-/// Leading row-wise simple conditions of `conds`.
-fn simple_filters(i: &mut Interpreter, meta: &TableMeta, conds: &[Expr]) -> Vec<Filter> {
-    let an = Analyzer { meta };
-    let mut all = Vec::new();
-    for c in conds {
-        conjuncts(c, &mut all);
-    }
-    let mut filters = Vec::new();
-    for c in &all {
-        if !an.row_wise(i, c) {
-            break;
-        }
-        if let Some(f) = an.filter(i, c) {
-            filters.push(f);
-        }
-    }
-    filters
-}
-
-fn plan(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr], apply: Apply) -> Result<Plan> {
+/// What to read for `preds`; `only` restricts the partitions to those ids (folders).
+fn plan(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>, apply: Apply) -> Result<Plan> {
     let dir = h.db.dir()?.clone();
     let st = cache::table_state(&dir, &h.name)?;
     let meta = &*st.meta;
@@ -157,12 +139,12 @@ fn plan(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &
     if want.is_empty() {
         want.push(meta.part_cols.first().and_then(|p| meta.col_index(p)).unwrap_or(0));
     }
-    let filters = simple_filters(i, meta, conds);
+    let filters = Filter::all(meta, preds)?;
     let keep = prune(meta, &st.levels, &filters);
     let mut lists = Vec::new();
     let mut jobs = Vec::new();
     for (pi, p) in meta.parts.iter().enumerate() {
-        if !keep[pi] {
+        if !keep[pi] || only.is_some_and(|o| !o.contains(&p.dir)) {
             continue;
         }
         let Some(left) = part_filters(meta, &st.levels, p, &filters) else {
@@ -354,9 +336,10 @@ fn assemble(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) -> Column {
     }
 }
 
-/// Materialise the referenced columns of the rows that may satisfy `conds`.
-pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Table> {
-    let plan = plan(i, h, names, conds, Apply::Rows)?;
+/// Materialise the referenced columns of the rows that may satisfy `preds` (of the
+/// partitions `only` names, when given).
+pub fn load(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>) -> Result<Table> {
+    let plan = plan(h, names, preds, only, Apply::Rows)?;
     let whole = plan.whole();
     let cached: Option<Vec<Column>> = whole.as_ref().and_then(|s| plan.want.iter().map(|&c| plan.st.joined(c, s)).collect());
     let cols = match cached {
@@ -382,8 +365,8 @@ pub fn load(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, cond
 /// One table per surviving partition (for per-partition execution, `map` queries).
 /// Partitions without a row passing the simple conditions are left out; conditions the
 /// partition key decides cost nothing, and unfiltered tables share the cached columns.
-pub fn load_partitions(i: &mut Interpreter, h: &TableHandle, names: Option<&[String]>, conds: &[Expr]) -> Result<Vec<Table>> {
-    let plan = plan(i, h, names, conds, Apply::Rows)?;
+pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>) -> Result<Vec<Table>> {
+    let plan = plan(h, names, preds, only, Apply::Rows)?;
     let loaded = plan.run()?;
     let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
     let mut out = Vec::new();
@@ -416,10 +399,10 @@ fn for_each_part(plan: &Plan, loaded: Vec<Option<Vec<Column>>>, mut f: impl FnMu
     Ok(())
 }
 
-/// Every row of the partitions that may hold rows satisfying `conds` (pruning only), with
+/// Every row of the partitions that may hold rows satisfying `preds` (pruning only), with
 /// each partition's folder and the table version: what update/delete rewrite.
-pub fn load_whole_partitions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<(u64, Vec<String>, Vec<Table>)> {
-    let plan = plan(i, h, None, conds, Apply::Parts)?;
+pub fn load_whole_partitions(h: &TableHandle, preds: &[Pred]) -> Result<(u64, Vec<String>, Vec<Table>)> {
+    let plan = plan(h, None, preds, None, Apply::Parts)?;
     let loaded = plan.run()?;
     let meta = &plan.st.meta;
     let (names, types) = (plan.names(), plan.types());
@@ -452,27 +435,16 @@ pub fn load_whole_partitions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr
     Ok((meta.version, dirs, tables))
 }
 
-/// The number of rows satisfying `conds` when the partition metadata decides it: every
-/// condition is a simple filter on a VALUE-partitioned column stored with the level's
-/// own type, so it holds for all rows of a partition or for none. None otherwise.
-pub fn count_rows(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<Option<u64>> {
+/// The number of rows satisfying `preds` when the partition metadata decides it: every
+/// predicate tests a VALUE-partitioned column stored with the level's own type against
+/// constants, so it holds for all rows of a partition or for none. None otherwise.
+pub fn count_rows(h: &TableHandle, preds: &[Pred]) -> Result<Option<u64>> {
     let st = cache::table_state(h.db.dir()?, &h.name)?;
     let meta = &*st.meta;
-    let an = Analyzer { meta };
-    let mut all = Vec::new();
-    for c in conds {
-        conjuncts(c, &mut all);
+    if !preds.iter().all(Pred::is_constant_test) {
+        return Ok(None);
     }
-    let mut filters = Vec::with_capacity(all.len());
-    for c in &all {
-        if !an.row_wise(i, c) {
-            return Ok(None);
-        }
-        match an.filter(i, c) {
-            Some(f @ (Filter::Cmp(..) | Filter::Between(..) | Filter::In(..))) => filters.push(f),
-            _ => return Ok(None),
-        }
-    }
+    let filters = Filter::all(meta, preds)?;
     let mut total = 0u64;
     for p in &meta.parts {
         let mut keep = true;
@@ -489,36 +461,33 @@ pub fn count_rows(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Resul
     Ok(Some(total))
 }
 
-/// For each of `conds` (the conditions `load_partitions` receives): whether it holds for
-/// every row of every partition `load_partitions` returns for them, so the executor need
-/// not evaluate it per partition. True only for conditions whose every conjunct is a simple
-/// filter the loader uses (in the leading row-wise run) and the partition key decides on
-/// every surviving partition (a partition where it is false is never returned).
-pub fn decided_conditions(i: &mut Interpreter, h: &TableHandle, conds: &[Expr]) -> Result<Vec<bool>> {
+/// The partitions that may hold rows satisfying `preds`: kept by pruning on partition
+/// keys, and not ruled out by a predicate their key decides.
+pub fn partitions(h: &TableHandle, preds: &[Pred]) -> Result<Vec<PartInfo>> {
     let st = cache::table_state(h.db.dir()?, &h.name)?;
     let meta = &*st.meta;
-    let filters = simple_filters(i, meta, conds);
-    let keep = prune(meta, &st.levels, &filters);
-    let survivors: Vec<&PartMeta> = meta
-        .parts
+    let filters = Filter::all(meta, preds)?;
+    Ok(survivors(meta, &st.levels, &filters).into_iter().map(|p| PartInfo { id: p.dir.clone(), rows: p.rows() }).collect())
+}
+
+fn survivors<'a>(meta: &'a TableMeta, levels: &[Level], filters: &[Filter]) -> Vec<&'a PartMeta> {
+    let keep = prune(meta, levels, filters);
+    meta.parts.iter().zip(&keep).filter(|(p, k)| **k && part_filters(meta, levels, p, filters).is_some()).map(|(p, _)| p).collect()
+}
+
+/// For each of `tests`: whether it holds for every row of every partition `load_partitions`
+/// returns for `preds`, decided by the partition keys alone (false when no partition
+/// survives), so the executor need not evaluate it per partition.
+pub fn decided_tests(h: &TableHandle, preds: &[Pred], tests: &[Pred]) -> Result<Vec<bool>> {
+    let st = cache::table_state(h.db.dir()?, &h.name)?;
+    let meta = &*st.meta;
+    let filters = Filter::all(meta, preds)?;
+    let survivors = survivors(meta, &st.levels, &filters);
+    tests
         .iter()
-        .zip(&keep)
-        .filter(|(p, k)| **k && part_filters(meta, &st.levels, p, &filters).is_some())
-        .map(|(p, _)| p)
-        .collect();
-    let an = Analyzer { meta };
-    let mut out = Vec::with_capacity(conds.len());
-    let mut in_run = true;
-    for c in conds {
-        let mut parts = Vec::new();
-        conjuncts(c, &mut parts);
-        let mut ok = !survivors.is_empty();
-        for x in &parts {
-            in_run = in_run && an.row_wise(i, x);
-            let f = if in_run { an.filter(i, x) } else { None };
-            ok = ok && f.is_some_and(|f| survivors.iter().all(|p| decided(meta, &st.levels, p, &f) == Some(true)));
-        }
-        out.push(ok && in_run);
-    }
-    Ok(out)
+        .map(|t| {
+            let f = Filter::of(meta, t)?;
+            Ok(!survivors.is_empty() && survivors.iter().all(|p| decided(meta, &st.levels, p, &f) == Some(true)))
+        })
+        .collect()
 }

@@ -1,27 +1,25 @@
-//! The analysis of `where` conditions for stored tables: partition pruning from conditions
-//! on the partitioning columns, block skipping from per-block min/max, and simple
-//! conditions (`col op constant`, `between`, `in`, `col op col`) that `load` evaluates per
-//! segment in parallel while loading, so only matching rows of the referenced columns are
-//! materialised.
-//!
-//! Only the leading run of row-wise conditions is used (a later condition may depend on
-//! the rows an order-sensitive one sees); the SQL executor applies every condition again.
+//! What stored tables do with the predicates the SQL planner lowered (`Pred`, see
+//! `beluga_runtime::table_source`): partition pruning from predicates on the partitioning
+//! columns, block skipping from per-block min/max, and row filters (`col op constant`,
+//! `between`, `in`, `col op col`) that `load` evaluates per segment in parallel while
+//! loading, so only matching rows of the referenced columns are materialised. The
+//! executor applies every `where` condition again; storage never sees the syntax.
 
 pub use crate::load::{count_rows, load, load_partitions, load_whole_partitions};
 
 use crate::catalog::TableMeta;
 use crate::partition::{conform, Level};
-use beluga_lang::ast::{BinOp, Expr, ExprKind, UnOp};
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::kernels::cmp::{compare, CmpOp};
-use beluga_runtime::{DataType, Interpreter, Kind, Value};
+use beluga_runtime::table_source::Pred;
+use beluga_runtime::{DataType, Error, Result, Value};
 
 /// Drop every cached column and table state (`clearAllCache`).
 pub fn clear_cache() {
     crate::cache::clear();
 }
 
-/// A condition evaluated while loading.
+/// A predicate with its columns resolved to positions in the table.
 #[derive(Clone, Debug)]
 pub(crate) enum Filter {
     Cmp(usize, CmpOp, Column),
@@ -37,212 +35,20 @@ impl Filter {
             Filter::ColCmp(a, _, b) => vec![*a, *b],
         }
     }
-}
 
-fn cmp_op(op: BinOp) -> Option<CmpOp> {
-    Some(match op {
-        BinOp::Lt => CmpOp::Lt,
-        BinOp::Le => CmpOp::Le,
-        BinOp::Gt => CmpOp::Gt,
-        BinOp::Ge => CmpOp::Ge,
-        BinOp::Eq => CmpOp::Eq,
-        BinOp::Ne => CmpOp::Ne,
-        _ => return None,
-    })
-}
-
-fn flip(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
-    }
-}
-
-pub(crate) struct Analyzer<'a> {
-    pub(crate) meta: &'a TableMeta,
-}
-
-impl Analyzer<'_> {
-    fn column_of(&self, e: &Expr) -> Option<usize> {
-        match &e.kind {
-            ExprKind::Ident(n) => self.meta.col_index(n),
-            _ => None,
-        }
+    /// Resolve a predicate's column names against the table.
+    pub(crate) fn of(meta: &TableMeta, p: &Pred) -> Result<Filter> {
+        let col = |n: &str| meta.col_index(n).ok_or_else(|| Error::name(format!("Unrecognized column name [{n}]")));
+        Ok(match p {
+            Pred::Cmp { col: c, op, value } => Filter::Cmp(col(c)?, *op, value.clone()),
+            Pred::Between { col: c, lo, hi } => Filter::Between(col(c)?, lo.clone(), hi.clone()),
+            Pred::In { col: c, values } => Filter::In(col(c)?, values.clone()),
+            Pred::ColCmp { left, op, right } => Filter::ColCmp(col(left)?, *op, col(right)?),
+        })
     }
 
-    fn mentions_column(&self, e: &Expr) -> bool {
-        let mut found = false;
-        walk(e, &mut |x| {
-            if let ExprKind::Ident(n) = &x.kind {
-                if self.meta.col_index(n).is_some() {
-                    found = true;
-                }
-            }
-            if matches!(x.kind, ExprKind::Select(_) | ExprKind::Star | ExprKind::Lambda(_)) {
-                found = true;
-            }
-        });
-        found
-    }
-
-    /// True when the condition maps each row to a value independently of other rows.
-    pub(crate) fn row_wise(&self, i: &Interpreter, e: &Expr) -> bool {
-        if !self.mentions_column(e) {
-            return true;
-        }
-        match &e.kind {
-            ExprKind::Ident(_) | ExprKind::Lit(_) | ExprKind::VecLit(_) => true,
-            ExprKind::Unary(UnOp::Neg | UnOp::Not, a) => self.row_wise(i, a),
-            ExprKind::Binary(op, a, b) => {
-                !matches!(op, BinOp::Join | BinOp::Seq | BinOp::Pair | BinOp::At | BinOp::Dot) && self.row_wise(i, a) && self.row_wise(i, b)
-                    || matches!(op, BinOp::Between | BinOp::NotBetween) && self.row_wise(i, a) && !self.mentions_column(b)
-            }
-            ExprKind::Compare(xs, _) => xs.iter().all(|x| self.row_wise(i, x)),
-            ExprKind::IsNull(a, _) => self.row_wise(i, a),
-            ExprKind::Call(f, args) => {
-                let ExprKind::Ident(name) = &f.kind else {
-                    return false;
-                };
-                if i.functions.contains_key(name) || i.has_var(name) {
-                    return false;
-                }
-                let Some(id) = i.registry.lookup(name) else {
-                    return false;
-                };
-                i.registry.get(id).kind == Kind::Elementwise
-                    && args.iter().all(|a| match a {
-                        beluga_lang::ast::Arg::Pos(Some(x)) | beluga_lang::ast::Arg::Named(_, x) => self.row_wise(i, x),
-                        beluga_lang::ast::Arg::Pos(None) => false,
-                    })
-            }
-            _ => false,
-        }
-    }
-
-    fn constant(&self, i: &mut Interpreter, e: &Expr) -> Option<Value> {
-        if self.mentions_column(e) {
-            return None;
-        }
-        i.eval(e).ok()
-    }
-
-    fn scalar(&self, i: &mut Interpreter, e: &Expr) -> Option<Column> {
-        match self.constant(i, e)? {
-            Value::Scalar(c) => Some(c),
-            _ => None,
-        }
-    }
-
-    /// A loading filter for one conjunct, if it has a simple shape.
-    pub(crate) fn filter(&self, i: &mut Interpreter, e: &Expr) -> Option<Filter> {
-        match &e.kind {
-            ExprKind::Binary(op, a, b) => {
-                if let Some(cop) = cmp_op(*op) {
-                    match (self.column_of(a), self.column_of(b)) {
-                        (Some(x), Some(y)) => return Some(Filter::ColCmp(x, cop, y)),
-                        (Some(x), None) => return self.scalar(i, b).map(|c| Filter::Cmp(x, cop, c)),
-                        (None, Some(y)) => return self.scalar(i, a).map(|c| Filter::Cmp(y, flip(cop), c)),
-                        _ => return None,
-                    }
-                }
-                match op {
-                    BinOp::Between => {
-                        let x = self.column_of(a)?;
-                        let ExprKind::Binary(BinOp::Pair, lo, hi) = &b.kind else {
-                            let v = self.constant(i, b)?;
-                            let c = v.column()?.clone();
-                            if c.len() != 2 {
-                                return None;
-                            }
-                            return Some(Filter::Between(x, c.slice(0, 1), c.slice(1, 2)));
-                        };
-                        Some(Filter::Between(x, self.scalar(i, lo)?, self.scalar(i, hi)?))
-                    }
-                    BinOp::In => {
-                        let x = self.column_of(a)?;
-                        let v = self.constant(i, b)?;
-                        match v {
-                            Value::Vector(_) | Value::Scalar(_) | Value::Set(_) => Some(Filter::In(x, v)),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-}
-
-pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Member(a, _) | ExprKind::Template(a, _) | ExprKind::Meta(a) | ExprKind::IsNull(a, _) => {
-            walk(a, f)
-        }
-        ExprKind::Binary(_, a, b) => {
-            walk(a, f);
-            walk(b, f);
-        }
-        ExprKind::Vector(xs) | ExprKind::Tuple(xs) | ExprKind::Compare(xs, _) => xs.iter().for_each(|x| walk(x, f)),
-        ExprKind::Dict(kv) => kv.iter().for_each(|(k, v)| {
-            walk(k, f);
-            walk(v, f);
-        }),
-        ExprKind::Infix(a, b, c) | ExprKind::Ternary(a, b, c) => {
-            walk(a, f);
-            walk(b, f);
-            walk(c, f);
-        }
-        ExprKind::OpenPair(a, b) => {
-            if let Some(a) = a {
-                walk(a, f);
-            }
-            if let Some(b) = b {
-                walk(b, f);
-            }
-        }
-        ExprKind::Call(g, args) | ExprKind::Partial(g, args) | ExprKind::Method(g, _, args) => {
-            walk(g, f);
-            for a in args {
-                match a {
-                    beluga_lang::ast::Arg::Pos(Some(x)) | beluga_lang::ast::Arg::Named(_, x) => walk(x, f),
-                    beluga_lang::ast::Arg::Pos(None) => {}
-                }
-            }
-        }
-        ExprKind::Index(a, xs) => {
-            walk(a, f);
-            xs.iter().flatten().for_each(|x| walk(x, f));
-        }
-        ExprKind::Case(ws, e2) => {
-            for (a, b) in ws {
-                walk(a, f);
-                walk(b, f);
-            }
-            if let Some(x) = e2 {
-                walk(x, f);
-            }
-        }
-        _ => {}
-    }
-}
-
-pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
-    match &e.kind {
-        ExprKind::Binary(BinOp::And, a, b) => {
-            conjuncts(a, out);
-            conjuncts(b, out);
-        }
-        ExprKind::Compare(xs, ops) => {
-            for k in 0..ops.len() {
-                out.push(Expr::new(ExprKind::Binary(ops[k], Box::new(xs[k].clone()), Box::new(xs[k + 1].clone())), e.span));
-            }
-        }
-        _ => out.push(e.clone()),
+    pub(crate) fn all(meta: &TableMeta, preds: &[Pred]) -> Result<Vec<Filter>> {
+        preds.iter().map(|p| Filter::of(meta, p)).collect()
     }
 }
 

@@ -512,7 +512,6 @@ pub(crate) mod tests {
     use crate::catalog::{read_table, write_db_meta, DbMeta};
     use crate::handle::{DbHandle, TableHandle};
     use crate::partition::Level;
-    use beluga_runtime::{Interpreter, Registry};
 
     fn scratch(name: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("beluga-store-{name}-{}", std::process::id()));
@@ -565,8 +564,7 @@ pub(crate) mod tests {
         let meta = read_table(&dir, "pt").unwrap();
         assert_eq!(meta.rows(), 1500);
         assert_eq!(meta.parts.len(), 4, "a new date adds partitions");
-        let mut i = Interpreter::new(Registry::new());
-        let t = crate::query::load(&mut i, &h, None, &[]).unwrap();
+        let t = crate::query::load(&h, None, &[], None).unwrap();
         assert_eq!(t.rows(), 1500);
         let ColData::Sym(s) = &*t.cols[1].data else { panic!() };
         let ibm = s.codes.iter().filter(|&&c| s.dict.get(c) == "IBM").count();
@@ -613,8 +611,7 @@ pub(crate) mod tests {
         let n = b.len();
         b.truncate(n - 5);
         std::fs::write(&f, &b).unwrap();
-        let mut i = Interpreter::new(Registry::new());
-        let e = crate::query::load(&mut i, &h, None, &[]).unwrap_err();
+        let e = crate::query::load(&h, None, &[], None).unwrap_err();
         assert!(e.message.contains(&f.display().to_string()), "{}", e.message);
         // a torn manifest is reported, not read
         let cur = std::fs::read_to_string(dir.join("pt").join("CURRENT")).unwrap();
@@ -667,8 +664,7 @@ pub(crate) mod tests {
         let f = files("20190415");
         assert_eq!(f.len(), 2, "{f:?}");
         assert!(f.iter().any(|x| x.starts_with("J_N.") && x.ends_with(".seg")), "{f:?}");
-        let mut i = Interpreter::new(Registry::new());
-        let back = crate::query::load(&mut i, &h, None, &[]).unwrap();
+        let back = crate::query::load(&h, None, &[], None).unwrap();
         assert_eq!(back.rows(), 3001);
         let ColData::F64(x) = &*back.cols[2].data else { panic!() };
         let want: f64 = (0..3000).map(|k| k as f64 / 4.0).sum::<f64>() + 0.25;
@@ -682,7 +678,7 @@ pub(crate) mod tests {
         b[20] ^= 1;
         std::fs::write(&pack, &b).unwrap();
         crate::query::clear_cache();
-        let e = crate::query::load(&mut i, &h, None, &[]).unwrap_err();
+        let e = crate::query::load(&h, None, &[], None).unwrap_err();
         assert!(e.message.contains(".pack"), "{}", e.message);
         let _ = std::fs::remove_dir_all(&dir);
     }

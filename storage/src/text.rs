@@ -587,7 +587,7 @@ pub fn save_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let t: Table = match &obj {
         Value::Table(t) => (**t).clone(),
         Value::Handle(_) => match as_table(&obj) {
-            Some(h) => crate::builtins_db::materialize(i, h)?,
+            Some(h) => crate::builtins_db::materialize(h)?,
             None => return Err(Error::arg("saveText can't save a database handle")),
         },
         Value::Vector(c) => Table::new(vec!["".into()], vec![c.clone()])?,

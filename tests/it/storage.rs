@@ -3,6 +3,7 @@
 //! the new rows and accepts later appends), and the writer lock.
 
 use beluga_runtime::fmt::format_elem;
+use beluga_runtime::table_source::{one, table_source, Pred, Scan};
 use beluga_runtime::{Interpreter, Value};
 use beluga_tests::beluga_bin;
 use beluga_tests::{interpreter, with_stack};
@@ -23,6 +24,22 @@ fn run(i: &mut Interpreter, src: &str) {
 }
 
 /// Rows of a table value as sorted text lines (partitioned results come in partition order).
+/// The `where` conditions `conds` lowered to predicates against the stored table `pt`
+/// (as the SQL planner does), and the `pt` handle.
+fn lowered(i: &mut Interpreter, conds: &[&str]) -> (Vec<Pred>, Value) {
+    let pt = i.get_var("pt").expect("pt").clone();
+    let names: Vec<String> = table_source(&pt).expect("stored").schema().expect("schema").into_iter().map(|(n, _)| n).collect();
+    let mut exprs = Vec::new();
+    for (k, c) in conds.iter().enumerate() {
+        run(i, &format!("cond{k} = <({c})>"));
+        match i.get_var(&format!("cond{k}")) {
+            Some(Value::Code(e)) => exprs.push((**e).clone()),
+            other => panic!("metacode expected, got {other:?}"),
+        }
+    }
+    (beluga_runtime::sql::lower_preds(i, &names, &exprs), pt)
+}
+
 fn rows_of(v: &Value) -> Vec<String> {
     match v {
         Value::Table(t) => {
@@ -84,10 +101,21 @@ pt = loadTable("{db}", `pt)
             let b = rows_of(i.get_var("r2").expect("r2"));
             assert_eq!(a, b, "results differ for: {q}");
         }
-        // partition pruning: one date of ten, then one symbol range of three
-        run(&mut i, "np1 = size(__handlePartitions(pt, `qty, <(date = 2020.01.03)>))\nnp2 = size(__handlePartitions(pt, `qty, <(date = 2020.01.03)>, <(sym = `C)>))\nnp3 = size(__handlePartitions(pt, `qty, <(date between 2020.01.02 : 2020.01.04)>, <(sym in `A`F)>))\nnp4 = size(__handlePartitions(pt, `qty, <(qty > 1000)>))");
-        let n = |i: &Interpreter, v: &str| i.get_var(v).and_then(|x| x.as_i64()).unwrap_or(-1);
-        assert_eq!((n(&i, "np1"), n(&i, "np2"), n(&i, "np3"), n(&i, "np4")), (3, 1, 3, 0));
+        // partition pruning through the table source: one date of ten, then one symbol
+        // range of three (conditions lowered to predicates as the SQL planner does)
+        let np = |i: &mut Interpreter, conds: &[&str]| -> usize {
+            let (preds, pt) = lowered(i, conds);
+            let cols = ["qty".to_string()];
+            let src = table_source(&pt).expect("pt is a stored table");
+            src.scan(Scan { columns: Some(&cols), preds: &preds, split: true, ..Scan::default() }).expect("scan").len()
+        };
+        let counts = (
+            np(&mut i, &["date = 2020.01.03"]),
+            np(&mut i, &["date = 2020.01.03", "sym = `C"]),
+            np(&mut i, &["date between 2020.01.02 : 2020.01.04", "sym in `A`F"]),
+            np(&mut i, &["qty > 1000"]),
+        );
+        assert_eq!(counts, (3, 1, 3, 0));
         // pruning and filters pushed into the scan give the same rows as the full query
         let conds = [
             "date = 2020.01.03",
@@ -100,12 +128,13 @@ pt = loadTable("{db}", `pt)
             "2020.01.05 <= date; sym != `B; qty == 3",
         ];
         for c in conds {
-            let metas: Vec<String> = c.split("; ").map(|x| format!("<({x})>")).collect();
+            let conds: Vec<&str> = c.split("; ").collect();
+            let (preds, pt) = lowered(&mut i, &conds);
+            let src = table_source(&pt).expect("pt is a stored table");
+            let loaded = one(src.scan(Scan { preds: &preds, ..Scan::default() }).expect("scan")).expect("one table");
+            i.set_var("loaded", Value::table(loaded)).expect("set");
             let c = c.replace("; ", ", ");
-            run(
-                &mut i,
-                &format!("r1 = select * from t where {c}\nr2 = select * from __handleLoad(pt, columnNames(pt), {}) where {c}", metas.join(", ")),
-            );
+            run(&mut i, &format!("r1 = select * from t where {c}\nr2 = select * from loaded where {c}"));
             let a = rows_of(i.get_var("r1").expect("r1"));
             let b = rows_of(i.get_var("r2").expect("r2"));
             assert_eq!(a, b, "pushed-down load differs for: {c}");

@@ -291,10 +291,10 @@ impl Interpreter {
                 };
                 return self.index_value(tv.clone(), vec![key]);
             }
-            Value::Handle(_) => {
-                // a partitioned table handle exposes its columns through the storage builtins
-                if let Ok(f) = self.resolve_function("__handleColumn") {
-                    return self.call_value(&f, vec![tv.clone(), Value::string(name)]);
+            Value::Handle(h) => {
+                // a stored table's columns are read through its table source
+                if let Some(src) = h.table_source() {
+                    return Ok(Value::Vector(src.column(name)?));
                 }
             }
             _ => {}

@@ -181,9 +181,13 @@ impl Interpreter {
                     Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos))))
                 }
             }),
-            Value::Handle(_) => {
-                let f = self.resolve_function("__handleIndex")?;
-                self.call_value(&f, vec![target.clone(), i])
+            // a stored table is indexed as its loaded rows (`pt[0:20]`, `pt[`col]`)
+            Value::Handle(h) if h.table_source().is_some() => {
+                let t = match h.table_source() {
+                    Some(src) => src.table()?,
+                    None => return Err(Error::runtime("internal: the table source went away")),
+                };
+                self.index_value(Value::table(t), vec![i])
             }
             other => Err(Error::type_err(format!("{} can't be indexed", ops::describe(other)))),
         }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::kernels::cast::cast_column;
 use crate::table::Table;
+use crate::table_source::table_source;
 use crate::types::DataType;
 use crate::value::Value;
 use ahash::AHashSet;
@@ -36,8 +37,8 @@ fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(D
     Ok((dest, as_table(i, v, &need)?))
 }
 
-/// Write the new table back: to the variable, or through the storage hook
-/// `__handleOverwrite(handle, table)` for a stored table.
+/// Write the new table back: to the variable, or through `TableSource::overwrite` for a
+/// stored table.
 fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols: Vec<Column>) -> Result<()> {
     let mut t = Table::new(names, cols)?;
     t.keys = old.keys.clone();
@@ -45,10 +46,8 @@ fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols
     match dest {
         Dest::Var(name) => i.set_var(name, Value::table(t)),
         Dest::Handle(h) => {
-            let f = i
-                .resolve_function("__handleOverwrite")
-                .map_err(|_| Error::runtime("This stored table can't be modified by update/delete"))?;
-            i.call_value(&f, vec![h.clone(), Value::table(t)]).map(|_| ())
+            let src = table_source(h).ok_or_else(|| Error::runtime("This stored table can't be modified by update/delete"))?;
+            src.overwrite(&t)
         }
     }
 }
@@ -256,10 +255,10 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         });
     }
     if let (Dest::Handle(h), true) = (&dest, table.keys.is_empty()) {
-        // a stored table appends the new rows through the storage hook
-        let f = i.resolve_function("__handleAppend").map_err(|_| Error::runtime("This stored table can't be appended to"))?;
+        // a stored table appends the new rows through its table source
+        let src = table_source(h).ok_or_else(|| Error::runtime("This stored table can't be appended to"))?;
         let rows = Table::new(table.names.clone(), rows_in)?;
-        return i.call_value(&f, vec![h.clone(), Value::table(rows)]).map(|_| ());
+        return src.append(&rows).map(|_| ());
     }
     let cols = if table.keys.is_empty() { append_rows(&table.cols, &rows_in) } else { upsert_rows(&table, &rows_in)? };
     let names = table.names.clone();

@@ -1,7 +1,7 @@
 //! `update` and `delete` on stored tables, partition by partition: only the partitions the
 //! `where` conditions may reach are read (all their columns), the statement runs on each of
 //! them, and only the partitions with matched rows are written back, in one commit through
-//! `__handleRewrite` (storage's `rewrite.rs`). This is exact when every condition and every
+//! the table's `TableSource::rewrite`. This is exact when every condition and every
 //! `set` expression is row-wise; anything else (context by, `from` joins, aggregates or
 //! order-sensitive functions, new columns) returns None and runs on the whole table.
 
@@ -13,12 +13,13 @@ use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::table::Table;
+use crate::table_source::{table_source, PartRows, TableSource};
 use crate::value::Value;
 use ahash::AHashSet;
 use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, UpdateStmt};
 use std::sync::Arc;
 
-/// The stored table an update/delete targets, its column names and the storage hooks.
+/// The stored table an update/delete targets and its column names.
 struct Target {
     name: String,
     handle: Value,
@@ -31,6 +32,10 @@ impl Target {
     fn shape(&self) -> Result<Table> {
         Table::new(self.names.clone(), self.names.iter().map(|_| Column::nulls(crate::types::DataType::Int, 0)).collect())
     }
+
+    fn source(&self) -> Result<&dyn TableSource> {
+        table_source(&self.handle).ok_or_else(|| Error::runtime("This handle is not a stored table"))
+    }
 }
 
 fn target(i: &mut Interpreter, e: &Expr) -> Option<Target> {
@@ -40,57 +45,31 @@ fn target(i: &mut Interpreter, e: &Expr) -> Option<Target> {
     let handle @ Value::Handle(_) = i.resolve(name).ok()? else {
         return None;
     };
-    i.resolve_function("__handleWholePartitions").ok()?;
-    i.resolve_function("__handleRewrite").ok()?;
-    let f = i.resolve_function("columnNames").ok()?;
-    let names = i.call_value(&f, vec![handle.clone()]).ok()?;
-    let c = names.column()?;
-    let names: Vec<String> = (0..c.len()).filter_map(|k| c.str_at(k).map(str::to_string)).collect();
+    let names: Vec<String> = table_source(&handle)?.schema().ok()?.into_iter().map(|(n, _)| n).collect();
     let cols = names.iter().map(|s| s.to_ascii_lowercase()).collect();
     Some(Target { name: name.clone(), handle, names, cols })
 }
 
-/// Every partition the conditions may reach: (version, folders, tables).
-fn partitions(i: &mut Interpreter, t: &Target, conds: &[Expr]) -> Result<(Value, Value, Vec<Arc<Table>>)> {
-    let f = i.resolve_function("__handleWholePartitions")?;
-    let codes = Value::tuple(conds.iter().map(|c| Value::Code(Arc::new(c.clone()))).collect());
-    let r = i.call_value(&f, vec![t.handle.clone(), Value::Void, codes])?;
-    let bad = || Error::runtime("The partition loader returned an unexpected value");
-    let Value::Tuple(items) = r else {
-        return Err(bad());
-    };
-    let (Some(version), Some(dirs), Some(Value::Tuple(tables))) = (items.first(), items.get(1), items.get(2)) else {
-        return Err(bad());
-    };
-    let tables = tables
-        .iter()
-        .map(|v| match v {
-            Value::Table(t) => Ok(t.clone()),
-            _ => Err(bad()),
-        })
-        .collect::<Result<_>>()?;
-    Ok((version.clone(), dirs.clone(), tables))
+/// Every partition the conditions may reach: (version, partition ids, tables).
+fn partitions(i: &mut Interpreter, t: &Target, conds: &[Expr]) -> Result<PartRows> {
+    let preds = super::lower::lower_preds(i, &t.names, conds);
+    t.source()?.read_partitions(&preds)
 }
 
 /// Write back the changed partitions (`changed[k]` = new rows of partition k, if changed).
-fn commit(i: &mut Interpreter, t: &Target, version: Value, dirs: &Value, changed: Vec<Option<Table>>) -> Result<()> {
-    let Some(all) = dirs.column() else {
-        return Err(Error::runtime("The partition loader returned no folders"));
-    };
-    let mut keep_dirs = Vec::new();
+fn commit(t: &Target, version: u64, parts: &[String], changed: Vec<Option<Table>>) -> Result<()> {
+    let mut keep_parts = Vec::new();
     let mut tables = Vec::new();
     for (k, c) in changed.into_iter().enumerate() {
         if let Some(tab) = c {
-            keep_dirs.push(all.str_at(k).unwrap_or_default().to_string());
-            tables.push(Value::table(tab));
+            keep_parts.push(parts.get(k).cloned().unwrap_or_default());
+            tables.push(Arc::new(tab));
         }
     }
     if tables.is_empty() {
         return Ok(());
     }
-    let f = i.resolve_function("__handleRewrite")?;
-    let dirs = Value::string_vec(keep_dirs.iter().map(|s| s.as_str()));
-    i.call_value(&f, vec![t.handle.clone(), version, dirs, Value::tuple(tables)]).map(|_| ())
+    t.source()?.rewrite(version, &keep_parts, &tables)
 }
 
 fn all_rowwise(i: &Interpreter, t: &Target, es: &[Expr]) -> bool {
@@ -114,7 +93,8 @@ fn rewrite_matching(
     conds: &[Expr],
     mut change: impl FnMut(&mut Interpreter, &Table, &Frame) -> Result<Table>,
 ) -> Result<Option<()>> {
-    let (version, dirs, tables) = partitions(i, t, conds)?;
+    let PartRows { version, parts, tables } = partitions(i, t, conds)?;
+    let tables: Vec<Arc<Table>> = tables.into_iter().map(Arc::new).collect();
     let mut changed = Vec::with_capacity(tables.len());
     for table in &tables {
         let mut frame = Frame::from_table(table, needed, false);
@@ -122,7 +102,7 @@ fn rewrite_matching(
         let frame = apply_where(i, frame, conds)?;
         changed.push(if frame.rows == 0 { None } else { Some(change(i, table, &frame)?) });
     }
-    commit(i, t, version, &dirs, changed).map(Some)
+    commit(t, version, &parts, changed).map(Some)
 }
 
 /// `update` of a stored table by partitions; None when the statement needs the whole table.

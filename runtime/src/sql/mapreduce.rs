@@ -2,7 +2,7 @@
 //! step 8): `select`/`exec` with decomposable aggregates, with or without `group by`, over
 //! `from <stored table>`.
 //!
-//! Map: every surviving partition (pruned and projected by `__handlePartitions`) runs on
+//! Map: every surviving partition (pruned and projected by a split `TableSource` scan) runs on
 //! rayon with its own worker interpreter (a snapshot of the session's variables and
 //! functions; only row-wise builtins are evaluated there): `where`, grouping keys, and one
 //! partial state per aggregate and group. Reduce: the partial key rows are grouped again in
@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::registry::{Kind, Registry};
 use crate::table::Table;
+use crate::table_source::{table_source, Pred};
 use crate::types::DataType;
 use crate::value::Value;
 use ahash::{AHashMap, AHashSet};
@@ -243,16 +244,10 @@ pub(crate) fn try_select(i: &mut Interpreter, q: &SelectQuery, need: &Need) -> R
         return Ok(None);
     };
     // column names of the stored table, for the analysis before anything is loaded
-    let Ok(f) = i.resolve_function("columnNames") else {
+    let Some(Ok(schema)) = table_source(&handle).map(|s| s.schema()) else {
         return Ok(None);
     };
-    let Ok(names_v) = i.call_value(&f, vec![handle]) else {
-        return Ok(None);
-    };
-    let Some(names_c) = names_v.column() else {
-        return Ok(None);
-    };
-    let names: Vec<String> = (0..names_c.len()).filter_map(|k| names_c.str_at(k).map(str::to_string)).collect();
+    let names: Vec<String> = schema.into_iter().map(|(n, _)| n).collect();
     let mut dummy = Table::new(names.clone(), names.iter().map(|_| Column::nulls(DataType::Int, 0)).collect())?;
     dummy.name = Some(name.clone());
     let dummy = Arc::new(dummy);
@@ -412,14 +407,17 @@ fn meta_count(i: &mut Interpreter, p: &Prepared, q: &SelectQuery) -> Result<Opti
     let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, _)) = &q.from else {
         return Ok(None);
     };
-    let (Ok(h), Ok(f)) = (i.resolve(name), i.resolve_function("__handleCount")) else {
+    let Ok(h) = i.resolve(name) else {
         return Ok(None);
     };
-    let conds = Value::tuple(p.where_.iter().map(|c| Value::Code(Arc::new(c.clone()))).collect());
-    Ok(match i.call_value(&f, vec![h, Value::Void, conds])? {
-        Value::Scalar(c) => c.i64_at(0).and_then(|n| i32::try_from(n).ok()),
-        _ => None,
-    })
+    let Some(src) = table_source(&h) else {
+        return Ok(None);
+    };
+    let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
+    let Some(preds) = super::lower::lower_all_constant(i, &names, &p.where_) else {
+        return Ok(None);
+    };
+    Ok(src.count(&preds)?.and_then(|n| i32::try_from(n).ok()))
 }
 
 /// Load the partitions, run the map step on rayon and reduce; None when no row survives.
@@ -461,13 +459,23 @@ fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &
 fn undecided(i: &mut Interpreter, q: &SelectQuery, need: &Need, where_: &[Expr]) -> Vec<Expr> {
     let all = where_.to_vec();
     let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, _)) = &q.from else { return all };
-    let (Ok(h), Ok(f)) = (i.resolve(name), i.resolve_function("__handleDecided")) else { return all };
-    // the conditions `__handlePartitions` received (built as `source::prune_conditions` does)
-    let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
-    let lead: Vec<Expr> = need.push.iter().take_while(|c| is_rowwise(i, c, &is_col)).cloned().collect();
-    let conds = Value::tuple(lead.iter().map(|c| Value::Code(Arc::new(c.clone()))).collect());
-    let Ok(Value::Vector(d)) = i.call_value(&f, vec![h, Value::Void, conds]) else { return all };
-    let skip: AHashSet<String> = lead.iter().enumerate().filter(|(k, _)| d.i64_at(*k) == Some(1)).map(|(_, c)| text(c)).collect();
+    let Ok(h) = i.resolve(name) else { return all };
+    let Some(src) = table_source(&h) else { return all };
+    let Ok(schema) = src.schema() else { return all };
+    let names: Vec<String> = schema.into_iter().map(|(n, _)| n).collect();
+    // the conditions the partitions were scanned with (`source::scan_source`)
+    let lead = super::source::prune_conditions(i, need);
+    let lowered = super::lower::lower(i, &names, &lead);
+    // a condition is decided when every conjunct lowered and each holds on every partition
+    let tests: Vec<Pred> = lowered.per_cond.iter().flatten().flatten().cloned().collect();
+    let Ok(held) = src.decided(&lowered.preds, &tests) else { return all };
+    let mut held = held.into_iter();
+    let decided: Vec<bool> = lowered
+        .per_cond
+        .iter()
+        .map(|c| c.iter().fold(true, |ok, p| ok & p.as_ref().is_some_and(|_| held.next().unwrap_or(false))))
+        .collect();
+    let skip: AHashSet<String> = lead.iter().zip(&decided).filter(|(_, d)| **d).map(|(c, _)| text(c)).collect();
     all.into_iter().filter(|c| !skip.contains(&text(c))).collect()
 }
 

@@ -17,10 +17,12 @@ pub mod asof;
 mod context;
 mod dml;
 mod dml_stored;
+pub mod ds;
 mod exec;
 mod frame;
 mod group;
 mod interval;
+mod lower;
 mod macros;
 mod mapreduce;
 mod mapreduce_agg;
@@ -51,13 +53,7 @@ pub(crate) fn caps_of(i: &Interpreter, name: &str) -> crate::registry::Caps {
     i.registry.caps(name).copied().unwrap_or_default()
 }
 
-/// Builtin that materialises a storage handle as an in-memory table:
-/// `__handleLoad(handle, columnNames, conditions)`, provided by the storage crate.
-/// `columnNames` is a STRING vector of the names the query may reference (it can hold
-/// names that are not columns; VOID = every column). `conditions` is a tuple of metacode:
-/// the query's leading row-wise `where` conditions, which the loader may use to skip
-/// partitions that cannot match (it need not filter rows: the executor applies them again).
-pub const HANDLE_LOAD: &str = "__handleLoad";
+pub use lower::{lower, lower_preds, Lowered};
 
 /// How many queries ran map-reduce style over stored partitions (`sql/mapreduce.rs`).
 pub fn mapreduce_runs() -> usize {

@@ -1,18 +1,18 @@
 //! The `from` clause: a table variable, a table-valued expression (subquery, join builtin,
-//! `loadTable`), a storage handle materialised through `__handleLoad`, or
+//! `loadTable`), a stored table scanned through its `TableSource`, or
 //! `a [inner|left|full|right|cross] join b [on …]`. Besides the table, a source records
 //! how qualified names (`t2.x`, `a.id`) map to the columns of the result.
 
 use super::frame::{eval_in, Frame};
 use super::join::{cross_join, equi_join, right_join, EquiKind};
 use super::plan::map_expr;
-use super::HANDLE_LOAD;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::table::Table;
 use crate::value::Value;
 use ahash::{AHashMap, AHashSet};
 use beluga_lang::ast::{Arg, BinOp, Expr, ExprKind, FromItem, JoinKind};
+use crate::table_source::{table_source, Scan, TableSource};
 use std::sync::Arc;
 
 /// Qualifier (table name or alias) → source column → result column.
@@ -46,42 +46,40 @@ pub(crate) fn identity(t: &Table) -> AHashMap<String, String> {
     t.names.iter().map(|n| (n.clone(), n.clone())).collect()
 }
 
-/// The query's leading row-wise `where` conditions as a tuple of metacode: what a storage
-/// loader may use to skip partitions.
-fn prune_conditions(i: &Interpreter, needed: &Need) -> Value {
+/// The query's leading row-wise `where` conditions: what a table source may use to skip
+/// partitions and rows (the executor applies them again).
+pub(crate) fn prune_conditions(i: &Interpreter, needed: &Need) -> Vec<Expr> {
     let is_col = |n: &str| !i.has_var(n) && i.resolve_function(n).is_err();
-    let conds: Vec<Value> = needed
-        .push
-        .iter()
-        .take_while(|c| super::plan::is_rowwise(i, c, &is_col))
-        .map(|c| Value::Code(Arc::new(c.clone())))
-        .collect();
-    Value::tuple(conds)
+    needed.push.iter().take_while(|c| super::plan::is_rowwise(i, c, &is_col)).cloned().collect()
 }
 
-/// The column-name argument of the storage loaders (VOID = every column).
-fn load_columns(needed: &Need) -> Value {
+/// The columns a scan reads (None = every column).
+fn load_columns(needed: &Need) -> Option<Vec<String>> {
     if needed.all {
-        return Value::Void;
+        return None;
     }
-    let mut cols: Vec<&str> = needed.names.iter().map(|s| s.as_str()).collect();
+    let mut cols: Vec<String> = needed.names.iter().cloned().collect();
     cols.sort_unstable();
-    Value::string_vec(cols)
+    Some(cols)
 }
 
-/// Evaluate a value used as a table: tables as is, handles through the storage hook.
+/// Scan a table source for a query: the referenced columns, with the leading row-wise
+/// `where` conditions lowered to predicates; one table, or one per partition (`split`).
+pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &Need, split: bool) -> Result<Vec<Table>> {
+    let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
+    let conds = prune_conditions(i, needed);
+    let preds = super::lower::lower_preds(i, &names, &conds);
+    let cols = load_columns(needed);
+    src.scan(Scan { columns: cols.as_deref(), preds: &preds, partitions: None, split })
+}
+
+/// Evaluate a value used as a table: tables as is, stored tables through a scan.
 pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<Arc<Table>> {
     match v {
         Value::Table(t) => Ok(t),
         Value::Handle(_) => {
-            let f = i
-                .resolve_function(HANDLE_LOAD)
-                .map_err(|_| Error::runtime("This handle can't be used as a table in a query"))?;
-            let (cols, prune) = (load_columns(needed), prune_conditions(i, needed));
-            match i.call_value(&f, vec![v, cols, prune])? {
-                Value::Table(t) => Ok(t),
-                _ => Err(Error::runtime("The handle loader didn't return a table")),
-            }
+            let src = table_source(&v).ok_or_else(|| Error::runtime("This handle can't be used as a table in a query"))?;
+            Ok(Arc::new(crate::table_source::one(scan_source(i, src, needed, false)?)?))
         }
         other => Err(Error::type_err(format!(
             "The from clause must be a table, not {}",
@@ -348,22 +346,17 @@ fn filter_table(i: &mut Interpreter, t: &Arc<Table>, cond: &Expr) -> Result<Arc<
     })
 }
 
-/// `from pt … map` on a stored table: one source per surviving partition, loaded through
-/// `__handlePartitions(handle, columnNames, conditions)`. None when the from item is not a
-/// stored table (the query then runs once, as without `map`).
+/// `from pt … map` on a stored table: one source per surviving partition, from a split
+/// scan of its `TableSource`. None when the from item is not a stored table (the query
+/// then runs once, as without `map`).
 pub(crate) fn partitions(i: &mut Interpreter, from: Option<&FromItem>, needed: &Need) -> Result<Option<Vec<Source>>> {
     let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, alias)) = from else { return Ok(None) };
     let Ok(v @ Value::Handle(_)) = i.resolve(name) else { return Ok(None) };
-    let Ok(f) = i.resolve_function("__handlePartitions") else { return Ok(None) };
-    let (cols, prune) = (load_columns(needed), prune_conditions(i, needed));
-    let parts = match i.call_value(&f, vec![v, cols, prune])? {
-        Value::Tuple(items) => items,
-        _ => return Err(Error::runtime("The partition loader didn't return a tuple of tables")),
-    };
+    let Some(src) = table_source(&v) else { return Ok(None) };
+    let parts = scan_source(i, src, needed, true)?;
     let mut out = Vec::with_capacity(parts.len());
-    for p in parts.iter() {
-        let Value::Table(t) = p else { return Err(Error::runtime("The partition loader didn't return tables")) };
-        let t = named(t.clone(), name);
+    for t in parts {
+        let t = named(Arc::new(t), name);
         let mut quals = vec![(name.clone(), identity(&t))];
         if let Some(a) = alias {
             quals.push((a.clone(), identity(&t)));

@@ -6,11 +6,15 @@
 //!
 //! A data source here is materialized: the query applied to one partition's rows (a
 //! table), rather than DolphinDB's lazy DataSource object; `mr` also accepts metacode
-//! data sources and evaluates them.
+//! data sources and evaluates them. The builtins live here, beside the SQL executor,
+//! because splitting a query needs its syntax; the storage crate registers them and reads
+//! partitions only through `TableSource`.
 
-use crate::handle::as_table;
+use crate::error::{Error, Result};
+use crate::eval::Interpreter;
+use crate::table_source::{table_source, Scan};
+use crate::value::Value;
 use beluga_lang::ast::{Expr, ExprKind, FromItem};
-use beluga_runtime::{Error, Interpreter, Result, Value};
 use rayon::prelude::*;
 
 /// Hidden session variable through which one partition is handed to the query.
@@ -30,8 +34,12 @@ pub fn sql_ds(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         _ => return Err(Error::arg("sqlDS: the query must read one table (no joins)")),
     };
     let t = i.eval(&src)?;
-    let parts = match as_table(&t) {
-        Some(h) => crate::query::load_partitions(i, h, None, &q.where_)?,
+    let parts = match table_source(&t) {
+        Some(src) => {
+            let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
+            let preds = super::lower::lower_preds(i, &names, &q.where_);
+            src.scan(Scan { preds: &preds, split: true, ..Scan::default() })?
+        }
         // an in-memory table is one data source
         None => match &t {
             Value::Table(t) => vec![(**t).clone()],
@@ -54,11 +62,11 @@ pub fn sql_ds(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// What a worker interpreter takes from the session (shared, read-only values).
 struct Snapshot {
-    registry: std::sync::Arc<beluga_runtime::Registry>,
+    registry: std::sync::Arc<crate::Registry>,
     globals: ahash::AHashMap<String, Value>,
     functions: ahash::AHashMap<String, Value>,
     consts: ahash::AHashSet<String>,
-    shared: beluga_runtime::eval::Shared,
+    shared: crate::eval::Shared,
     module_dir: std::path::PathBuf,
     interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
