@@ -285,6 +285,10 @@ fn sort_by(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             (0..c.len()).map(|k| c.f64_at(k).map(|x| x != 0.0).unwrap_or(true)).collect()
         }
     };
+    // a key must have one value per row (a scalar expression such as <1 + 2> has one)
+    if let Some(k) = keys.iter().find(|k| k.len() != t.rows()) {
+        return Err(Error::size(format!("sortBy!: a sort key has {} values, the table has {} rows", k.len(), t.rows())));
+    }
     let idx = crate::order::argsort_multi(&keys, &asc)?;
     Ok(Value::table(t.take_usize(&idx)))
 }

@@ -2,6 +2,7 @@
 //! last statement is long (a sort, a join, a group by, a range sum, an element-wise
 //! expression, a CSV import); once the setup has printed READY the test sends SIGINT after
 //! ~300 ms and expects "Execution was interrupted" on stderr, a non-zero exit within 2 s
+//! (longer on an overloaded machine, see `deadline`)
 //! and nothing from the statements after it. A statement that finishes before the signal
 //! fails the test too (the case is then too small to show anything). Cases run one at a
 //! time: each holds a few hundred MB. The REPL case checks that the session goes on.
@@ -15,8 +16,13 @@ use std::time::{Duration, Instant};
 /// One big case at a time (memory on a small shared machine).
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// How long the binary may take to stop after SIGINT.
-const DEADLINE: Duration = Duration::from_secs(2);
+/// How long the binary may take to stop after SIGINT: 2 s, stretched on a machine busier
+/// than its cores (load average per core, at most 4x) so other work can't fail the test.
+fn deadline() -> Duration {
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok()).unwrap_or(0.0);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
+    Duration::from_secs_f64(2.0 * (load / cores).clamp(1.0, 4.0))
+}
 
 fn sigint(pid: u32) {
     let ok = Command::new("kill").args(["-INT", &pid.to_string()]).status().map(|s| s.success()).unwrap_or(false);
@@ -85,13 +91,14 @@ fn interrupt_case(name: &str, setup: &str, long: &str) {
         std::thread::sleep(Duration::from_millis(10));
     };
     let took = sent.elapsed();
+    let limit = deadline();
     let _ = reader.join();
     let rest: Vec<String> = rx.try_iter().collect();
     let stderr = err_reader.join().unwrap_or_default();
     assert!(stderr.contains("Execution was interrupted"), "{name}: stderr {stderr:?}, status {status}");
     assert!(!status.success() && status.code().is_some(), "{name}: status {status}");
     assert!(!rest.iter().any(|l| l.contains("AFTER")), "{name}: the run went on after the interrupt: {rest:?}");
-    assert!(took <= DEADLINE, "{name}: took {took:?} to stop after SIGINT (limit {DEADLINE:?})");
+    assert!(took <= limit, "{name}: took {took:?} to stop after SIGINT (limit {limit:?})");
 }
 
 #[test]
@@ -209,7 +216,7 @@ fn interrupt_repl_sort_then_go_on() {
         if s.contains("\nDONE") {
             return Err("the sort finished before the interrupt".into());
         }
-        if took > DEADLINE + Duration::from_millis(500) {
+        if took > deadline() + Duration::from_millis(500) {
             return Err(format!("took {took:?} to report the interrupt"));
         }
         // the session is usable: the data is still there and a new statement runs
