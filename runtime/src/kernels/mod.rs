@@ -4,6 +4,7 @@ pub mod arith;
 pub mod cmp;
 pub mod cast;
 pub mod decimal;
+pub mod intacc;
 pub mod parse;
 
 use crate::column::Column;
