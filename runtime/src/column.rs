@@ -284,6 +284,15 @@ impl Column {
         Column::new(ty, data)
     }
 
+    /// Element i is a floating NaN (a NaN is also null for every null test; null.rs).
+    pub fn is_nan_at(&self, i: usize) -> bool {
+        match &*self.data {
+            ColData::F32(v) => v[i].is_nan(),
+            ColData::F64(v) => v[i].is_nan(),
+            _ => false,
+        }
+    }
+
     pub fn is_null(&self, i: usize) -> bool {
         match &*self.data {
             ColData::I8(v) => v[i].is_null(),

@@ -8,12 +8,18 @@
 //!   ±Infinity: such a result is stored as NULL (`1.0/0`, `log(0)`, `sqrt(-1)`), as DolphinDB
 //!   does for division by zero (funcs/i/isNull.md: `isNull(1/0)` is true). That is
 //!   [`Native::from_f64`].
-//! - Conversions keep ±Infinity and turn NaN into NULL: `double("inf")`, `float(x)`, and a
-//!   vector built from existing scalars (`[1.0, double("inf")]`). That is
-//!   [`Native::from_f64_keep_inf`]. Integers have no Infinity: it becomes NULL.
-//! - A NaN that arrives in storage anyway (binary files, `isNanInf` tests) is null for every
-//!   null test (`is_null` below), so aggregates skip it like NULL; `isNanInf`/`countNanInf`
-//!   still tell NaN and ±Infinity apart from the NULL sentinel.
+//! - Conversions keep the IEEE values NaN and ±Infinity: text to FLOAT/DOUBLE
+//!   (`double("nan")`, `float(`inf)`), FLOAT ↔ DOUBLE, and a vector built from such scalars
+//!   (`[1.5, float(`nan), float(`inf), NULL]`, the example of funcs/i/isNanInf.md, gives
+//!   `isNanInf` = `[false,true,true,false]`). Integers have neither: they become NULL.
+//! - A stored NaN (from a conversion, a binary file, a CSV) is null for every null test
+//!   (`is_null` below): `isNull`, `isValid`, `nullFill`, aggregates skipping nulls, and it
+//!   prints like NULL. Only `isNanInf`, `countNanInf` and `nanInfFill` tell NaN apart from the
+//!   NULL sentinel (-MAX). The manual (funcs/n/nanInfFill.md) says NaN and Inf are replaced
+//!   by NULL inside DolphinDB and only arrive from outside; it does not say how `isNull`
+//!   treats one that did arrive: this is Beluga's choice (tests/DISPUTED.md).
+//! - ±Infinity is an ordinary (non-null) value: it compares, sorts (-inf below NULL) and
+//!   prints as `Infinity`/`-Infinity`; arithmetic on it that overflows gives NULL.
 
 /// A physical element type of a column.
 pub trait Native: Copy + Send + Sync + PartialOrd + 'static + std::fmt::Debug {
@@ -28,6 +34,10 @@ pub trait Native: Copy + Send + Sync + PartialOrd + 'static + std::fmt::Debug {
     /// not arithmetic, where overflow becomes null).
     fn from_f64_keep_inf(v: f64) -> Self {
         Self::from_f64(v)
+    }
+    /// NaN for floating types (kept by conversions), NULL for the others.
+    fn from_f64_nan() -> Self {
+        Self::NULL
     }
     /// Zero of the type (used for defaults and sums).
     const ZERO: Self;
@@ -99,6 +109,9 @@ impl Native for i128 {
 }
 
 impl Native for f64 {
+    fn from_f64_nan() -> Self {
+        f64::NAN
+    }
     fn from_f64_keep_inf(v: f64) -> Self {
         if v.is_nan() { Self::NULL } else { v }
     }
@@ -127,6 +140,9 @@ impl Native for f64 {
 }
 
 impl Native for f32 {
+    fn from_f64_nan() -> Self {
+        f32::NAN
+    }
     fn from_f64_keep_inf(v: f64) -> Self {
         if v.is_nan() { Self::NULL } else if v.is_infinite() { v as f32 } else { Self::from_f64(v) }
     }

@@ -746,6 +746,8 @@ pub fn build_column(ty: DataType, items: &[Value]) -> Column {
         items
             .iter()
             .map(|v| match v {
+                // a NaN scalar (from `double("nan")`) stays NaN, as conversions keep it
+                Value::Scalar(c) if float && c.is_nan_at(0) => T::from_f64_nan(),
                 Value::Scalar(c) if !c.is_null(0) => {
                     if float {
                         // a conversion, not arithmetic: ±Infinity survives (see null.rs)

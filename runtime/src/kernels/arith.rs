@@ -351,20 +351,26 @@ fn temporal_arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Re
     }
 }
 
-/// Temporal ± integer: computed exactly (i64 for 4-byte types, checked for 8-byte ones); a
-/// result outside the type's storage range is NULL, never a wrapped date in another era.
+/// Temporal ± integer: computed exactly (in i128); a time of day (MINUTE, SECOND, TIME,
+/// NANOTIME) wraps modulo one day, any other result outside the type's storage range is NULL,
+/// never a wrapped date in another era.
 fn shift_temporal(op: ArithOp, ty: DataType, a: &Column, sa: bool, b: &Column, sb: bool) -> Column {
     let sub = op == ArithOp::Sub;
+    let day = ty.day_modulus().map(|m| m as i128);
+    let exact = move |x: i64, y: i64| {
+        let v = if sub { x as i128 - y as i128 } else { x as i128 + y as i128 };
+        day.map_or(v, |m| v.rem_euclid(m))
+    };
     if ty.physical() == Physical::I64 {
         let r = binary_map(&as_native::<i64>(a), &as_native::<i64>(b), sa, sb, |x: i64, y: i64| {
-            let v = if sub { x.checked_sub(y) } else { x.checked_add(y) };
-            v.filter(|v| !v.is_null()).unwrap_or(i64::NULL)
+            let v = exact(x, y);
+            if v > i64::MIN as i128 && v <= i64::MAX as i128 { v as i64 } else { i64::NULL }
         });
         return Column::from_vec(ty, r);
     }
     let r = binary_map(&as_native::<i64>(a), &as_native::<i64>(b), sa, sb, |x: i64, y: i64| {
-        let v = if sub { x - y } else { x + y };
-        if v > i32::MIN as i64 && v <= i32::MAX as i64 { v as i32 } else { i32::NULL }
+        let v = exact(x, y);
+        if v > i32::MIN as i128 && v <= i32::MAX as i128 { v as i32 } else { i32::NULL }
     });
     Column::from_vec(ty, r)
 }

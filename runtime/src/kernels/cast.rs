@@ -119,13 +119,14 @@ fn numeric_cast(col: &Column, to: DataType) -> Result<Column> {
     } else {
         Mode::FromInt
     };
-    // FLOAT ↔ DOUBLE keep infinities (an imported `float("inf")` stays infinite)
+    // FLOAT ↔ DOUBLE keep NaN and infinities (an imported `float("inf")` stays infinite;
+    // null.rs has the rule)
     let data = match (&*col.data, to.physical()) {
         (ColData::F32(v), Physical::F64) => {
-            ColData::F64(v.iter().map(|&x| if x.is_null() { f64::NULL } else { x as f64 }).collect())
+            ColData::F64(v.iter().map(|&x| if x.is_null() && !x.is_nan() { f64::NULL } else { x as f64 }).collect())
         }
         (ColData::F64(v), Physical::F32) => {
-            ColData::F32(v.iter().map(|&x| if x.is_null() { f32::NULL } else { x as f32 }).collect())
+            ColData::F32(v.iter().map(|&x| if x.is_null() && !x.is_nan() { f32::NULL } else { x as f32 }).collect())
         }
         (_, Physical::I8) => ColData::I8(convert_from(col, mode)),
         (_, Physical::I16) => ColData::I16(convert_from(col, mode)),
@@ -206,13 +207,14 @@ fn from_text(col: &Column, to: DataType) -> Result<Column> {
         DataType::Short => ColData::I16(parse_each(col, parse_int::<i16>)),
         DataType::Int => ColData::I32(parse_each(col, parse_int::<i32>)),
         DataType::Long => ColData::I64(parse_each(col, parse_int::<i64>)),
+        // text "nan"/"inf" keeps the IEEE value (funcs/i/isNanInf.md: float(`nan) is NaN)
         DataType::Float => ColData::F32(parse_each(col, |s| match parse_f64_prefix(s) {
-            Some(x) if x.is_infinite() => x as f32,
+            Some(x) if !x.is_finite() => x as f32,
             Some(x) => f32::from_f64(x),
             None => f32::NULL,
         })),
         DataType::Double => ColData::F64(parse_each(col, |s| match parse_f64_prefix(s) {
-            Some(x) if x.is_infinite() => x,
+            Some(x) if !x.is_finite() => x,
             Some(x) => f64::from_f64(x),
             None => f64::NULL,
         })),

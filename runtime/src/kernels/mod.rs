@@ -5,6 +5,7 @@ pub mod cmp;
 pub mod cast;
 pub mod decimal;
 pub mod group;
+pub mod intacc;
 pub mod order;
 pub mod par;
 pub mod parse;

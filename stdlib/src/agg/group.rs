@@ -1,7 +1,8 @@
 //! Group-by kernels: one pass over a column with a group id per row, producing one value per
 //! group (`ngroups` rows). Result types match the whole-column kernels in agg.rs / agg_stats.rs.
 
-use crate::math_util::{int_result_type, is_num, nan_f64};
+use crate::math_util::{is_num, nan_f64};
+use beluga_runtime::kernels::intacc;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::Split;
@@ -62,7 +63,7 @@ fn add_into<T: Copy + std::ops::AddAssign>(a: &mut [T], b: &[T]) {
     a.iter_mut().zip(b).for_each(|(x, &y)| *x += y);
 }
 
-/// Exact per-group integer sums (i128: no wrapping; see `agg::widened_sum` for the type).
+/// Exact per-group integer sums (i128: no wrapping; `kernels::intacc` gives the LONG result).
 fn g_isum<T: Native>(v: &[T], gid: &[u32], n: usize) -> (Vec<i128>, Vec<u32>) {
     fold_groups(
         v.len(),
@@ -114,9 +115,9 @@ fn g_fsum<T: Native>(v: &[T], gid: &[u32], n: usize, k: i32) -> (Vec<f64>, Vec<u
     )
 }
 
-fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, Vec<i64>, Vec<u32>) {
+fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, Vec<i128>, Vec<u32>) {
     let mut fp = vec![1f64; if float { n } else { 0 }];
-    let mut ip = vec![1i64; if float { 0 } else { n }];
+    let mut ip = vec![1i128; if float { 0 } else { n }];
     let mut c = vec![0u32; n];
     for (&x, &g) in v.iter().zip(gid) {
         if !x.is_null() {
@@ -124,7 +125,7 @@ fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, 
             if float {
                 fp[g] *= x.to_f64();
             } else {
-                ip[g] = ip[g].wrapping_mul(x.to_i64());
+                ip[g] = intacc::mul(ip[g], x.to_i64() as i128);
             }
             c[g] += 1;
         }
@@ -333,21 +334,14 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
         }
         "sum" => {
             need_numeric(numeric)?;
-            let rt = int_result_type(col.ty);
+            let rt = intacc::acc_type(col.ty);
             if rt == DataType::Double {
                 let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, 1)).unwrap_or_default();
                 return Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s }).collect()));
             }
             let (s, c) = with_numeric!(&*col.data, v => g_isum(v, gid, n)).unwrap_or_default();
-            // widen the whole column when one group's sum does not fit (as `sum` does)
-            let fits = |lo: i128, hi: i128| s.iter().zip(&c).all(|(&x, &c)| c == 0 || (x > lo && x <= hi));
-            if rt == DataType::Int && fits(i32::MIN as i128, i32::MAX as i128) {
-                Ok(Column::from_vec(rt, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i32::NULL } else { s as i32 }).collect::<Vec<i32>>()))
-            } else if fits(i64::MIN as i128, i64::MAX as i128) {
-                Ok(Column::from_vec(DataType::Long, s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { s as i64 }).collect::<Vec<i64>>()))
-            } else {
-                Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s as f64 }).collect()))
-            }
+            let r: Vec<i64> = s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { intacc::to_long(s) }).collect();
+            Ok(Column::from_vec(DataType::Long, r))
         }
         "sum2" | "sum3" | "sum4" | "avg" | "mean" => {
             need_numeric(numeric)?;
@@ -375,7 +369,7 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             } else {
                 Ok(Column::from_vec(
                     DataType::Long,
-                    ip.into_iter().zip(c).map(|(p, c)| if c == 0 { i64::NULL } else { p }).collect::<Vec<i64>>(),
+                    ip.into_iter().zip(c).map(|(p, c)| if c == 0 { i64::NULL } else { intacc::to_long(p) }).collect::<Vec<i64>>(),
                 ))
             }
         }

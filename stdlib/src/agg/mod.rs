@@ -2,11 +2,13 @@
 //! prod. Each is a kernel over one column (`*_col`, usable by the SQL engine on group
 //! slices); `grouped`/`grouped2` give one-pass group-by kernels (agg_group.rs).
 //!
-//! Result types: sum of BOOL/CHAR/SHORT/INT is INT, of LONG is LONG, of FLOAT/DOUBLE is
-//! DOUBLE; avg, sum2..4 are DOUBLE; prod of integers is LONG; min/max/first/last keep the
-//! input type. Nulls are skipped; an all-null or empty input gives a null.
+//! Result types: sum and prod of BOOL/CHAR/SHORT/INT/LONG are LONG (exact; NULL outside
+//! LONG's range, see `kernels::intacc`), of FLOAT/DOUBLE DOUBLE; avg, sum2..4 are DOUBLE;
+//! min/max/first/last keep the input type. Nulls are skipped; an all-null or empty input
+//! gives a null.
 
-use crate::math_util::{form_err, int_result_type, is_num};
+use crate::math_util::{form_err, is_num};
+use beluga_runtime::kernels::intacc;
 use crate::util::{aggregate, col};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
@@ -18,23 +20,6 @@ use std::cmp::Ordering;
 pub use crate::agg_group::{grouped, grouped2};
 
 // ------------------------------------------------------------------ typed kernels
-
-/// Exact integer sum: accumulated in i128, so no input of LONGs can wrap it.
-fn isum<T: Native>(v: &[T]) -> (i128, usize) {
-    let (mut s, mut n) = (0i128, 0usize);
-    // chunk by chunk (same summation order) so a long column can be interrupted
-    let poll = beluga_runtime::guard::Poll::new();
-    for part in v.chunks(beluga_runtime::guard::CHUNK) {
-        poll.now();
-        for &x in part {
-            if !x.is_null() {
-                s += x.to_i64() as i128;
-                n += 1;
-            }
-        }
-    }
-    (s, n)
-}
 
 fn fsum<T: Native>(v: &[T]) -> (f64, usize) {
     let (mut s, mut n) = (0f64, 0usize);
@@ -88,17 +73,6 @@ fn extreme<T: Native>(v: &[T], want_max: bool) -> Option<T> {
     best
 }
 
-fn iprod<T: Native>(v: &[T]) -> (i64, usize) {
-    let (mut s, mut n) = (1i64, 0usize);
-    for &x in v {
-        if !x.is_null() {
-            s = s.wrapping_mul(x.to_i64());
-            n += 1;
-        }
-    }
-    (s, n)
-}
-
 fn fprod<T: Native>(v: &[T]) -> (f64, usize) {
     let (mut s, mut n) = (1f64, 0usize);
     for &x in v {
@@ -112,13 +86,6 @@ fn fprod<T: Native>(v: &[T]) -> (f64, usize) {
 
 // ------------------------------------------------------------------ column kernels
 
-fn typed_scalar(ty: DataType, v: i64) -> Value {
-    match ty {
-        DataType::Long => Value::long(v),
-        _ => Value::int(if v == i64::MIN { i32::NULL } else { v as i32 }),
-    }
-}
-
 /// `sum` of one column.
 pub fn sum_col(c: &Column) -> Result<Value> {
     if c.ty == DataType::Void {
@@ -130,30 +97,13 @@ pub fn sum_col(c: &Column) -> Result<Value> {
     if !c.ty.is_numeric() {
         return Err(Error::unsupported("sum", c.ty));
     }
-    let rt = int_result_type(c.ty);
+    let rt = intacc::acc_type(c.ty);
     if rt == DataType::Double {
         let (s, n) = with_numeric!(&*c.data, v => fsum(v)).unwrap_or((0.0, 0));
         return Ok(if n == 0 { Value::null_of(rt) } else { Value::double(s) });
     }
-    let (s, n) = with_numeric!(&*c.data, v => isum(v)).unwrap_or((0, 0));
-    if n == 0 {
-        return Ok(Value::null_of(rt));
-    }
-    Ok(widened_sum(rt, s))
-}
-
-/// The sum of integers in the usual result type (INT for BOOL..INT, LONG for LONG) when it
-/// fits; an INT sum that does not fit (or hits INT's null pattern) is returned as LONG, a LONG
-/// sum that does not fit as DOUBLE, instead of wrapping to a wrong (often negative) number.
-/// The manual (funcs/s/sum.md) does not name the type of an overflowing sum: this is our choice.
-pub fn widened_sum(rt: DataType, s: i128) -> Value {
-    let fits_i32 = s > i32::MIN as i128 && s <= i32::MAX as i128;
-    let fits_i64 = s > i64::MIN as i128 && s <= i64::MAX as i128;
-    match rt {
-        DataType::Long | DataType::Int if rt == DataType::Int && fits_i32 => typed_scalar(rt, s as i64),
-        DataType::Long | DataType::Int if fits_i64 => Value::long(s as i64),
-        _ => Value::double(s as f64),
-    }
+    let (s, n) = with_numeric!(&*c.data, v => intacc::sum(v)).unwrap_or((0, 0));
+    Ok(if n == 0 { Value::null_of(rt) } else { Value::long(intacc::to_long(s)) })
 }
 
 /// `sum2`/`sum3`/`sum4` (power k) of one column: DOUBLE.
@@ -272,8 +222,8 @@ pub fn prod_col(c: &Column) -> Result<Value> {
         let (p, n) = with_numeric!(&*c.data, v => fprod(v)).unwrap_or((1.0, 0));
         return Ok(if n == 0 { Value::null_of(DataType::Double) } else { Value::double(p) });
     }
-    let (p, n) = with_numeric!(&*c.data, v => iprod(v)).unwrap_or((1, 0));
-    Ok(if n == 0 { Value::null_of(DataType::Long) } else { Value::long(p) })
+    let (p, n) = with_numeric!(&*c.data, v => intacc::prod(v)).unwrap_or((1, 0));
+    Ok(if n == 0 { Value::null_of(DataType::Long) } else { Value::long(intacc::to_long(p)) })
 }
 
 /// First element (null included).

@@ -48,7 +48,7 @@ fn sums_and_means() {
 #[test]
 fn empty_and_all_null() {
     check(&[
-        ("x = 1 2 3; sum(x[x > 5])", "00i"),
+        ("x = 1 2 3; sum(x[x > 5])", "00l"),
         ("x = 1.0 2.0; avg(x[x > 5])", "00F"),
         ("x = 1 2 3; max(x[x > 5])", "00i"),
         ("x = 1 2 3; count(x[x > 5])", "0"),

@@ -255,15 +255,6 @@ pub fn map_col(c: &Column, f: impl Fn(f64) -> f64) -> Column {
     Column::from_vec(DataType::Double, out)
 }
 
-/// Numeric promotion for functions that keep integral types (sum-like): small ints → INT.
-pub fn int_result_type(t: DataType) -> DataType {
-    match t {
-        DataType::Bool | DataType::Char | DataType::Short | DataType::Int => DataType::Int,
-        DataType::Long => DataType::Long,
-        _ => DataType::Double,
-    }
-}
-
 /// Short text of a number without trailing zeros (`25` for 25.0, `2.5` for 2.5).
 pub fn trim_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {

@@ -94,31 +94,31 @@ fn row_cum(name: &str, a: &[Value], op: CumOp) -> Result<Value> {
             out.push(Column::from_vec(DataType::Double, acc.iter().map(|&x| f64::from_f64(x)).collect::<Vec<f64>>()));
         }
     } else {
-        let mut acc = vec![i64::NULL; n];
+        // sums and products exact in i128 (`kernels::intacc`: LONG, NULL outside its range)
+        use beluga_runtime::kernels::intacc;
+        let mut acc: Vec<Option<i128>> = vec![None; n];
         let ty = match op {
-            CumOp::Sum => crate::window::sum_type(cols.first().map(|c| c.s.ty()).unwrap_or(DataType::Int)),
-            CumOp::Prod => DataType::Long,
+            CumOp::Sum | CumOp::Prod => DataType::Long,
             _ => cols.first().map(|c| c.s.ty()).unwrap_or(DataType::Int),
         };
-        let ty = if cols.iter().any(|c| c.s.ty() == DataType::Long) && op == CumOp::Sum { DataType::Long } else { ty };
         for c in &cols {
             for (r, x) in values_i64(c, n).into_iter().enumerate() {
                 if x.is_null() {
                     continue;
                 }
-                let a0 = acc[r];
-                acc[r] = if a0.is_null() {
-                    x
-                } else {
-                    match op {
-                        CumOp::Sum => a0.wrapping_add(x),
-                        CumOp::Prod => a0.wrapping_mul(x),
+                let x = x as i128;
+                acc[r] = Some(match acc[r] {
+                    None => x,
+                    Some(a0) => match op {
+                        CumOp::Sum => a0 + x,
+                        CumOp::Prod => intacc::mul(a0, x),
                         CumOp::Max => a0.max(x),
                         CumOp::Min => a0.min(x),
-                    }
-                };
+                    },
+                });
             }
-            out.push(narrow(ty, &acc));
+            let v: Vec<i64> = acc.iter().map(|a| a.map_or(i64::NULL, intacc::to_long)).collect();
+            out.push(narrow(ty, &v));
         }
     }
     reshape_like(&a[0], out)

@@ -10,6 +10,7 @@ use crate::row_pair as rp;
 use crate::window::Slice;
 use crate::window_stats::{moment_stat, Mom};
 use crate::with_slice;
+use beluga_runtime::kernels::intacc;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -139,24 +140,16 @@ pub fn each_i64(rows: &Rows, mut f: impl FnMut(usize, usize, i64)) {
     }
 }
 
-/// Result type of row sums: INT for small integers, LONG, DOUBLE for floats.
+/// Result type of row sums and products: LONG for integers, DOUBLE when a column is
+/// floating (`kernels::intacc`).
 fn sum_type(rows: &Rows) -> DataType {
-    let mut t = DataType::Int;
-    for c in &rows.cols {
-        let ct = c.s.ty();
-        if ct.is_floating() {
-            return DataType::Double;
-        }
-        if ct == DataType::Long {
-            t = DataType::Long;
-        }
-    }
-    t
+    if rows.cols.iter().any(|c| c.s.ty().is_floating()) { DataType::Double } else { DataType::Long }
 }
 
-fn int_col(ty: DataType, v: Vec<i64>, has: &[u32]) -> Column {
-    let v: Vec<i64> = v.into_iter().zip(has).map(|(x, &h)| if h == 0 { i64::NULL } else { x }).collect();
-    crate::window_kernels::long_or_int(ty, v)
+/// Exact row sums/products (i128) as LONG: NULL for rows without values or out of range.
+fn int_col(v: Vec<i128>, has: &[u32]) -> Column {
+    let v: Vec<i64> = v.into_iter().zip(has).map(|(x, &h)| if h == 0 { i64::NULL } else { intacc::to_long(x) }).collect();
+    Column::from_vec(DataType::Long, v)
 }
 
 fn dbl_col(v: Vec<f64>) -> Column {
@@ -180,12 +173,12 @@ fn row_sum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         });
         vec_result(dbl_col(acc.into_iter().zip(&has).map(|(x, &h)| if h == 0 { f64::NAN } else { x }).collect()))
     } else {
-        let mut acc = vec![0i64; rows.n];
+        let mut acc = vec![0i128; rows.n];
         each_i64(&rows, |r, _, x| {
-            acc[r] = acc[r].wrapping_add(x);
+            acc[r] += x as i128;
             has[r] += 1;
         });
-        vec_result(int_col(ty, acc, &has))
+        vec_result(int_col(acc, &has))
     }
 }
 
@@ -201,12 +194,12 @@ fn row_prod(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         });
         vec_result(dbl_col(acc.into_iter().zip(&has).map(|(x, &h)| if h == 0 { f64::NAN } else { x }).collect()))
     } else {
-        let mut acc = vec![1i64; rows.n];
+        let mut acc = vec![1i128; rows.n];
         each_i64(&rows, |r, _, x| {
-            acc[r] = acc[r].wrapping_mul(x);
+            acc[r] = intacc::mul(acc[r], x as i128);
             has[r] += 1;
         });
-        vec_result(int_col(DataType::Long, acc, &has))
+        vec_result(int_col(acc, &has))
     }
 }
 

@@ -7,7 +7,7 @@ fn reductions() {
     check("rowSum([1,2,3], [[3,4,5],[4,5,6]], table(7 8 9 as id, 8 9 10 as code))", "[23,28,33]");
     check("m = matrix([4.5 2.6 1.5, 1.5 4.8 5.9, 4.9 2.0 NULL])\nrowSum(m)\nrowAvg(m)\nrowCount(m)\nrowSize(m)", "[10.9,9.4,7.4]\n[3.633333,3.133333,3.7]\n[3,3,2]\n[3,3,3]");
     check("m = matrix([4.5 2.6 1.5, 1.5 4.8 5.9, 4.9 2.0 NULL])\nrowStd(m)\nrowVar(m)\nrowSum2(m)\nrowProd(m)", "[1.858315,1.474223,3.11127]\n[3.453333,2.173333,9.68]\n[46.51,33.8,37.06]\n[33.075,24.96,8.85]");
-    check("typestr(rowSum(1 2, 3 4))\ntypestr(rowSum(1 2, 3.0 4))\ntypestr(rowProd(1 2, 3 4))", "FAST INT VECTOR\nFAST DOUBLE VECTOR\nFAST LONG VECTOR");
+    check("typestr(rowSum(1 2, 3 4))\ntypestr(rowSum(1 2, 3.0 4))\ntypestr(rowProd(1 2, 3 4))", "FAST LONG VECTOR\nFAST DOUBLE VECTOR\nFAST LONG VECTOR");
     check("rowMax(1 2 3, 3 2 1)\nrowMin(2021.01.01 2021.01.05, 2021.01.03 2021.01.02)", "[3,2,3]\n[2021.01.01,2021.01.02]");
     check("m=matrix([4.5 2.6 1.5 3.2, 1.5 4.8 5.9 1.7, 4.9 2.0 NULL 5.5])\nrowImax(m)\nrowImin(m)", "[2,1,1,2]\n[1,2,0,1]");
     check("rowAnd(true false, true true)\nrowOr(false false, true false)\nrowXor(true true, true false, true false)", "[true,false]\n[true,false]\n[true,true]");

@@ -140,8 +140,9 @@ pub fn k_prod<'a>(name: &'static str) -> StatFn<'a> {
             })
         } else {
             with_slice!(x, v => {
-                let mut w = Prod::new(v, 1i64, |a| a.to_i64(), |a: i64, b: i64| a.wrapping_mul(b));
-                Column::from_vec(DataType::Long, roll_vec(&mut w, n, b, g, |a| a))
+                use beluga_runtime::kernels::intacc;
+                let mut w = Prod::new(v, 1i128, |a| a.to_i64() as i128, intacc::mul);
+                Column::from_vec(DataType::Long, roll_vec(&mut w, n, b, g, intacc::to_long))
             })
         };
         one(c, name, x)

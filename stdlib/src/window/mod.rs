@@ -581,13 +581,10 @@ pub fn prep_of(name: &str) -> Option<PrepFn> {
     None
 }
 
-/// Result type of sums (msum, cumsum, tmsum): INT for small integers, LONG, DOUBLE for floats.
+/// Result type of sums (msum, cumsum, tmsum): LONG for integers, DOUBLE otherwise
+/// (`kernels::intacc`, the one rule for integer sums and products).
 pub fn sum_type(t: DataType) -> DataType {
-    match t {
-        DataType::Long => DataType::Long,
-        DataType::Float | DataType::Double => DataType::Double,
-        _ => DataType::Int,
-    }
+    beluga_runtime::kernels::intacc::acc_type(t)
 }
 
 /// Check that a data slice is numeric (or BOOL); temporal too when `temporal_ok`.

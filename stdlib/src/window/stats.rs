@@ -18,10 +18,11 @@ use std::collections::VecDeque;
 // ---------------------------------------------------------------------------------------------
 // sums and counts
 
-/// Exact integer sum (msum/cumsum/tmsum over integral types).
+/// Exact integer sum (msum/cumsum/tmsum over integral types): an i128 accumulator, given
+/// out as LONG (NULL outside LONG's range, `kernels::intacc`).
 pub struct SumInt<'a, T> {
     v: &'a [T],
-    acc: i64,
+    acc: i128,
     n: usize,
 }
 
@@ -36,19 +37,19 @@ impl<T: Native> Window for SumInt<'_, T> {
     fn add(&mut self, i: usize) {
         let x = self.v[i];
         if !x.is_null() {
-            self.acc = self.acc.wrapping_add(x.to_i64());
+            self.acc += x.to_i64() as i128;
             self.n += 1;
         }
     }
     fn remove(&mut self, i: usize) {
         let x = self.v[i];
         if !x.is_null() {
-            self.acc = self.acc.wrapping_sub(x.to_i64());
+            self.acc -= x.to_i64() as i128;
             self.n -= 1;
         }
     }
     fn get(&mut self, _: usize, _: usize) -> Option<i64> {
-        (self.n > 0).then_some(self.acc)
+        (self.n > 0).then_some(beluga_runtime::kernels::intacc::to_long(self.acc))
     }
     fn count(&self) -> usize {
         self.n

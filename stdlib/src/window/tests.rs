@@ -21,7 +21,7 @@ pub fn check(src: &str, want: &str) {
 #[test]
 fn msum_family() {
     check("X = 2 1 3 7 6 5 4\nY = 2 1 3 NULL 6 5 4\nmsum(X, 3)\nmsum(Y, 3)\nmsum(Y, 3, minPeriods=1)", "[,,6,11,16,18,15]\n[,,6,4,9,11,15]\n[2,3,6,4,9,11,15]");
-    check("typestr(msum(1 2 3, 2))\ntypestr(msum(1.0 2 3, 2))\ntypestr(msum(1l 2 3, 2))", "FAST INT VECTOR\nFAST DOUBLE VECTOR\nFAST LONG VECTOR");
+    check("typestr(msum(1 2 3, 2))\ntypestr(msum(1.0 2 3, 2))\ntypestr(msum(1l 2 3, 2))", "FAST LONG VECTOR\nFAST DOUBLE VECTOR\nFAST LONG VECTOR");
     check("msum2(2 1 3 NULL 6 5 4, 3)", "[,,14,10,45,61,77]");
     check("mprod(2 1 3 NULL 6 5 4, 3, 1)", "[2,2,6,3,18,30,120]");
 }
