@@ -507,11 +507,28 @@ impl<'a> Pre<'a> {
         }
     }
 
+    /// Whether token j ends an operand, so that a word operator before it (`print BETWEEN`)
+    /// has no right operand and must be a variable name.
+    fn word_ends_operand(&self, j: usize) -> bool {
+        match self.tok(j) {
+            None | Some(Tok::Semi | Tok::RParen | Tok::RBracket | Tok::Comma) => true,
+            // at a line end the word may continue on the next line (`where a > 1 and`),
+            // except right after a statement's first word (`print BETWEEN`)
+            Some(Tok::Newline | Tok::Comment) => {
+                j >= 2
+                    && matches!(self.tok(j - 2), Some(Tok::Ident(_)))
+                    && (j == 2 || matches!(self.tok(j - 3), Some(Tok::Newline | Tok::Semi | Tok::LBrace)))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether token j can start an operand of a prefix call (after whitespace).
     fn starts_operand(&self, j: usize) -> bool {
         let Some(t) = self.toks.get(j) else { return false };
         let adj_next = |k: usize| self.toks.get(k).is_some_and(|n| !n.ws);
         match &t.tok {
+            Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike => self.word_ends_operand(j + 1),
             Tok::Lit(_) => true,
             Tok::Ident(s) => !(self.base_sql().is_some() && is_sql_word(s)),
             Tok::LBracket | Tok::ColonColon => true,
@@ -525,6 +542,16 @@ impl<'a> Pre<'a> {
             Tok::Amp => adj_next(j + 1) && matches!(self.tok(j + 1), Some(Tok::Ident(_))),
             Tok::Lt => adj_next(j + 1),
             Tok::LBrace => self.lambda_pattern(j),
+            _ => false,
+        }
+    }
+
+    /// Inside metacode, whether a `>` before token j is a comparison: j starts an operand
+    /// (a literal, a name, a parenthesis or bracket, a negative number).
+    fn gt_compares(&self, j: usize) -> bool {
+        match self.tok(j) {
+            Some(Tok::Lit(_) | Tok::VecLit(_) | Tok::Ident(_) | Tok::LParen | Tok::LBracket) => true,
+            Some(Tok::Minus) => matches!(self.tok(j + 1), Some(Tok::Lit(_) | Tok::Ident(_) | Tok::LParen)),
             _ => false,
         }
     }
@@ -596,7 +623,7 @@ impl<'a> Pre<'a> {
         // `BETWEEN = select …`, `print(IN)`: a word operator where an operand must start
         // (or `NOT` assigned to) is a variable name
         if matches!(rt.tok, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike | Tok::Not)
-            && self.operand_start()
+            && (self.operand_start() || (rt.tok != Tok::Not && self.word_ends_operand(i + 1)))
             && !self.adjacent_paren(i)
             && self.last() != Some(&Tok::Not)
             && (rt.tok != Tok::Not || self.tok(i + 1) == Some(&Tok::Assign))
@@ -1211,7 +1238,9 @@ impl<'a> Pre<'a> {
             self.emit(Tok::MetaOpen, s, e);
             return i + 1;
         }
-        if rt.tok == Tok::Gt && self.stack.last().is_some_and(|f| f.kind == FK::Meta) {
+        // `<select * from t where qty > 2>`: a `>` followed by an operand on the same line
+        // compares; only a `>` followed by something else closes the metacode
+        if rt.tok == Tok::Gt && self.stack.last().is_some_and(|f| f.kind == FK::Meta) && !self.gt_compares(i + 1) {
             self.end_sql(s);
             let f = self.stack.pop().unwrap();
             self.emit(Tok::MetaClose, s, e);
@@ -1358,6 +1387,32 @@ impl<'a> Pre<'a> {
             if let Some((all, next_i)) = self.union_pattern(i) {
                 self.union_op(i, all, next_i);
                 return next_i;
+            }
+        }
+        // `f(x) over (partition by … order by … rows …)`: a window function. The spec is
+        // kept as text for the SQL engine: `f(x) __over "spec"` (an infix call)
+        if lw == "over" && !self.operand_start() && self.base_sql().is_some() && next_tok == Some(Tok::LParen) {
+            let mut depth = 0usize;
+            let mut j = i + 1;
+            while let Some(t) = self.toks.get(j) {
+                match t.tok {
+                    Tok::LParen => depth += 1,
+                    Tok::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j < self.toks.len() {
+                let (os, oe) = (self.toks[i + 1].end, self.toks[j].start);
+                let text = self.src.get(os..oe).unwrap_or("").to_string();
+                self.emit(Tok::InfixIdent("__over".into()), s, e);
+                self.emit(Tok::Lit(Literal::Str(text)), self.toks[i + 1].start, self.toks[j].end);
+                return j + 1;
             }
         }
         if lw == "with" && self.operand_start() && self.with_pattern(i) {

@@ -32,6 +32,7 @@ mod pivot;
 mod plan;
 mod setops;
 mod source;
+mod window;
 
 use crate::column::Column;
 use crate::error::Result;
