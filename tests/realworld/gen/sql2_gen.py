@@ -45,3 +45,30 @@ x = 1.0
 for _ in range(3):
     x = (x + s / x) / 2
 print("newton3", repr(round(x, 10)), "sqrt", repr(round(float(np.sqrt(s)), 10)))
+
+# sql2_window.dos: per-sensor rolling statistics with window functions
+sensor = ["s1", "s2", "s1", "s1", "s2", "s1", "s2", "s2", "s1"]
+minute = [1, 1, 2, 4, 3, 5, 4, 7, 8]
+temp = [20.5, 18.0, 21.0, 23.5, 18.5, 22.0, 19.5, 21.0, 24.0]
+w = pd.DataFrame({"sensor": sensor, "minute": minute, "temp": temp})
+ws = w.sort_values(["sensor", "minute"], kind="stable")
+g = ws.groupby("sensor")["temp"]
+roll3 = g.transform(lambda s: s.rolling(3, min_periods=1).sum()).reindex(w.index)
+cumavg = g.transform(lambda s: s.expanding().mean()).reindex(w.index)
+prev = g.shift(1).reindex(w.index)
+rn = ws.groupby("sensor").cumcount().add(1).reindex(w.index)
+print("roll3", fmt(roll3))
+print("cumavg", fmt(cumavg))
+print("prev", fmt(prev))
+print("row_number", list(rn))
+# range between 2 preceding and 1 following on the minute value
+mx = []
+for r in range(len(w)):
+    m = w.minute[r]
+    same = w[(w.sensor == w.sensor[r]) & (w.minute >= m - 2) & (w.minute <= m + 1)]
+    mx.append(same.temp.max())
+print("range_max", fmt(mx))
+# whole-partition std (no order by: the frame is the partition)
+print("std", fmt(w.groupby("sensor")["temp"].transform(lambda s: s.std(ddof=1))))
+# dense rank of temperature over all rows, descending
+print("dense_desc", list(w.temp.rank(method="dense", ascending=False).astype(int)))
