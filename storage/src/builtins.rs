@@ -107,5 +107,6 @@ pub const DEFS: &[Builtin] = &[
     fp("saveText", Kind::System, 2, 6, crate::text::save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
     fp("sqlDS", Kind::System, 1, 2, beluga_runtime::sql::ds::sql_ds, &["sqlObj", "forcePartition"]),
     fp("mr", Kind::System, 2, 5, beluga_runtime::sql::ds::mr, &["ds", "mapFunc", "reduceFunc", "finalFunc", "parallel"]),
+    fp("imr", Kind::System, 6, 7, beluga_runtime::sql::ds::imr, &["ds", "initValue", "mapFunc", "reduceFunc", "finalFunc", "terminateFunc", "carryover"]),
     fp("truncate", Kind::System, 2, 2, db::truncate, &["dbUrl", "tableName"]),
 ];

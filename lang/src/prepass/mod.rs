@@ -516,11 +516,28 @@ impl<'a> Pre<'a> {
         }
     }
 
+    /// Whether token j ends an operand, so that a word operator before it (`print BETWEEN`)
+    /// has no right operand and must be a variable name.
+    pub(super) fn word_ends_operand(&self, j: usize) -> bool {
+        match self.tok(j) {
+            None | Some(Tok::Semi | Tok::RParen | Tok::RBracket | Tok::Comma) => true,
+            // at a line end the word may continue on the next line (`where a > 1 and`),
+            // except right after a statement's first word (`print BETWEEN`)
+            Some(Tok::Newline | Tok::Comment) => {
+                j >= 2
+                    && matches!(self.tok(j - 2), Some(Tok::Ident(_)))
+                    && (j == 2 || matches!(self.tok(j - 3), Some(Tok::Newline | Tok::Semi | Tok::LBrace)))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether token j can start an operand of a prefix call (after whitespace).
     fn starts_operand(&self, j: usize) -> bool {
         let Some(t) = self.toks.get(j) else { return false };
         let adj_next = |k: usize| self.toks.get(k).is_some_and(|n| !n.ws);
         match &t.tok {
+            Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike => self.word_ends_operand(j + 1),
             Tok::Lit(_) => true,
             Tok::Ident(s) => !(self.base_sql().is_some() && is_sql_word(s)),
             Tok::LBracket | Tok::ColonColon => true,
@@ -534,6 +551,16 @@ impl<'a> Pre<'a> {
             Tok::Amp => adj_next(j + 1) && matches!(self.tok(j + 1), Some(Tok::Ident(_))),
             Tok::Lt => adj_next(j + 1),
             Tok::LBrace => self.lambda_pattern(j),
+            _ => false,
+        }
+    }
+
+    /// Inside metacode, whether a `>` before token j is a comparison: j starts an operand
+    /// (a literal, a name, a parenthesis or bracket, a negative number).
+    pub(super) fn gt_compares(&self, j: usize) -> bool {
+        match self.tok(j) {
+            Some(Tok::Lit(_) | Tok::VecLit(_) | Tok::Ident(_) | Tok::LParen | Tok::LBracket) => true,
+            Some(Tok::Minus) => matches!(self.tok(j + 1), Some(Tok::Lit(_) | Tok::Ident(_) | Tok::LParen)),
             _ => false,
         }
     }
@@ -605,7 +632,7 @@ impl<'a> Pre<'a> {
         // `BETWEEN = select …`, `print(IN)`: a word operator where an operand must start
         // (or `NOT` assigned to) is a variable name
         if matches!(rt.tok, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike | Tok::Not)
-            && self.operand_start()
+            && (self.operand_start() || (rt.tok != Tok::Not && self.word_ends_operand(i + 1)))
             && !self.adjacent_paren(i)
             && self.last() != Some(&Tok::Not)
             && (rt.tok != Tok::Not || self.tok(i + 1) == Some(&Tok::Assign))

@@ -27,6 +27,32 @@ impl<'a> Pre<'a> {
                 return next_i;
             }
         }
+        // `f(x) over (partition by … order by … rows …)`: a window function. The spec is
+        // kept as text for the SQL engine: `f(x) __over "spec"` (an infix call)
+        if lw == "over" && !self.operand_start() && self.base_sql().is_some() && next_tok == Some(Tok::LParen) {
+            let mut depth = 0usize;
+            let mut j = i + 1;
+            while let Some(t) = self.toks.get(j) {
+                match t.tok {
+                    Tok::LParen => depth += 1,
+                    Tok::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j < self.toks.len() {
+                let (os, oe) = (self.toks[i + 1].end, self.toks[j].start);
+                let text = self.src.get(os..oe).unwrap_or("").to_string();
+                self.emit(Tok::InfixIdent("__over".into()), s, e);
+                self.emit(Tok::Lit(Literal::Str(text)), self.toks[i + 1].start, self.toks[j].end);
+                return j + 1;
+            }
+        }
         if lw == "with" && self.operand_start() && self.with_pattern(i) {
             self.with_op(i);
             return i + 1;

@@ -101,7 +101,9 @@ impl<'a> Pre<'a> {
             self.emit(Tok::MetaOpen, s, e);
             return i + 1;
         }
-        if rt.tok == Tok::Gt && self.stack.last().is_some_and(|f| f.kind == FK::Meta) {
+        // `<select * from t where qty > 2>`: a `>` followed by an operand on the same line
+        // compares; only a `>` followed by something else closes the metacode
+        if rt.tok == Tok::Gt && self.stack.last().is_some_and(|f| f.kind == FK::Meta) && !self.gt_compares(i + 1) {
             self.end_sql(s);
             let f = self.stack.pop().unwrap();
             self.emit(Tok::MetaClose, s, e);

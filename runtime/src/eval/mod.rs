@@ -630,6 +630,8 @@ pub fn named_constant(name: &str) -> Option<Value> {
         "SHARED" => c("SHARED", 1),
         "DEF" => c("DEF", 2),
         "DFLT" => c("DFLT", 0),
+        // keepDuplicates=ALL|FIRST|LAST (createPartitionedTable, create table)
+        "ALL" => c("ALL", 3),
         "FIRST" => c("FIRST", 0),
         "LAST" => c("LAST", 1),
         "NONE" => c("NONE", 2),

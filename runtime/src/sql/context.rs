@@ -99,12 +99,7 @@ pub(crate) fn context(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Sel
     let results = ev.eval_items(i, &exprs)?;
     let (mut names, mut cols) = (Vec::new(), Vec::new());
     for (it, parts) in p.items.iter().zip(results) {
-        for (nm, c) in it.names.iter().zip(parts) {
-            if !nm.is_empty() {
-                names.push(nm.clone());
-                cols.push(c);
-            }
-        }
+        super::exec::push_named(&mut names, &mut cols, it, parts);
     }
     let mut extra = Scope::new();
     for (nm, c) in names.iter().zip(&cols) {

@@ -168,3 +168,96 @@ pub fn mr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         None => Ok(folded),
     }
 }
+
+/// `imr(ds, initValue, mapFunc, [reduceFunc], [finalFunc], terminateFunc, [carryover=false])`:
+/// iterative map-reduce. The data sources are materialized once and reused by every
+/// iteration. Each iteration maps every source with the current estimate (and, with
+/// carryover, the object the same source's map call returned last time: the last element of
+/// its tuple result), reduces the map results (a tuple of them without reduceFunc) and
+/// calls finalFunc(previous estimate, reduced) for the new estimate (the reduced value
+/// itself without finalFunc). terminateFunc(previous estimate, new estimate) returning true
+/// ends the loop; an integer terminateFunc runs that many iterations. Returns the last
+/// estimate.
+pub fn imr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let ds: Vec<Value> = match &args[0] {
+        Value::Tuple(items) => items.to_vec(),
+        _ => return Err(Error::arg("imr: ds must be a tuple of data sources (wrap a single one in a tuple)")),
+    };
+    if ds.is_empty() {
+        return Err(Error::arg("imr: ds is empty"));
+    }
+    let init = args.get(1).cloned().unwrap_or(Value::Void);
+    let map = is_func(args.get(2)).ok_or_else(|| Error::arg("imr: mapFunc must be a function"))?.clone();
+    let reduce = is_func(args.get(3)).cloned();
+    let fin = is_func(args.get(4)).cloned();
+    let term = args.get(5).cloned().unwrap_or(Value::Void);
+    let max_iter: Option<i64> = match &term {
+        Value::Scalar(_) => Some(term.as_i64().filter(|&n| n >= 0).ok_or_else(|| {
+            Error::arg("imr: terminateFunc must be a function or a non-negative iteration count")
+        })?),
+        _ if is_func(Some(&term)).is_some() => None,
+        _ => return Err(Error::arg("imr: terminateFunc must be a function or a non-negative iteration count")),
+    };
+    let carryover = args.get(6).and_then(|v| v.as_bool()).unwrap_or(false);
+    let data: Vec<Value> = ds.iter().map(|d| materialize(i, d)).collect::<Result<_>>()?;
+    let mut carry: Vec<Value> = vec![Value::Void; data.len()];
+    let mut est = init;
+    let mut iter: i64 = 0;
+    loop {
+        if let Some(n) = max_iter {
+            if iter >= n {
+                return Ok(est);
+            }
+        }
+        i.check_interrupt()?;
+        let mut mapped = Vec::with_capacity(data.len());
+        for (k, d) in data.iter().enumerate() {
+            let mut a = vec![d.clone(), est.clone()];
+            if carryover {
+                a.push(carry[k].clone());
+            }
+            let r = i.call_value(&map, a)?;
+            let r = if carryover {
+                match r {
+                    Value::Tuple(t) if t.len() >= 2 => {
+                        carry[k] = t[t.len() - 1].clone();
+                        if t.len() == 2 {
+                            t[0].clone()
+                        } else {
+                            Value::tuple(t[..t.len() - 1].to_vec())
+                        }
+                    }
+                    _ => return Err(Error::arg("imr: with carryover the map function must return a tuple whose last element is carried over")),
+                }
+            } else {
+                r
+            };
+            mapped.push(r);
+        }
+        let reduced = match &reduce {
+            Some(f) => {
+                let mut it = mapped.into_iter();
+                let mut acc = it.next().unwrap_or(Value::Void);
+                for v in it {
+                    acc = reduce2(i, f, acc, v)?;
+                }
+                acc
+            }
+            None => Value::tuple(mapped),
+        };
+        let next = match &fin {
+            Some(f) => i.call_value(f, vec![est.clone(), reduced])?,
+            None => reduced,
+        };
+        iter += 1;
+        if max_iter.is_none() {
+            let stop = i.call_value(&term, vec![est.clone(), next.clone()])?;
+            est = next;
+            if stop.as_bool().ok_or_else(|| Error::arg("imr: terminateFunc must return a boolean"))? {
+                return Ok(est);
+            }
+        } else {
+            est = next;
+        }
+    }
+}

@@ -21,11 +21,33 @@ pub(crate) struct Item {
     pub expr: Expr,
     /// Result column names; several for `as `a`b`c` (an empty name drops that column).
     pub names: Vec<String>,
+    /// No alias was given: a tuple result spreads into as many columns as it has
+    /// elements, named after the item and made unique by `dedup_names` (`f_v`, `f_v_1`, …).
+    pub dynamic: bool,
 }
 
 impl Item {
+    /// Columns the item fills; 0 = not known before evaluation (an unaliased item that
+    /// may return a tuple).
     pub fn width(&self) -> usize {
-        self.names.len().max(1)
+        if self.dynamic {
+            0
+        } else {
+            self.names.len().max(1)
+        }
+    }
+
+    pub fn plain(expr: Expr, name: String) -> Item {
+        Item { expr, names: vec![name], dynamic: false }
+    }
+
+    /// Names for `n` evaluated columns: an unaliased item repeats its name.
+    pub fn names_for(&self, n: usize) -> Vec<String> {
+        if self.dynamic && n > 1 {
+            vec![self.names.first().cloned().unwrap_or_default(); n]
+        } else {
+            self.names.clone()
+        }
     }
 }
 
@@ -89,6 +111,13 @@ fn column_seq(a: &str, b: &str, t: &Table) -> Result<Vec<String>> {
     }
 }
 
+/// Whether an unaliased item could return a tuple to spread over several columns: a
+/// call (of a user function, a module function, a partial application...), not a bare
+/// column, literal or operator expression.
+fn may_return_tuple(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(..) | ExprKind::Method(..))
+}
+
 pub(crate) fn prepare(q: &SelectQuery, src: &Source) -> Result<Prepared> {
     let t = &src.table;
     let mut items = Vec::with_capacity(q.items.len());
@@ -96,7 +125,7 @@ pub(crate) fn prepare(q: &SelectQuery, src: &Source) -> Result<Prepared> {
         match &it.expr.kind {
             ExprKind::Star => {
                 for n in &t.names {
-                    items.push(Item { expr: Expr::new(ExprKind::Ident(n.clone()), it.expr.span), names: vec![n.clone()] });
+                    items.push(Item::plain(Expr::new(ExprKind::Ident(n.clone()), it.expr.span), n.clone()));
                 }
             }
             ExprKind::ColumnSeq(a, b) => {
@@ -106,13 +135,14 @@ pub(crate) fn prepare(q: &SelectQuery, src: &Source) -> Result<Prepared> {
                 }
                 for (k, n) in names.iter().enumerate() {
                     let alias = if it.alias.len() > 1 { it.alias[k].clone() } else { n.clone() };
-                    items.push(Item { expr: Expr::new(ExprKind::Ident(n.clone()), it.expr.span), names: vec![alias] });
+                    items.push(Item::plain(Expr::new(ExprKind::Ident(n.clone()), it.expr.span), alias));
                 }
             }
             _ => {
                 let expr = qualify_item(&it.expr, src);
+                let dynamic = it.alias.is_empty() && may_return_tuple(&it.expr);
                 let names = if it.alias.is_empty() { vec![auto_name(&it.expr)] } else { it.alias.clone() };
-                items.push(Item { expr, names });
+                items.push(Item { expr, names, dynamic });
             }
         }
     }
@@ -239,6 +269,9 @@ fn select_source(i: &mut Interpreter, q: &SelectQuery, src: Source, needed: AHas
     }
     let frame = Frame::from_table(&src.table, &needed, star);
     let frame = apply_where(i, frame, &p.where_)?;
+    if p.group.is_some() && p.items.iter().any(|it| super::window::has_window(&it.expr)) {
+        return Err(Error::arg("A window function (over) can't be used together with group by, context by or pivot by"));
+    }
     let out = match &p.group {
         None if !p.cgroup.is_empty() => return super::pivot::cgroup(i, &p, &frame, &[]),
         None => plain(i, &p, &frame)?,
@@ -278,10 +311,8 @@ pub(crate) fn result_scope(mut base: Scope, names: &[String], cols: &[Column]) -
 }
 
 /// Push the columns of an evaluated item under its names (empty names are dropped).
-fn push_named(names: &mut Vec<String>, cols: &mut Vec<Column>, item_names: &[String], parts: Vec<Column>) {
-    if item_names.is_empty() {
-        return;
-    }
+pub(crate) fn push_named(names: &mut Vec<String>, cols: &mut Vec<Column>, it: &Item, parts: Vec<Column>) {
+    let item_names = it.names_for(parts.len());
     for (n, c) in item_names.iter().zip(parts) {
         if !n.is_empty() {
             names.push(n.clone());
@@ -292,21 +323,32 @@ fn push_named(names: &mut Vec<String>, cols: &mut Vec<Column>, item_names: &[Str
 
 /// No grouping: every item on whole columns; scalars broadcast when vectors are present.
 pub(crate) fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<Output> {
-    let scope = frame.scope();
-    let mut vals = Vec::with_capacity(p.items.len());
+    let mut scope = frame.scope();
+    // window functions (`f(x) over (...)`) become hidden columns of the scope first
+    let mut nwin = 0;
+    let mut lifted: Vec<Option<Expr>> = Vec::with_capacity(p.items.len());
     for it in &p.items {
-        vals.push(eval_in(i, scope.clone(), &it.expr)?);
+        lifted.push(if super::window::has_window(&it.expr) {
+            Some(super::window::lift(i, frame, &mut scope, &it.expr, &mut nwin)?)
+        } else {
+            None
+        });
+    }
+    let mut vals = Vec::with_capacity(p.items.len());
+    for (it, l) in p.items.iter().zip(&lifted) {
+        vals.push(eval_in(i, scope.clone(), l.as_ref().unwrap_or(&it.expr))?);
     }
     let mut len: Option<usize> = None;
     for (v, it) in vals.iter().zip(&p.items) {
         let n = match v {
             Value::Vector(c) if it.width() == 1 => Some(c.len()),
             Value::Table(t) => Some(t.rows()),
-            Value::Tuple(t) if it.width() > 1 => t.first().and_then(|x| match x {
+            Value::Tuple(t) if it.width() != 1 => t.first().and_then(|x| match x {
                 Value::Vector(c) => Some(c.len()),
                 _ => None,
             }),
             Value::Matrix(m) if it.width() > 1 => Some(m.rows),
+            Value::Vector(c) if it.width() == 0 => Some(c.len()),
             _ => None,
         };
         if let Some(n) = n {
@@ -325,7 +367,7 @@ pub(crate) fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<
     let (mut names, mut cols) = (Vec::new(), Vec::new());
     for (v, it) in vals.iter().zip(&p.items) {
         let parts = spread_plain(v, rows, it.width())?;
-        push_named(&mut names, &mut cols, &it.names, parts);
+        push_named(&mut names, &mut cols, it, parts);
     }
     let order = if p.order.is_empty() {
         vec![]
@@ -337,6 +379,11 @@ pub(crate) fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<
 }
 
 fn spread_plain(v: &Value, rows: usize, width: usize) -> Result<Vec<Column>> {
+    let width = match (width, v) {
+        (0, Value::Tuple(t)) if t.len() > 1 => t.len(),
+        (0, _) => 1,
+        _ => width,
+    };
     if width <= 1 {
         if let Value::Table(t) = v {
             if t.ncols() == 1 {
@@ -383,7 +430,7 @@ pub(crate) fn grouped_keys(i: &mut Interpreter, p: &Prepared, frame: &Frame, kco
     let results = ev.eval_items(i, &exprs)?;
     let (mut names, mut cols) = (Vec::new(), Vec::new());
     // `exec item … group by` returns the item's values alone
-    let exec_one = p.exec && p.items.len() == 1 && p.items[0].width() == 1;
+    let exec_one = p.exec && p.items.len() == 1 && p.items[0].width() <= 1;
     for (k, key) in keys.iter().enumerate() {
         if !exec_one && !p.items.iter().any(|it| item_is_key(it, &key.name, &knames[k].1)) {
             names.push(key.name.clone());
@@ -391,7 +438,7 @@ pub(crate) fn grouped_keys(i: &mut Interpreter, p: &Prepared, frame: &Frame, kco
         }
     }
     for (it, parts) in p.items.iter().zip(results) {
-        push_named(&mut names, &mut cols, &it.names, parts);
+        push_named(&mut names, &mut cols, it, parts);
     }
     ev.extra = result_scope(Scope::new(), &names, &cols);
     let keep = match &p.having {

@@ -418,6 +418,7 @@ impl<'a> GroupEval<'a> {
             super::plan::names_in(e, &mut used);
         }
         let (frame, seg) = self.permuted(&used);
+        // width 0 (an unaliased item): the first group's result decides the width
         let mut builders: Vec<Vec<ColBuilder>> = items.iter().map(|(_, w)| (0..*w).map(|_| ColBuilder::new()).collect()).collect();
         for g in 0..n {
             i.check_interrupt()?;
@@ -435,6 +436,18 @@ impl<'a> GroupEval<'a> {
                 r = (|| -> Result<()> {
                     let v = i.eval(ex)?;
                     let len = if row_level { e - s } else { 1 };
+                    if *width == 0 {
+                        let w = dynamic_width(&v);
+                        if b.is_empty() {
+                            b.extend((0..w).map(|_| ColBuilder::new()));
+                        } else if b.len() != w {
+                            return Err(Error::size(format!(
+                                "A select item returns {w} values for one group and {} for another",
+                                b.len()
+                            )));
+                        }
+                        return push_spread(b, &v, len, w);
+                    }
                     push_spread(b, &v, len, *width)
                 })();
                 if r.is_err() {
@@ -448,8 +461,17 @@ impl<'a> GroupEval<'a> {
     }
 }
 
-/// Split an item value into `width` columns of `len` rows.
+/// Columns an unaliased item's value fills: a tuple spreads over its elements.
+fn dynamic_width(v: &Value) -> usize {
+    match v {
+        Value::Tuple(t) if t.len() > 1 => t.len(),
+        _ => 1,
+    }
+}
+
+/// Split an item value into `width` columns of `len` rows (width 0: as the value says).
 fn spread(v: &Value, len: usize, width: usize) -> Result<Vec<Column>> {
+    let width = if width == 0 { dynamic_width(v) } else { width };
     if width <= 1 {
         return Ok(vec![to_column(v, len, "a select item")?]);
     }

@@ -339,7 +339,7 @@ fn run(i: &mut Interpreter, p: &Prepared, plan: Shape, need: &Need, q: &SelectQu
             limit: p.limit.clone(),
         };
         for it in &p.items {
-            p2.items.push(super::exec::Item { expr: plan.rewrite(&it.expr, true), names: it.names.clone() });
+            p2.items.push(super::exec::Item { expr: plan.rewrite(&it.expr, true), names: it.names.clone(), dynamic: it.dynamic });
         }
         let frame = Frame { names: (0..aggs.len()).map(slot).collect(), cols: aggs, rows: n, ..Frame::default() };
         let out = plain(i, &p2, &frame)?;
@@ -370,7 +370,7 @@ fn grouped_output(
         scope.insert(name.clone(), Value::Vector(c.clone()));
     }
     let (mut names, mut cols) = (Vec::new(), Vec::new());
-    let exec_one = p.exec && p.items.len() == 1 && p.items[0].width() == 1;
+    let exec_one = p.exec && p.items.len() == 1 && p.items[0].width() <= 1;
     for (k, (name, ktext)) in knames.iter().enumerate() {
         let named = p.items.iter().any(|it| text(&it.expr) == *ktext || matches!(&it.expr.kind, ExprKind::Ident(x) if x.eq_ignore_ascii_case(name)));
         if !exec_one && !named {

@@ -34,6 +34,7 @@ mod pivot;
 mod plan;
 mod setops;
 mod source;
+mod window;
 
 use crate::error::Result;
 use crate::eval::Interpreter;

@@ -103,6 +103,9 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
     let mut last: Option<Vec<i64>> = None;
     let mut item_vals: Vec<Value> = Vec::with_capacity(p.items.len());
     for it in &p.items {
+        if it.width() > 1 {
+            return Err(Error::arg("pivot by: a select item can't fill several columns (as `a`b...); select each value separately"));
+        }
         let v = if has_aggregate(i, &it.expr, frame) {
             let data = cell_aggregate(i, frame, &it.expr, &cell, ncells)?;
             Value::Matrix(Arc::new(Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None }))

@@ -138,6 +138,16 @@ pub fn names_in(e: &Expr, out: &mut AHashSet<String>) {
             }
         }
         ExprKind::Meta(m) => names_in(m, out),
+        // a window's partition/order columns are inside its spec text
+        ExprKind::Infix(_, g, spec) if matches!(&g.kind, ExprKind::Ident(n) if n == super::window::OVER) => {
+            if let ExprKind::Lit(Literal::Str(s)) = &spec.kind {
+                for w in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if !w.is_empty() {
+                        out.insert(w.to_string());
+                    }
+                }
+            }
+        }
         _ => {}
     });
 }
@@ -279,6 +289,11 @@ pub fn auto_name(e: &Expr) -> String {
         ExprKind::IsNull(x, false) => call_name("isNull", Some(x)),
         ExprKind::IsNull(x, true) => call_name("isValid", Some(x)),
         ExprKind::Ternary(..) => "iif".into(),
+        // `rank() over (...)` → rank, `sum(volume) over (...)` → sum (the manual's names)
+        ExprKind::Infix(call, g, _) if matches!(&g.kind, ExprKind::Ident(n) if n == super::window::OVER) => match &call.kind {
+            ExprKind::Call(f, _) => callee_name(f),
+            _ => auto_name(call),
+        },
         ExprKind::Case(..) => "case".into(),
         _ => "col".into(),
     }
