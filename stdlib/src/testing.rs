@@ -264,14 +264,21 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// Run every case of the given files or directories (directories: their files, sorted).
+/// Whether a file inside a test folder is a script: `.dos` (ours) or `.txt` (the extension
+/// DolphinDB's own test files use). A README or data file beside them is not run.
+fn is_test_script(p: &std::path::Path) -> bool {
+    p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("dos") || e.eq_ignore_ascii_case("txt"))
+}
+
+/// Run every case of the given files or directories (directories: their test scripts,
+/// sorted; a file named explicitly runs whatever its extension).
 pub fn run_paths(registry: Arc<Registry>, paths: &[PathBuf]) -> Report {
     let mut report = Report::default();
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect())
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| is_test_script(p)).collect())
                 .unwrap_or_default();
             entries.sort();
             files.extend(entries);

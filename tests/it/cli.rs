@@ -199,3 +199,25 @@ fn plot_writes_svg() {
     assert_eq!(svg[3].matches("height=\"316.0\"").count(), 10, "equal bins are full height");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `beluga test DIR` runs the folder's test scripts (.dos, .txt) and leaves a README or a
+/// data file beside them alone; a file named explicitly still runs.
+#[test]
+fn test_folder_runs_only_scripts() {
+    let dir = std::env::temp_dir().join(format!("beluga-testdir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.dos"), "@testing: case = \"adds\"\nassert 1, 1 + 1 == 2\n").unwrap();
+    std::fs::write(dir.join("b.txt"), "@testing: case = \"mul\"\nassert 1, 2 * 3 == 6\n").unwrap();
+    std::fs::write(dir.join("README.md"), "# Notes\nThese scripts check arithmetic.\n").unwrap();
+    std::fs::write(dir.join("data.csv"), "a,b\n1,2\n").unwrap();
+    let Some(out) = run(&["test", dir.to_str().unwrap()], "") else { return };
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
+    assert!(!stdout.contains("README") && !stdout.contains("data.csv"), "{stdout}");
+    // naming the README itself runs it (and it is not a valid script)
+    let Some(out) = run(&["test", dir.join("README.md").to_str().unwrap()], "") else { return };
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,8 +35,8 @@ fn send(session: &str, keys: &[&str]) {
     let mut args = vec!["send-keys", "-t", session];
     args.extend_from_slice(keys);
     tmux(&args);
-    // rustyline drops keys typed ahead while a statement runs (kkawakam/rustyline#690;
-    // a real paste arrives as one bracketed block and is kept): type like a person
+    // type like a person: keys typed ahead are kept (repl_keeps_lines_typed_ahead), but the
+    // screen checks below read more simply when each line has been echoed first
     std::thread::sleep(Duration::from_millis(150));
 }
 
@@ -207,5 +207,21 @@ fn repl_truncates_and_locates_errors_in_earlier_functions() {
     wait_for(&session, "[,,6,10,11,15]", 1);
     send(&session, &["quit", "Enter"]);
     assert!(wait_exit(&session));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Lines typed while a statement still runs are all kept: they wait in the terminal and
+/// are read, one per prompt, once the statement finishes (rustyline's read buffer is carried
+/// from one prompt to the next: its `buffer-redux` feature).
+#[test]
+fn repl_keeps_lines_typed_ahead() {
+    let Some((session, home)) = start_repl("typeahead", "") else { return };
+    send(&session, &["sleep(2000)", "Enter"]);
+    // three lines at once, while sleep still runs
+    tmux(&["send-keys", "-t", &session, "a = 20", "Enter", "b = 22", "Enter", "a * 100 + b", "Enter"]);
+    let s = wait_for(&session, "2022", 1);
+    assert!(s.contains("b = 22"), "{s}");
+    send(&session, &["quit", "Enter"]);
+    assert!(wait_exit(&session), "quit did not end the REPL");
     let _ = std::fs::remove_dir_all(&home);
 }
