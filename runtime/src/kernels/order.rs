@@ -340,15 +340,7 @@ fn sort_rows_prefix(keys: &[SortKey], rows: &mut [usize], k: usize) {
             poll.now();
             a.cmp(b)
         };
-        if top {
-            pairs.select_nth_unstable_by(k, cmp);
-            pairs.truncate(k);
-        }
-        if pairs.len() >= PAR_SORT_MIN {
-            pairs.par_sort_unstable_by(cmp);
-        } else {
-            pairs.sort_unstable_by(cmp);
-        }
+        select_sort(&mut pairs, top, k, cmp);
         let sorted: Vec<usize> = pairs.iter().map(|&(_, pos)| rows[pos]).collect();
         rows[..sorted.len()].copy_from_slice(&sorted);
         return;
@@ -364,17 +356,23 @@ fn sort_rows_prefix(keys: &[SortKey], rows: &mut [usize], k: usize) {
         a.1.cmp(&b.1)
     };
     let mut pairs: Vec<(usize, usize)> = rows.iter().enumerate().map(|(pos, &r)| (r, pos)).collect();
+    select_sort(&mut pairs, top, k, cmp);
+    for (dst, (r, _)) in rows.iter_mut().zip(pairs) {
+        *dst = r;
+    }
+}
+
+/// Keep only the `k` smallest of `pairs` when `top`, then sort what is kept (on rayon when
+/// long): the one selection-then-sort step both key layouts of `sort_rows_prefix` share.
+fn select_sort<T: Send>(pairs: &mut Vec<T>, top: bool, k: usize, cmp: impl Fn(&T, &T) -> Ordering + Sync) {
     if top {
-        pairs.select_nth_unstable_by(k, cmp);
+        pairs.select_nth_unstable_by(k, &cmp);
         pairs.truncate(k);
     }
     if pairs.len() >= PAR_SORT_MIN {
-        pairs.par_sort_unstable_by(cmp);
+        pairs.par_sort_unstable_by(&cmp);
     } else {
-        pairs.sort_unstable_by(cmp);
-    }
-    for (dst, (r, _)) in rows.iter_mut().zip(pairs) {
-        *dst = r;
+        pairs.sort_unstable_by(&cmp);
     }
 }
 
