@@ -60,42 +60,7 @@ pub fn sql_ds(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(out))
 }
 
-/// What a worker interpreter takes from the session (shared, read-only values).
-struct Snapshot {
-    registry: std::sync::Arc<crate::Registry>,
-    globals: ahash::AHashMap<String, Value>,
-    functions: ahash::AHashMap<String, Value>,
-    consts: ahash::AHashSet<String>,
-    shared: crate::eval::Shared,
-    module_dir: std::path::PathBuf,
-    interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Snapshot {
-    fn of(i: &Interpreter) -> Snapshot {
-        Snapshot {
-            registry: i.registry.clone(),
-            globals: i.globals.clone(),
-            functions: i.functions.clone(),
-            consts: i.consts.clone(),
-            shared: i.shared.clone(),
-            module_dir: i.module_dir.clone(),
-            interrupt: i.interrupt.clone(),
-        }
-    }
-
-    /// A worker interpreter with the session's functions, variables and shared objects.
-    fn worker(&self) -> Interpreter {
-        let mut w = Interpreter::with_registry(self.registry.clone());
-        w.globals = self.globals.clone();
-        w.functions = self.functions.clone();
-        w.consts = self.consts.clone();
-        w.shared = self.shared.clone();
-        w.module_dir = self.module_dir.clone();
-        w.interrupt = self.interrupt.clone();
-        w
-    }
-}
+use super::mapreduce::Snapshot;
 
 fn materialize(w: &mut Interpreter, ds: &Value) -> Result<Value> {
     match ds {

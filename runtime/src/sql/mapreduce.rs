@@ -169,8 +169,9 @@ fn slot(k: usize) -> String {
     format!("__mr{k}")
 }
 
-/// What a worker interpreter needs from the session (all `Arc`-shared values).
-struct Snapshot {
+/// What a worker interpreter needs from the session (all `Arc`-shared values); the one
+/// snapshot for map-reduce selects and for `mr`/`imr` over data sources (`sql::ds`).
+pub(crate) struct Snapshot {
     registry: Arc<Registry>,
     globals: AHashMap<String, Value>,
     consts: AHashSet<String>,
@@ -188,7 +189,7 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    fn of(i: &Interpreter) -> Snapshot {
+    pub(crate) fn of(i: &Interpreter) -> Snapshot {
         Snapshot {
             registry: i.registry.clone(),
             globals: i.globals.clone(),
@@ -205,7 +206,7 @@ impl Snapshot {
         }
     }
 
-    fn worker(&self) -> Interpreter {
+    pub(crate) fn worker(&self) -> Interpreter {
         let mut w = Interpreter::with_registry(self.registry.clone());
         w.globals = self.globals.clone();
         w.consts = self.consts.clone();
