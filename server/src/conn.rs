@@ -24,6 +24,10 @@ const FLAG_COMPRESS: u32 = 64;
 const MIN_FETCH_SIZE: i64 = 8192;
 /// The client wants DECIMAL results as DOUBLE (`disableDecimal`).
 const FLAG_NO_DECIMAL: u32 = 1 << 23;
+/// The client reads a pickle-encoded result (PROTOCOL.md §5.11, `protocol=PROTOCOL_PICKLE`).
+const FLAG_PICKLE: u32 = 8;
+/// With FLAG_PICKLE: a table as a list of arrays (`pickleTableToList=True`).
+const FLAG_TABLE_TO_LIST: u32 = 1 << 15;
 
 /// Where responses go: whole frames, each one WebSocket message when `ws`.
 pub(crate) struct Out {
@@ -238,6 +242,9 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i
     e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);
     match v {
         Value::Table(t) if fetch_size > 0 => e.blocks(t, fetch_size as usize),
+        Value::Table(t)
+            if flags & FLAG_PICKLE != 0
+                && crate::pickle::table(&mut e.out, t, flags & FLAG_TABLE_TO_LIST != 0).is_some() => {}
         _ if fetch_size > 0 => {
             // anything else is one piece
             e.out.extend_from_slice(&[25, 1, 1, 0, 0, 0, 1, 0, 0, 0]);

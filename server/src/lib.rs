@@ -13,6 +13,7 @@
 pub mod auth;
 mod conn;
 mod jobs;
+mod pickle;
 mod session;
 mod ws;
 pub mod wire;

@@ -200,6 +200,58 @@ def t_download_types():
 attempt("download types", t_download_types)
 
 
+# ------------------------------------------------------------------ pickle result encoding
+def t_pickle_protocol():
+    """protocol=PROTOCOL_PICKLE: tables arrive as a pickle stream (PROTOCOL.md 5.11) and
+    must hold the same values as the DolphinDB encoding gives; SYMBOL columns arrive as
+    pandas Categorical."""
+    sp = ddb.session(protocol=keys.PROTOCOL_PICKLE)
+    sp.connect(HOST, PORT, "admin", "123456")
+    s.run("share tAll as tAllShared")
+    a = s.run("tAllShared")
+    b = sp.run("tAllShared")
+    check("pickle: a DataFrame of the same shape", isinstance(b, pd.DataFrame) and a.shape == b.shape, str(b))
+    check("pickle: SYMBOL column is categorical", isinstance(b["csymbol"].dtype, pd.CategoricalDtype), b["csymbol"].dtype)
+    for col in a.columns:
+        x, y = list(a[col]), list(b[col].astype(object))
+        same = len(x) == len(y) and all((pd.isna(u) and pd.isna(v)) or u == v for u, v in zip(x, y))
+        check(f"pickle: column {col} equals the DDB encoding", same, (x, y))
+    check("pickle: temporal columns are datetime64[ns]",
+          all(str(b[c].dtype) == "datetime64[ns]" for c in ["cdate", "cmonth", "ctime", "cnanotimestamp", "cdatehour"]),
+          b.dtypes)
+    check("pickle: int with null is float64", str(b["cint"].dtype) == "float64" and np.isnan(b["cint"][2]))
+    check("pickle: bool with null is object", b["cbool"].dtype == object and b["cbool"][2] is None and b["cbool"][0] is True)
+    n = 200_000
+    t = sp.run(f"table(0..{n - 1} as id, symbol(take(`AA`BB`CC`DD, {n})) as sym, (0..{n - 1}) * 0.25 as px, "
+               f"string(0..{n - 1} % 7) as s7, 2024.01.01 + (0..{n - 1}) % 30 as d)")
+    ids = np.arange(n)
+    check("pickle: int column without null keeps int32", str(t["id"].dtype) == "int32" and int(t["id"].sum()) == int(ids.sum()))
+    check("pickle: double column", float(t["px"].sum()) == float((ids * 0.25).sum()))
+    exp_sym = np.array(["AA", "BB", "CC", "DD"])[ids % 4]
+    check("pickle: symbol values", (t["sym"].astype(object).to_numpy() == exp_sym).all())
+    check("pickle: symbol categories are the used symbols", sorted(t["sym"].cat.categories) == ["AA", "BB", "CC", "DD"])
+    check("pickle: repeated strings", t["s7"].dtype == object and (t["s7"].to_numpy() == (ids % 7).astype(str).astype(object)).all())
+    exp_d = np.datetime64("2024-01-01", "ns") + (ids % 30).astype("timedelta64[D]")
+    check("pickle: date column", (t["d"].to_numpy() == exp_d).all())
+    u = sp.run("table(string(1..1000) as s, 1..1000 as v)")
+    check("pickle: distinct strings", list(u["s"][:3]) == ["1", "2", "3"] and u["s"].dtype == object and len(u) == 1000)
+    lst = sp.run("table(1..3 as a, `x`y`x as b, [1.5, NULL, 2.5] as c)", pickleTableToList=True)
+    check("pickle: pickleTableToList gives a list of arrays",
+          isinstance(lst, list) and len(lst) == 3 and list(lst[0]) == [1, 2, 3] and list(lst[1]) == ["x", "y", "x"]
+          and np.isnan(lst[2][1]), str(lst))
+    f = sp.run("table(uuid(['5d212a78-cc48-e3b1-4235-b4d91473ee87']) as u, [1] as v)")
+    check("pickle: UUID table falls back to the DDB encoding",
+          isinstance(f, pd.DataFrame) and f["u"][0] == "5d212a78-cc48-e3b1-4235-b4d91473ee87", str(f))
+    e = sp.run("select * from tAllShared where cint > 100")
+    check("pickle: empty table", isinstance(e, pd.DataFrame) and e.shape == (0, 19), str(e))
+    check("pickle: scalars still plain", sp.run("1 + 1") == 2 and list(sp.run("1 2 3")) == [1, 2, 3])
+    s.run("undef(`tAllShared, SHARED)")
+    sp.close()
+
+
+attempt("pickle protocol", t_pickle_protocol)
+
+
 # ------------------------------------------------------------------ uploads
 def t_upload():
     n = 5

@@ -25,6 +25,7 @@ import time
 import numpy as np
 import pandas as pd
 import dolphindb as ddb
+import dolphindb.settings  # noqa: F401  (PROTOCOL_PICKLE)
 
 
 def free_port():
@@ -126,35 +127,58 @@ def bench_concurrent(port, rows):
     s.close()
 
 
-def bench_taq(port, beluga, taq_rows):
+def bench_taq(port, beluga, taq_rows, taq_csv=None):
     out = tempfile.mkdtemp(prefix="beluga-taq-", dir="/tmp")
-    gen = "/work/shared/bench/gen_taq.py"
-    if not os.path.exists(gen):
-        gen = os.path.join(os.path.dirname(__file__), "../../../../shared/bench/gen_taq.py")
-    subprocess.run([os.environ.get("GEN_PYTHON", "python3"), gen, "--days", "1", "--rows", str(taq_rows), "--out", out], check=True,
-                   stdout=subprocess.DEVNULL)
-    csv = [f for f in os.listdir(out) if f.endswith(".csv")][0]
-    path = os.path.join(out, csv)
+    if taq_csv:
+        path = taq_csv
+    else:
+        gen = "/work/shared/bench/gen_taq.py"
+        if not os.path.exists(gen):
+            gen = os.path.join(os.path.dirname(__file__), "../../../../shared/bench/gen_taq.py")
+        subprocess.run([os.environ.get("GEN_PYTHON", "python3"), gen, "--days", "1", "--rows", str(taq_rows), "--out", out],
+                       check=True, stdout=subprocess.DEVNULL)
+        csv = [f for f in os.listdir(out) if f.endswith(".csv")][0]
+        path = os.path.join(out, csv)
     s = session(port)
-    s.run(f"taq = loadText('{path}')")
+    # symbol, ex and mmid repeat: SYMBOL columns (the benchmark's frame has them categorical)
+    s.run(f"taq = loadText('{path}'); "
+          "if (typestr(taq.symbol) != 'FAST SYMBOL VECTOR') { update taq set symbol = symbol(string(symbol)) }; "
+          "update taq set ex = symbol(string(ex)), mmid = symbol(string(mmid))")
     n = s.run("size(taq)")
+    # DolphinDB encoding (the client's default protocol)
     t0 = time.perf_counter()
     df = s.run("taq")
-    t_server = time.perf_counter() - t0
+    t_ddb = time.perf_counter() - t0
+    # pickle encoding (protocol=PROTOCOL_PICKLE), best of three
+    sp = ddb.session(protocol=ddb.settings.PROTOCOL_PICKLE)
+    assert sp.connect("127.0.0.1", port, "admin", "123456")
+    t_pk = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        dfp = sp.run("taq")
+        t_pk.append(time.perf_counter() - t0)
+    t_server = min(t_pk)
+    assert dfp.shape == df.shape
+    # the same frame with categorical strings, pickled to a file and loaded back (best of three)
     pk = os.path.join(out, "taq.pickle")
     with open(pk, "wb") as f:
-        pickle.dump(df, f, protocol=pickle.HIGHEST_PROTOCOL)
-    t0 = time.perf_counter()
-    with open(pk, "rb") as f:
-        df2 = pickle.load(f)
-    t_pickle = time.perf_counter() - t0
+        pickle.dump(dfp, f, protocol=pickle.HIGHEST_PROTOCOL)
+    t_pl = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        with open(pk, "rb") as f:
+            df2 = pickle.load(f)
+        t_pl.append(time.perf_counter() - t0)
+    t_pickle = min(t_pl)
     assert df2.shape == df.shape
     print(f"\n## 3. one TAQ day ({n:,} rows x {df.shape[1]} columns) into pandas")
     print("| path | seconds | rows/s |")
     print("|---|---:|---:|")
-    print(f"| beluga server -> s.run('taq') | {t_server:.2f} | {n / t_server:,.0f} |")
-    print(f"| pickle.load of the same DataFrame | {t_pickle:.2f} | {n / t_pickle:,.0f} |")
+    print(f"| beluga server, s.run('taq'), DolphinDB encoding | {t_ddb:.3f} | {n / t_ddb:,.0f} |")
+    print(f"| beluga server, s.run('taq'), protocol=PROTOCOL_PICKLE | {t_server:.3f} | {n / t_server:,.0f} |")
+    print(f"| pickle.load of the same DataFrame (categorical strings) | {t_pickle:.3f} | {n / t_pickle:,.0f} |")
     s.close()
+    sp.close()
     for f in os.listdir(out):
         os.remove(os.path.join(out, f))
     os.rmdir(out)
@@ -165,6 +189,7 @@ def main():
     ap.add_argument("--beluga", required=True)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--taq-rows", type=int, default=2_000_000)
+    ap.add_argument("--taq-csv", default=None, help="an existing TAQ day CSV instead of generating one")
     ap.add_argument("--skip", default="", help="comma list of 1,2,3 to skip")
     a = ap.parse_args()
     port = free_port()
@@ -185,7 +210,7 @@ def main():
         if "2" not in skip:
             bench_concurrent(port, a.rows)
         if "3" not in skip:
-            bench_taq(port, a.beluga, a.taq_rows)
+            bench_taq(port, a.beluga, a.taq_rows, a.taq_csv)
     finally:
         srv.kill()
         srv.wait()
