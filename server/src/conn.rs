@@ -26,6 +26,8 @@ const MIN_FETCH_SIZE: i64 = 8192;
 const FLAG_NO_DECIMAL: u32 = 1 << 23;
 /// The client reads a pickle-encoded result (PROTOCOL.md §5.11, `protocol=PROTOCOL_PICKLE`).
 const FLAG_PICKLE: u32 = 8;
+/// Largest answer buffer a connection keeps for its next answer.
+const KEEP_BUFFER: usize = 256 << 20;
 /// With FLAG_PICKLE: a table as a list of arrays (`pickleTableToList=True`).
 const FLAG_TABLE_TO_LIST: u32 = 1 << 15;
 
@@ -134,6 +136,8 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             }
         }));
     }
+    // the buffer answers are built in, kept between requests (up to KEEP_BUFFER bytes)
+    let mut scratch: Vec<u8> = Vec::new();
     loop {
         let req = match read_request(&mut reader, &st) {
             Ok(Some(r)) => r,
@@ -169,7 +173,9 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
-                        Some(Ok(v)) => Some(result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size)),
+                        Some(Ok(v)) => {
+                            Some(result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size, std::mem::take(&mut scratch)))
+                        }
                         Some(Err(m)) => Some(error_frame(&reply_sid, &m)),
                     }
                 }
@@ -191,6 +197,9 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
             }
             if !matches!(sent, Ok(Ok(()))) {
                 break;
+            }
+            if f.capacity() <= KEEP_BUFFER {
+                scratch = f;
             }
         }
         if let Some(info) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&sid) {
@@ -226,7 +235,7 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
 }
 
 /// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3).
-fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64) -> Vec<u8> {
+fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64, buf: Vec<u8>) -> Vec<u8> {
     if matches!(v, Value::Void) {
         return format!("{sid} 0 1\nOK\n").into_bytes();
     }
@@ -236,7 +245,11 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i
     }));
     e.decimal_as_double = flags & FLAG_NO_DECIMAL != 0;
     e.compress = flags & FLAG_COMPRESS != 0;
-    e.out = format!("{sid} 1 1\nOK\n").into_bytes();
+    // the connection's buffer from the last answer: a large result reuses pages already
+    // mapped instead of faulting in fresh memory on every request
+    e.out = buf;
+    e.out.clear();
+    e.out.extend_from_slice(format!("{sid} 1 1\nOK\n").as_bytes());
     // one allocation for the whole frame (the wire size is close to the column bytes):
     // growing a large frame by doubling costs copies and page faults
     e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);

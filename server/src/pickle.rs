@@ -166,20 +166,15 @@ impl Pickler<'_> {
         self.out.push(STACK_GLOBAL);
     }
 
-    fn bytes(&mut self, b: &[u8]) {
-        if b.len() <= u32::MAX as usize {
-            self.out.push(BINBYTES);
-            self.out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-        } else {
-            self.out.push(BINBYTES8);
-            self.out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        }
-        self.out.extend_from_slice(b);
-    }
-
     /// A 1-d `numpy.ndarray` of `n` items of `dtype` (e.g. "<f8") holding `data`:
     /// `ndarray((0,), 'b')` then `__setstate__((1, (n,), dtype(dtype), False, data))`.
     fn ndarray(&mut self, dtype: &str, n: usize, data: &[u8]) {
+        self.ndarray_with(dtype, n, data.len(), |out| out.extend_from_slice(data));
+    }
+
+    /// As `ndarray`, with `fill` appending exactly `nbytes` bytes of data straight into
+    /// the frame (no temporary copy of a converted column).
+    fn ndarray_with(&mut self, dtype: &str, n: usize, nbytes: usize, fill: impl FnOnce(&mut Vec<u8>)) {
         self.global("numpy", "ndarray");
         self.out.push(BININT1);
         self.out.push(0);
@@ -197,9 +192,41 @@ impl Pickler<'_> {
         self.out.push(TUPLE1);
         self.out.push(REDUCE);
         self.out.push(NEWFALSE);
-        self.bytes(data);
+        if nbytes <= u32::MAX as usize {
+            self.out.push(BINBYTES);
+            self.out.extend_from_slice(&(nbytes as u32).to_le_bytes());
+        } else {
+            self.out.push(BINBYTES8);
+            self.out.extend_from_slice(&(nbytes as u64).to_le_bytes());
+        }
+        let at = self.out.len();
+        self.out.reserve(nbytes);
+        fill(self.out);
+        debug_assert_eq!(self.out.len() - at, nbytes);
         self.out.push(TUPLE);
         self.out.push(BUILD);
+    }
+
+    /// A column of `n` values computed by `f`, written straight into the frame.
+    fn mapped<T: Copy, U: Copy>(&mut self, kind: char, v: &[T], f: impl Fn(T) -> U) {
+        let dtype = format!("{ORDER}{kind}{}", std::mem::size_of::<U>());
+        self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| {
+            for chunk in v.chunks(4096) {
+                let tmp: Vec<U> = chunk.iter().map(|&x| f(x)).collect();
+                out.extend_from_slice(bytes_of(&tmp));
+            }
+        });
+    }
+
+    /// Category codes in the narrowest signed type pandas would pick for `ncats`.
+    fn codes(&mut self, codes: &[u32], ncats: usize) {
+        if ncats <= i8::MAX as usize {
+            self.mapped('i', codes, |c| c as i8)
+        } else if ncats <= i16::MAX as usize {
+            self.mapped('i', codes, |c| c as i16)
+        } else {
+            self.mapped('i', codes, |c| c as i32)
+        }
     }
 
     fn typed<T: Copy>(&mut self, kind: char, v: &[T]) {
@@ -281,8 +308,21 @@ impl Pickler<'_> {
                 }
             }
             (_, Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime | NanoTimestamp | DateHour) => {
-                let ns = to_nanos(c);
-                self.typed_dtype(&format!("{ORDER}M8[ns]"), &ns);
+                let dtype = format!("{ORDER}M8[ns]");
+                match &*c.data {
+                    ColData::I32(v) if c.ty != Month => {
+                        let k = nanos_per_unit(c.ty);
+                        self.mapped_dtype(&dtype, v, |x| if x == i32::MIN { i64::MIN } else { (x as i64).saturating_mul(k) })
+                    }
+                    ColData::I64(v) => {
+                        let k = nanos_per_unit(c.ty);
+                        self.mapped_dtype(&dtype, v, |x| if x == i64::MIN { i64::MIN } else { x.saturating_mul(k) })
+                    }
+                    _ => {
+                        let ns = to_nanos(c);
+                        self.ndarray(&dtype, ns.len(), bytes_of(&ns));
+                    }
+                }
             }
             (ColData::I8(v), _) => self.int_column(v, i8::MIN),
             (ColData::I16(v), _) => self.int_column(v, i16::MIN),
@@ -290,12 +330,10 @@ impl Pickler<'_> {
             (ColData::I64(v), _) => self.int_column(v, i64::MIN),
             // null is -FLT_MAX / -DBL_MAX in storage; pandas wants NaN
             (ColData::F32(v), _) if v.contains(&-f32::MAX) => {
-                let w: Vec<f32> = v.iter().map(|&x| if x == -f32::MAX { f32::NAN } else { x }).collect();
-                self.typed('f', &w)
+                self.mapped('f', v, |x| if x == -f32::MAX { f32::NAN } else { x })
             }
             (ColData::F64(v), _) if v.contains(&-f64::MAX) => {
-                let w: Vec<f64> = v.iter().map(|&x| if x == -f64::MAX { f64::NAN } else { x }).collect();
-                self.typed('f', &w)
+                self.mapped('f', v, |x| if x == -f64::MAX { f64::NAN } else { x })
             }
             (ColData::F32(v), _) => self.typed('f', v),
             (ColData::F64(v), _) => self.typed('f', v),
@@ -303,15 +341,19 @@ impl Pickler<'_> {
         }
     }
 
-    fn typed_dtype(&mut self, dtype: &str, v: &[i64]) {
-        self.ndarray(dtype, v.len(), bytes_of(v));
+    fn mapped_dtype<T: Copy>(&mut self, dtype: &str, v: &[T], f: impl Fn(T) -> i64) {
+        self.ndarray_with(dtype, v.len(), v.len() * 8, |out| {
+            for chunk in v.chunks(4096) {
+                let tmp: Vec<i64> = chunk.iter().map(|&x| f(x)).collect();
+                out.extend_from_slice(bytes_of(&tmp));
+            }
+        });
     }
 
     /// Integers without nulls keep their width; with a null they become float64 + NaN.
     fn int_column<T: Copy + PartialEq + Into<i64>>(&mut self, v: &[T], null: T) {
         if v.contains(&null) {
-            let f: Vec<f64> = v.iter().map(|&x| if x == null { f64::NAN } else { x.into() as f64 }).collect();
-            self.typed('f', &f);
+            self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 });
         } else {
             self.typed('i', v);
         }
@@ -335,17 +377,27 @@ impl Pickler<'_> {
                 used.push(k);
             }
         }
-        let codes: Vec<i32> =
-            s.codes.iter().map(|&c| map.get(c as usize).map_or(0, |&m| if m == u32::MAX { 0 } else { m as i32 })).collect();
+        let compact = used.len() < names.len();
+        let remapped: Vec<u32>;
+        let codes: &[u32] = if compact {
+            remapped = s.codes.iter().map(|&c| map.get(c as usize).map_or(0, |&m| if m == u32::MAX { 0 } else { m })).collect();
+            &remapped
+        } else {
+            &s.codes
+        };
         let cats = used.iter().map(|&k| &*names[k]);
         if plain {
-            self.take_objects(cats, &codes);
+            self.global("numpy", "take");
+            self.object_array(cats);
+            self.codes(codes, used.len());
+            self.out.push(TUPLE2);
+            self.out.push(REDUCE);
             return;
         }
         // pandas.Categorical.from_codes(codes, pandas.Index(cats, 'object'), None, None, False)
         self.global("pandas", "Categorical.from_codes");
         self.out.push(MARK);
-        self.typed('i', &codes);
+        self.codes(codes, used.len());
         self.global("pandas", "Index");
         self.str_list(cats);
         self.text("object");
@@ -422,19 +474,26 @@ fn days_from_civil(y: i64, m: i64) -> i64 {
     era * 146097 + doe - 719468
 }
 
-/// A temporal column as nanoseconds since 1970-01-01 (time-of-day types on that day),
-/// null as NaT (i64::MIN), as the client's datetime64[ns] columns hold them.
-pub fn to_nanos(c: &Column) -> Vec<i64> {
+/// Nanoseconds in one unit of a temporal type stored as a count since the epoch
+/// (or since midnight for the time-of-day types).
+fn nanos_per_unit(t: DataType) -> i64 {
     use DataType::*;
-    const NAT: i64 = i64::MIN;
-    let scale: i64 = match c.ty {
+    match t {
         Date => 86_400_000_000_000,
         Time | Timestamp => 1_000_000,
         Minute => 60_000_000_000,
         Second | DateTime => 1_000_000_000,
         DateHour => 3_600_000_000_000,
         _ => 1,
-    };
+    }
+}
+
+/// A temporal column as nanoseconds since 1970-01-01 (time-of-day types on that day),
+/// null as NaT (i64::MIN), as the client's datetime64[ns] columns hold them.
+pub fn to_nanos(c: &Column) -> Vec<i64> {
+    use DataType::*;
+    const NAT: i64 = i64::MIN;
+    let scale = nanos_per_unit(c.ty);
     match &*c.data {
         ColData::I32(v) if c.ty == Month => v
             .iter()
