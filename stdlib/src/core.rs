@@ -585,7 +585,7 @@ fn append(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
     append_value(i, target, x)
 }
 
-pub fn append_value(_i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
+pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
     match target {
         Value::Vector(mut c) => {
             let add = match &x {
@@ -623,9 +623,17 @@ pub fn append_value(_i: &mut Interpreter, target: Value, x: Value) -> Result<Val
             items.append(&add);
             Ok(ops::make_set(items))
         }
-        Value::Table(t) => {
-            let t = Arc::unwrap_or_clone(t);
-            Ok(Value::table(append_rows(t, &x)?))
+        Value::Table(mut t) => {
+            // in place when the caller handed over the only reference (amortised O(rows
+            // appended)); copy-on-write when the table is also held elsewhere. On failure
+            // the untouched table goes back through inplace_out for the caller to restore.
+            match append_rows_in_place(Arc::make_mut(&mut t), &x) {
+                Ok(()) => Ok(Value::Table(t)),
+                Err(e) => {
+                    i.inplace_out = Some(Value::Table(t));
+                    Err(e)
+                }
+            }
         }
         Value::Matrix(m) => ops::join(&Value::Matrix(m), &x),
         Value::ArrayVector(av) => {
@@ -681,6 +689,13 @@ pub fn append_value(_i: &mut Interpreter, target: Value, x: Value) -> Result<Val
 
 /// Append rows (a table matched by position, or a tuple of columns) to a table; all or nothing.
 pub fn append_rows(mut t: Table, x: &Value) -> Result<Table> {
+    append_rows_in_place(&mut t, x)?;
+    Ok(t)
+}
+
+/// `append_rows` on a table in place: every part is checked and converted before the
+/// first column grows, so on error the table is unchanged.
+pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
     let parts: Vec<Column> = match x {
         Value::Table(s) => {
             if s.ncols() != t.ncols() {
@@ -734,7 +749,7 @@ pub fn append_rows(mut t: Table, x: &Value) -> Result<Table> {
     for (k, c) in converted.iter().enumerate() {
         t.cols[k].append(c);
     }
-    Ok(t)
+    Ok(())
 }
 
 // ------------------------------------------------------------ output and session

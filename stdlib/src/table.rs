@@ -407,10 +407,30 @@ fn replace_in_caller(i: &mut Interpreter, orig: &Value, new: Value) {
     i.inplace_out = Some(new);
 }
 
-fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let t = table_arg("tableInsert", &args[0])?.clone();
-    let src = incoming_columns(&t, &args[1..])?;
+fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
+    let src = incoming_columns(table_arg("tableInsert", &args[0])?, &args[1..])?;
     let n = src.first().map(|c| c.len()).unwrap_or(0);
+    if matches!(&args[0], Value::Table(t) if t.keys.is_empty()) {
+        // take the caller's variable out, so that this call holds the only reference and
+        // the columns grow in place (amortised O(rows inserted)); a table also held
+        // elsewhere is copied first (copy on write)
+        i.inplace_out = None;
+        let name = crate::meta::var_holding(i, &args[0]);
+        let held = name.as_ref().and_then(|n| i.take_var(n));
+        let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
+        drop(held);
+        let tm = Arc::make_mut(&mut t);
+        for (k, c) in src.iter().enumerate() {
+            tm.cols[k].append(c);
+        }
+        let new = Value::Table(t);
+        if let Some(name) = name {
+            let _ = i.set_var(&name, new.clone());
+        }
+        i.inplace_out = Some(new);
+        return Ok(Value::int(n as i32));
+    }
+    let t = table_arg("tableInsert", &args[0])?.clone();
     let out = insert_rows(&t, &src)?;
     replace_in_caller(i, &args[0], Value::table(out));
     Ok(Value::int(n as i32))

@@ -95,10 +95,23 @@ impl Interpreter {
                 None => pos[*i] = Some(self.resolve(name)?),
             }
         }
-        let originals: Vec<(usize, Value)> = taken
-            .iter()
-            .map(|(i, _)| (*i, pos[*i].clone().unwrap_or(Value::Void)))
-            .collect();
+        // `append!` on a table variable hands the callee the only reference, so it grows
+        // the table in place (no copy per call); on failure it returns the untouched table
+        // through inplace_out. Other calls keep a copy of the originals to restore.
+        let hands_back = match &func {
+            Func::Builtin(id) => {
+                self.registry.get(*id).name == "append!"
+                    && taken.len() == 1
+                    && taken[0].0 == 0
+                    && matches!(pos.first(), Some(Some(Value::Table(_))))
+            }
+            _ => false,
+        };
+        let originals: Vec<(usize, Value)> = if hands_back {
+            Vec::new()
+        } else {
+            taken.iter().map(|(i, _)| (*i, pos[*i].clone().unwrap_or(Value::Void))).collect()
+        };
         self.inplace_out = None;
         let is_builtin = matches!(func, Func::Builtin(_));
         let r = self.call_func_inplace(&func, pos, named);
@@ -119,6 +132,11 @@ impl Interpreter {
             }
             Err(e) => {
                 // a failed call leaves the variables as they were
+                if hands_back {
+                    if let (Some((_, name)), Some(v)) = (taken.first(), self.inplace_out.take()) {
+                        let _ = self.set_var(name, v);
+                    }
+                }
                 for ((_, name), (_, v)) in taken.iter().zip(originals) {
                     let _ = self.set_var(name, v);
                 }
@@ -207,9 +225,11 @@ impl Interpreter {
                 let mut args: Vec<Value> = Vec::with_capacity(pos.len().max(named.len()));
                 let mut slots = pos;
                 for (n, v) in named {
-                    let i = b.params.iter().position(|p| p.trim_matches(|c| c == '[' || c == ']') == n).ok_or_else(|| {
-                        Error::arg(format!("The function [{}] doesn't have a parameter named {n}", b.name))
-                    })?;
+                    let Some(i) = b.params.iter().position(|p| p.trim_matches(|c| c == '[' || c == ']') == n) else {
+                        // the first argument goes back to a caller that handed it over
+                        self.inplace_out = slots.into_iter().next().flatten();
+                        return Err(Error::arg(format!("The function [{}] doesn't have a parameter named {n}", b.name)));
+                    };
                     if slots.len() <= i {
                         slots.resize(i + 1, None);
                     }
@@ -220,6 +240,7 @@ impl Interpreter {
                 }
                 let n = args.len();
                 if n < b.min as usize || (b.max != u8::MAX && n > b.max as usize) {
+                    self.inplace_out = args.into_iter().next();
                     return Err(Error::new(
                         ErrorKind::Arity,
                         format!(
@@ -231,7 +252,10 @@ impl Interpreter {
                     ));
                 }
                 if !b.cap.is_pure() {
-                    self.policy.admit(b.name, b.cap, b.path_args, &mut args)?;
+                    if let Err(e) = self.policy.admit(b.name, b.cap, b.path_args, &mut args) {
+                        self.inplace_out = args.into_iter().next();
+                        return Err(e);
+                    }
                 }
                 Ok(((b.call)(self, args)?, vec![]))
             }
