@@ -64,26 +64,39 @@ def bench_upload(port, rows):
     df = wide_frame(rows)
     mb = df.memory_usage(deep=False).sum() / 1e6
     print(f"\n## 1. upload: {rows:,} rows x {df.shape[1]} columns ({mb:.0f} MB of numeric/object arrays)")
-    print("| batch rows | batches | seconds | rows/s | MB/s |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| batch rows | how | batches | seconds | rows/s | MB/s |")
+    print("|---:|---|---:|---:|---:|---:|")
     for batch in (100, 1_000, 10_000, 100_000):
         s = session(port)
         s.run("undef all")
         # small batches: a bounded number of them, rate extrapolates
         n = min(rows, batch * 200) if batch < 10_000 else rows
-        t0 = time.perf_counter()
-        total = 0
-        for start in range(0, n, batch):
-            part = df.iloc[start:start + batch]
-            s.upload({"chunk": part})
-            total += len(part)
-        dt = time.perf_counter() - t0
-        # the last batch arrived whole (uploads do not accumulate on the server: Beluga's
-        # append! copies the table it grows, which would time the copy, not the transfer)
-        got = s.run("size(chunk)")
-        assert got == len(part), (got, len(part))
-        assert total == n
-        print(f"| {batch:,} | {(n + batch - 1) // batch} | {dt:.2f} | {n / dt:,.0f} | {mb * n / rows / dt:.1f} |")
+        for grow in (False, True):
+            if grow:
+                # the server-side collector grows batch by batch (in place since append! and
+                # tableInsert stopped copying the table they grow)
+                s.upload({"chunk": df.iloc[0:1]})
+                s.run("acc = select * from chunk where 1 == 0")
+            t0 = time.perf_counter()
+            total = 0
+            for start in range(0, n, batch):
+                part = df.iloc[start:start + batch]
+                if grow:
+                    s.upload({"chunk": part})
+                    s.run("tableInsert(acc, chunk)")  # returns the row count, not the table
+                else:
+                    s.upload({"chunk": part})
+                total += len(part)
+            dt = time.perf_counter() - t0
+            if grow:
+                got = s.run("size(acc)")
+                assert got == n, (got, n)
+            else:
+                got = s.run("size(chunk)")
+                assert got == len(part), (got, len(part))
+            assert total == n
+            how = "upload + tableInsert(acc, chunk)" if grow else "upload"
+            print(f"| {batch:,} | {how} | {(n + batch - 1) // batch} | {dt:.2f} | {n / dt:,.0f} | {mb * n / rows / dt:.1f} |")
         s.close()
 
 
