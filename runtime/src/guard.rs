@@ -55,27 +55,56 @@ fn count(delta: isize) {
     });
 }
 
+/// Large blocks go through [`crate::bigalloc`] (huge pages, reuse of freed columns).
+#[inline]
+fn big(l: Layout) -> bool {
+    crate::bigalloc::is_big(l.size(), l.align())
+}
+
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
+        let p = if big(l) { crate::bigalloc::alloc(l.size(), false) } else { unsafe { System.alloc(l) } };
         if !p.is_null() {
             count(l.size() as isize);
         }
         p
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(l) };
+        let p = if big(l) { crate::bigalloc::alloc(l.size(), true) } else { unsafe { System.alloc_zeroed(l) } };
         if !p.is_null() {
             count(l.size() as isize);
         }
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
+        if big(l) {
+            crate::bigalloc::free(p, l.size());
+        } else {
+            unsafe { System.dealloc(p, l) };
+        }
         count(-(l.size() as isize));
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
+        let q = match (big(l), crate::bigalloc::is_big(new, l.align())) {
+            (false, false) => unsafe { System.realloc(p, l, new) },
+            (true, true) => crate::bigalloc::realloc(p, l.size(), new),
+            // across the threshold: a block of the other kind and a copy
+            (was, _) => {
+                // SAFETY: `new` is non-zero and fits the alignment (GlobalAlloc::realloc's contract)
+                let nl = unsafe { Layout::from_size_align_unchecked(new, l.align()) };
+                let q = if was { unsafe { System.alloc(nl) } } else { crate::bigalloc::alloc(new, false) };
+                if !q.is_null() {
+                    // SAFETY: both blocks hold at least min(old, new) bytes and do not overlap
+                    unsafe { std::ptr::copy_nonoverlapping(p, q, l.size().min(new)) };
+                    if was {
+                        crate::bigalloc::free(p, l.size());
+                    } else {
+                        unsafe { System.dealloc(p, l) };
+                    }
+                }
+                q
+            }
+        };
         if !q.is_null() {
             count(new as isize - l.size() as isize);
         }

@@ -1,6 +1,7 @@
 //! Beluga's runtime: data types and null sentinels, typed columns, values, tables, the
 //! tree-walking evaluator, the SQL executor, the builtin registry and console printing.
 
+pub mod bigalloc;
 pub mod column;
 pub mod elemfmt;
 pub mod error;

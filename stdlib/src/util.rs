@@ -48,20 +48,25 @@ pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) 
         // every chunk tests the session's interrupt flag (an interrupt unwinds; guard::catch)
         let one = |&a: &f64| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) };
         let poll = beluga_runtime::guard::Poll::new();
-        let mut out = vec![0f64; x.len()];
-        let body = |(o, i): (&mut [f64], &[f64])| {
+        // written once, so not zero-filled first (a pass over the whole output saved)
+        let mut out: Vec<f64> = Vec::with_capacity(x.len());
+        let body = |(o, i): (&mut [std::mem::MaybeUninit<f64>], &[f64])| {
             poll.now();
             for (d, a) in o.iter_mut().zip(i) {
-                *d = one(a);
+                d.write(one(a));
             }
         };
         const CH: usize = beluga_runtime::guard::CHUNK;
+        let spare = &mut out.spare_capacity_mut()[..x.len()];
         if x.len() >= PAR_MAP_MIN {
             use rayon::prelude::*;
-            out.par_chunks_mut(CH).zip(x.par_chunks(CH)).for_each(body);
+            spare.par_chunks_mut(CH).zip(x.par_chunks(CH)).for_each(body);
         } else {
-            out.chunks_mut(CH).zip(x.chunks(CH)).for_each(body);
+            spare.chunks_mut(CH).zip(x.chunks(CH)).for_each(body);
         }
+        // SAFETY: every one of the first x.len() elements was written by `body` above (an
+        // interrupt unwinds out of this function before this line, leaving the length 0).
+        unsafe { out.set_len(x.len()) };
         Ok(Column::from_vec(DataType::Double, out))
     })
 }

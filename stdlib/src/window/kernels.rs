@@ -283,6 +283,13 @@ pub fn k_order<'a>(name: &'static str, op: OrdOp) -> StatFn<'a> {
             _ => false,
         };
         let c = with_slice!(x, v => {
+            if let (OrdOp::Rank(o), Bounds::Count(len)) = (op, b) {
+                if *len <= crate::window_order::SCAN_RANK_MAX {
+                    let mut w = crate::window_order::ScanRank::new(v, o);
+                    let c = if int_out { Column::from_vec(DataType::Int, roll_vec(&mut w, n, b, g, |r| r as i32)) } else { roll_f64(&mut w, n, b, g) };
+                    return one(Some(c), name, x);
+                }
+            }
             let mut w = OrderStat::new(v, op);
             if int_out {
                 Column::from_vec(DataType::Int, roll_vec(&mut w, n, b, g, |r| r as i32))

@@ -263,30 +263,100 @@ impl<'a, T: Native> OrderStat<'a, T> {
         ra.max(rb)
     }
     fn rank(&self, i: usize, o: RankOpt) -> Option<f64> {
-        let total = self.n + if o.ignore_na { 0 } else { self.nnull };
-        let (lo, hi) = if self.v[i].is_null() {
-            if o.ignore_na {
-                return None;
-            }
-            if o.asc { (0, self.nnull - 1) } else { (self.n, self.n + self.nnull - 1) }
+        let (less, eq) = if self.v[i].is_null() {
+            (0, 0)
         } else {
             let r = self.rk[i] as usize;
             let less = self.bit.prefix(r) as usize;
-            let eq = self.bit.prefix(r + 1) as usize - less;
-            let nulls = if o.ignore_na { 0 } else { self.nnull };
-            if o.asc {
-                (nulls + less, nulls + less + eq - 1)
-            } else {
-                let greater = self.n - less - eq;
-                (greater, greater + eq - 1)
+            (less, self.bit.prefix(r + 1) as usize - less)
+        };
+        rank_of(o, self.v[i].is_null(), less, eq, self.n, self.nnull)
+    }
+}
+
+/// Rank of a window's last element from its counts: `less`/`eq` non-null values below /
+/// equal to it, `n` non-null values and `nnull` nulls in the window.
+#[inline]
+fn rank_of(o: RankOpt, null: bool, less: usize, eq: usize, n: usize, nnull: usize) -> Option<f64> {
+    let total = n + if o.ignore_na { 0 } else { nnull };
+    let (lo, hi) = if null {
+        if o.ignore_na {
+            return None;
+        }
+        if o.asc { (0, nnull - 1) } else { (n, n + nnull - 1) }
+    } else {
+        let nulls = if o.ignore_na { 0 } else { nnull };
+        if o.asc {
+            (nulls + less, nulls + less + eq - 1)
+        } else {
+            let greater = n - less - eq;
+            (greater, greater + eq - 1)
+        }
+    };
+    let r = match o.ties {
+        Ties::Min | Ties::First => lo as f64,
+        Ties::Max => hi as f64,
+        Ties::Average => (lo + hi) as f64 / 2.0,
+    };
+    Some(if o.percent { (r + 1.0) / total as f64 } else { r })
+}
+
+/// Windows at most this long rank by a direct scan ([`ScanRank`]) instead of the
+/// sorted-ranks Fenwick tree of [`OrderStat`].
+pub const SCAN_RANK_MAX: usize = 64;
+
+/// Rank of the last element of a short count window by scanning the window: no sort of
+/// the whole column and no tree (mrank(x, true, 20) on 1M rows: O(n·w) compares that stay
+/// in cache, against an O(n log n) sort plus Fenwick updates with cache misses). Same order
+/// as [`dense_ranks`] (`partial_cmp`, nulls apart).
+pub struct ScanRank<'a, T> {
+    v: &'a [T],
+    n: usize,
+    nnull: usize,
+    o: RankOpt,
+}
+
+impl<'a, T: Native> ScanRank<'a, T> {
+    pub fn new(v: &'a [T], o: RankOpt) -> Self {
+        ScanRank { v, n: 0, nnull: 0, o }
+    }
+}
+
+impl<T: Native> Window for ScanRank<'_, T> {
+    type Out = f64;
+    fn add(&mut self, i: usize) {
+        if self.v[i].is_null() {
+            self.nnull += 1;
+        } else {
+            self.n += 1;
+        }
+    }
+    fn remove(&mut self, i: usize) {
+        if self.v[i].is_null() {
+            self.nnull -= 1;
+        } else {
+            self.n -= 1;
+        }
+    }
+    fn get(&mut self, s: usize, e: usize) -> Option<f64> {
+        let x = self.v[e - 1];
+        if x.is_null() {
+            return rank_of(self.o, true, 0, 0, self.n, self.nnull);
+        }
+        let (mut less, mut eq) = (0usize, 0usize);
+        for &y in &self.v[s..e] {
+            if !y.is_null() {
+                match cmp_native(y, x) {
+                    Ordering::Less => less += 1,
+                    Ordering::Equal => eq += 1,
+                    Ordering::Greater => {}
+                }
             }
-        };
-        let r = match o.ties {
-            Ties::Min | Ties::First => lo as f64,
-            Ties::Max => hi as f64,
-            Ties::Average => (lo + hi) as f64 / 2.0,
-        };
-        Some(if o.percent { (r + 1.0) / total as f64 } else { r })
+        }
+        rank_of(self.o, false, less, eq, self.n, self.nnull)
+    }
+    fn count(&self) -> usize {
+        self.n
     }
 }
 
