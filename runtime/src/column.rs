@@ -284,13 +284,19 @@ impl Column {
         Column::new(ty, data)
     }
 
-    /// Element i is a floating NaN (a NaN is also null for every null test; null.rs).
+    /// Element i is a floating NaN (null for the kernels, a value for isNull: null.rs).
     pub fn is_nan_at(&self, i: usize) -> bool {
         match &*self.data {
             ColData::F32(v) => v[i].is_nan(),
             ColData::F64(v) => v[i].is_nan(),
             _ => false,
         }
+    }
+
+    /// Element i is the NULL sentinel; a NaN is a value here (isNull, isValid, count,
+    /// printing: null.rs), where [`Column::is_null`] (the kernels' test) counts it as null.
+    pub fn is_null_strict(&self, i: usize) -> bool {
+        self.is_null(i) && !self.is_nan_at(i)
     }
 
     pub fn is_null(&self, i: usize) -> bool {

@@ -18,6 +18,10 @@ pub const FLOAT_DECIMALS: usize = 6;
 /// (`0.841471`, `4.5`, `2`), or `0.######E0` scientific form when |x| >= 1e6 or
 /// 0 < |x| <= 1e-6 (`6.02098E6`, `2.757998E-16`). Null (and NaN) → empty string.
 pub fn format_double(x: f64) -> String {
+    if x.is_nan() {
+        // a stored NaN is a value (null.rs)
+        return "NaN".into();
+    }
     if x.is_null() {
         return String::new();
     }
@@ -42,7 +46,7 @@ pub fn format_double(x: f64) -> String {
 
 /// Console form of a FLOAT (same rule as DOUBLE, applied to the widened value).
 pub fn format_float(x: f32) -> String {
-    if x.is_null() {
+    if x.is_null() && !x.is_nan() {
         return String::new();
     }
     format_double(x as f64)
@@ -155,7 +159,8 @@ pub fn null_literal(ty: DataType) -> &'static str {
 /// Text of element `i` as it appears inside a vector or a table cell, without quotes
 /// (null → empty string). Also the result of `string(x)` for one element.
 pub fn format_elem(col: &Column, i: usize) -> String {
-    if col.is_null(i) {
+    // a NaN is a value and prints as `NaN` (null.rs)
+    if col.is_null_strict(i) {
         return String::new();
     }
     if col.ty.is_temporal() {
@@ -184,7 +189,7 @@ pub fn format_elem(col: &Column, i: usize) -> String {
 /// Element text as it appears inside a vector, pair or tuple: strings double-quoted,
 /// chars single-quoted, nulls empty.
 pub fn format_elem_quoted(col: &Column, i: usize) -> String {
-    if col.is_null(i) {
+    if col.is_null_strict(i) {
         return String::new();
     }
     match &*col.data {
@@ -201,7 +206,7 @@ pub fn format_scalar(col: &Column) -> String {
     if col.is_empty() {
         return String::new();
     }
-    if col.is_null(0) {
+    if col.is_null_strict(0) {
         return null_literal(col.ty).to_string();
     }
     match &*col.data {

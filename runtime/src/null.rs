@@ -1,7 +1,8 @@
 //! Null sentinels. Nobody writes a sentinel literal outside this file.
 //!
 //! Nulls are in-band values, as in DolphinDB: the minimum of each integer type, and
-//! -MAX for FLOAT/DOUBLE (NaN produced by arithmetic also counts as null for floats).
+//! -MAX for FLOAT/DOUBLE. Kernels treat a NaN like a null ([`Native::is_null`]); the
+//! functions a user asks about nulls and values with tell them apart (see below).
 //!
 //! NaN and Infinity, the one rule (everything else follows it):
 //! - Arithmetic and math functions (`+ - * /`, `log`, `sqrt`, ...) never produce NaN or
@@ -12,12 +13,19 @@
 //!   (`double("nan")`, `float(`inf)`), FLOAT ↔ DOUBLE, and a vector built from such scalars
 //!   (`[1.5, float(`nan), float(`inf), NULL]`, the example of funcs/i/isNanInf.md, gives
 //!   `isNanInf` = `[false,true,true,false]`). Integers have neither: they become NULL.
-//! - A stored NaN (from a conversion, a binary file, a CSV) is null for every null test
-//!   (`is_null` below): `isNull`, `isValid`, `nullFill`, aggregates skipping nulls, and it
-//!   prints like NULL. Only `isNanInf`, `countNanInf` and `nanInfFill` tell NaN apart from the
-//!   NULL sentinel (-MAX). The manual (funcs/n/nanInfFill.md) says NaN and Inf are replaced
-//!   by NULL inside DolphinDB and only arrive from outside; it does not say how `isNull`
-//!   treats one that did arrive: this is Beluga's choice (tests/DISPUTED.md).
+//! - A stored NaN (from a conversion, a binary file, a CSV) is a value, distinct from NULL,
+//!   wherever a user looks at nulls and values: `isNull`/`isValid`/`hasNull`/`nullFill` do
+//!   not see it ([`is_null_strict`], `Column::is_null_strict`), `count` counts it,
+//!   `isNanInf`/`countNanInf`/`nanInfFill` find it, it prints as `NaN`, storage and CSV keep
+//!   its bits. funcs/i/isNanInf.md keeps the two apart (`includeNull=true` is needed to count
+//!   a NULL as NaN/Inf). The aggregates `sum`, `avg`, `prod`, `sum2..4`, `max`, `min` (scalar
+//!   and grouped) follow IEEE 754 and numpy: a NaN among the inputs makes the result NaN, an
+//!   Infinity makes it ±Infinity. Element-wise kernels and the moving/cumulative families
+//!   skip a NaN as they skip a NULL ([`Native::is_null`]), as pandas rolling does; an operand
+//!   NaN of `+ - * /` gives NULL. Chosen where the manual is silent: tests/DISPUTED.md.
+//! - ±Infinity propagates through `+ - * /` as IEEE 754 says (`1.0 + inf` is inf, `inf - inf`
+//!   is NaN) but is never created from finite operands: `1.0/0` and an overflowing product
+//!   are NULL ([`keep_special`]).
 //! - ±Infinity is an ordinary (non-null) value: it compares, sorts (-inf below NULL) and
 //!   prints as `Infinity`/`-Infinity`; arithmetic on it that overflows gives NULL.
 
@@ -113,7 +121,7 @@ impl Native for f64 {
         f64::NAN
     }
     fn from_f64_keep_inf(v: f64) -> Self {
-        if v.is_nan() { Self::NULL } else { v }
+        v
     }
     const NULL: Self = -f64::MAX;
     const ZERO: Self = 0.0;
@@ -144,7 +152,7 @@ impl Native for f32 {
         f32::NAN
     }
     fn from_f64_keep_inf(v: f64) -> Self {
-        if v.is_nan() { Self::NULL } else if v.is_infinite() { v as f32 } else { Self::from_f64(v) }
+        if v.is_nan() || v.is_infinite() { v as f32 } else { Self::from_f64(v) }
     }
     const NULL: Self = -f32::MAX;
     const ZERO: Self = 0.0;
@@ -174,10 +182,25 @@ impl Native for f32 {
     }
 }
 
-/// Null test for f64 values computed from other types (NaN or sentinel).
+/// The NULL sentinel only: a NaN is a value here (isNull, isValid, count, printing).
+#[inline(always)]
+pub fn is_null_strict<T: Native>(x: T) -> bool {
+    x.is_null() && !x.to_f64().is_nan()
+}
+
+/// Null test for f64 values computed from other types (NaN or sentinel): kernels use NaN
+/// internally for "no value" in vectors they compute.
 #[inline(always)]
 pub fn f64_null(v: f64) -> bool {
-    <f64 as Native>::is_null(v)
+    v == -f64::MAX || v.is_nan()
+}
+
+/// IEEE propagation of a computed float result: a finite `r` is kept; a NaN/±Infinity `r` is
+/// kept only when some operand already was NaN/±Infinity (`special_in`), else it is an
+/// overflow or an undefined operation and becomes NULL.
+#[inline(always)]
+pub fn keep_special(r: f64, special_in: bool) -> f64 {
+    if r.is_finite() || special_in { r } else { <f64 as Native>::NULL }
 }
 
 pub const NULL_F64: f64 = <f64 as Native>::NULL;

@@ -287,6 +287,11 @@ impl Value {
     pub fn double(v: f64) -> Value {
         Value::scalar(DataType::Double, vec![f64::from_f64(v)])
     }
+    /// A computed DOUBLE that keeps NaN/±Infinity when an input already held one
+    /// (`crate::null::keep_special`).
+    pub fn double_ieee(v: f64, special_in: bool) -> Value {
+        Value::scalar(DataType::Double, vec![crate::null::keep_special(v, special_in)])
+    }
     pub fn string(s: &str) -> Value {
         Value::Scalar(Column::new(DataType::String, ColData::Str(StrCol::from_iter([s]))))
     }
@@ -309,7 +314,9 @@ impl Value {
     pub fn long_vec(v: Vec<i64>) -> Value {
         Value::Vector(Column::from_vec(DataType::Long, v))
     }
-    pub fn double_vec(v: Vec<f64>) -> Value {
+    /// A computed DOUBLE vector: NaN marks "no value" and is stored as NULL (null.rs).
+    pub fn double_vec(mut v: Vec<f64>) -> Value {
+        v.iter_mut().filter(|x| x.is_nan()).for_each(|x| *x = f64::NULL);
         Value::Vector(Column::from_vec(DataType::Double, v))
     }
     pub fn bool_vec(v: Vec<bool>) -> Value {

@@ -178,7 +178,8 @@ fn eq_obj_b(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 fn null_mask(name: &str, v: &Value, want_null: bool) -> Result<Value> {
     let _ = name;
     ops::unary_col(v, &|c: &Column| {
-        let r: Vec<i8> = (0..c.len()).map(|i| (c.is_null(i) == want_null) as i8).collect();
+        // a NaN is a value, not a null (null.rs)
+        let r: Vec<i8> = (0..c.len()).map(|i| (c.is_null_strict(i) == want_null) as i8).collect();
         Ok(Column::from_vec(DataType::Bool, r))
     })
 }
@@ -194,7 +195,7 @@ fn is_void(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 fn has_null(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     let c = col("hasNull", &a[0])?;
-    Ok(Value::bool((0..c.len()).any(|i| c.is_null(i))))
+    Ok(Value::bool((0..c.len()).any(|i| c.is_null_strict(i))))
 }
 
 // ------------------------------------------------------------ logic helpers

@@ -252,7 +252,8 @@ fn decimal_block(v: &[f64], k: usize, limit: usize) -> Option<Vec<u8>> {
     let mut prev = 0i64;
     let p = POW10[k];
     for (i, &x) in v.iter().enumerate() {
-        if x.is_null() {
+        // a NaN is a value (null.rs): it is kept bit for bit as an exception below
+        if x.is_null() && !x.is_nan() {
             ints.push(i64::NULL);
             continue;
         }

@@ -548,7 +548,8 @@ fn quote_into(out: &mut Vec<u8>, s: &str, delim: &[u8]) {
 
 fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
     use std::io::Write as _;
-    if c.is_null(r) {
+    // a NaN is a value and is written as `NaN` (runtime null.rs)
+    if c.is_null_strict(r) {
         return;
     }
     match &*c.data {

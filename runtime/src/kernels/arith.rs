@@ -83,19 +83,19 @@ macro_rules! arith_float {
         impl ArithNative for $t {
             #[inline(always)]
             fn add(a: Self, b: Self) -> Self {
-                fin(a + b)
+                fin(a + b, a, b)
             }
             #[inline(always)]
             fn sub(a: Self, b: Self) -> Self {
-                fin(a - b)
+                fin(a - b, a, b)
             }
             #[inline(always)]
             fn mul(a: Self, b: Self) -> Self {
-                fin(a * b)
+                fin(a * b, a, b)
             }
             #[inline(always)]
             fn div(a: Self, b: Self) -> Self {
-                if b == 0.0 { Self::NULL } else { fin(a / b) }
+                if b == 0.0 { Self::NULL } else { fin(a / b, a, b) }
             }
             #[inline(always)]
             fn rem(a: Self, b: Self) -> Self {
@@ -103,15 +103,17 @@ macro_rules! arith_float {
                     return Self::NULL;
                 }
                 let r = a % b;
-                fin(if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r })
+                fin(if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r }, a, b)
             }
         }
     };
 }
 
+/// A float result: finite results are kept; NaN/±Infinity only when an operand already was
+/// NaN/±Infinity (IEEE propagation), never created from finite operands (null.rs).
 #[inline(always)]
-fn fin<T: Native + FloatLike>(x: T) -> T {
-    if x.finite() { x } else { T::NULL }
+fn fin<T: Native + FloatLike>(x: T, a: T, b: T) -> T {
+    if x.finite() || !(a.finite() && b.finite()) { x } else { T::NULL }
 }
 pub trait FloatLike {
     fn finite(self) -> bool;

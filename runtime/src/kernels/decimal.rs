@@ -132,6 +132,45 @@ fn div_round(a: i128, b: i128) -> i128 {
     }
 }
 
+/// How [`round_to`] treats the digits it drops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RoundMode {
+    /// half away from zero (`round`)
+    HalfAway,
+    /// toward -infinity (`floor`)
+    Floor,
+    /// toward +infinity (`ceil`)
+    Ceil,
+}
+
+/// `round`/`floor`/`ceil` of a DECIMAL column to `digits` places after the point, exactly.
+/// The result keeps the width; its scale is `min(scale, max(digits, 0))` (`round(3.14159P, 2)`
+/// is the DECIMAL `3.14`); a negative `digits` rounds to tens, hundreds, ... at scale 0.
+pub fn round_to(col: &Column, digits: i32, mode: RoundMode) -> Result<Column> {
+    let s = col.ty.decimal_scale().unwrap_or(0) as i32;
+    let to = digits.clamp(0, s);
+    let drop = s - digits.min(s); // decimal digits removed from the unscaled value
+    let d = pow10(drop.min(38) as u32);
+    let back = pow10((to - digits.min(to)) as u32); // > 1 only for negative digits
+    let v: Vec<i128> = unscaled(col)
+        .into_iter()
+        .map(|x| {
+            if x == NULL || drop == 0 {
+                return x;
+            }
+            let q = x.div_euclid(d);
+            let r = x.rem_euclid(d);
+            let q = match mode {
+                RoundMode::Floor => q,
+                RoundMode::Ceil => if r != 0 { q + 1 } else { q },
+                RoundMode::HalfAway => div_round(x, d),
+            };
+            q * back
+        })
+        .collect();
+    from_unscaled(col.ty.with_scale(to as u8), v)
+}
+
 /// Change the scale of unscaled values: multiply exactly (overflow is an error) or
 /// divide, rounding half away from zero (`round`) or truncating toward zero.
 pub fn rescale(v: &[i128], from: u8, to: u8, round: bool) -> Result<Vec<i128>> {

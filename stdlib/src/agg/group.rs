@@ -134,21 +134,24 @@ fn g_prod<T: Native>(v: &[T], gid: &[u32], n: usize, float: bool) -> (Vec<f64>, 
 }
 
 fn g_extreme<T: Native + Send + Sync>(v: &[T], gid: &[u32], n: usize, want_max: bool) -> Vec<T> {
-    let better = move |b: T, x: T| b.is_null() || (want_max && x > b) || (!want_max && x < b);
+    // a NaN is a value that wins and stays, as it makes the sum NaN (null.rs)
+    let nan = |x: T| x.to_f64().is_nan();
+    let better = move |b: T, x: T| !nan(b) && (nan(x) || b.is_null() || (want_max && x > b) || (!want_max && x < b));
+    let candidate = move |x: T| !x.is_null() || nan(x);
     fold_groups(
         v.len(),
         n,
         || vec![T::NULL; n],
         |best, rows| {
             for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
-                if !x.is_null() && better(best[g as usize], x) {
+                if candidate(x) && better(best[g as usize], x) {
                     best[g as usize] = x;
                 }
             }
         },
         |best, other| {
             for (b, &x) in best.iter_mut().zip(&other) {
-                if !x.is_null() && better(*b, x) {
+                if candidate(x) && better(*b, x) {
                     *b = x;
                 }
             }
@@ -163,7 +166,8 @@ fn g_count<T: Native>(v: &[T], gid: &[u32], n: usize) -> Vec<i32> {
         || vec![0i32; n],
         |c, rows| {
             for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
-                if !x.is_null() {
+                // a NaN counts: a value, not a null (null.rs)
+                if !x.is_null() || x.to_f64().is_nan() {
                     c[g as usize] += 1;
                 }
             }
@@ -209,6 +213,37 @@ fn g_extreme_str(c: &Column, gid: &[u32], n: usize, want_max: bool) -> Vec<i64> 
 
 fn dcol(v: Vec<f64>) -> Column {
     Column::from_vec(DataType::Double, v.into_iter().map(f64::from_f64).collect::<Vec<f64>>())
+}
+
+/// Per-group results of a float sum-like aggregate: an empty group is NULL; a group holding a
+/// NaN is NaN and one holding ±Infinity keeps a non-finite result (IEEE propagation, as numpy;
+/// null.rs); any other non-finite result is an overflow and NULL.
+fn dcol_ieee(v: Vec<f64>, counts: &[u32], col: &Column, gid: &[u32]) -> Column {
+    let (mut nan, mut inf) = (vec![false; v.len()], vec![false; v.len()]);
+    if col.ty.is_floating() {
+        with_numeric!(&*col.data, xs => for (x, &g) in xs.iter().zip(gid) {
+            let f = x.to_f64();
+            if f.is_nan() {
+                nan[g as usize] = true;
+            } else if f.is_infinite() && !x.is_null() {
+                inf[g as usize] = true;
+            }
+        });
+    }
+    let out: Vec<f64> = v
+        .into_iter()
+        .enumerate()
+        .map(|(g, s)| {
+            if nan[g] {
+                f64::NAN
+            } else if counts[g] == 0 {
+                f64::NULL
+            } else {
+                beluga_runtime::null::keep_special(s, inf[g])
+            }
+        })
+        .collect();
+    Column::from_vec(DataType::Double, out)
 }
 
 /// Sum of squared deviations from the group mean, with counts (two passes).
@@ -337,7 +372,7 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             let rt = intacc::acc_type(col.ty);
             if rt == DataType::Double {
                 let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, 1)).unwrap_or_default();
-                return Ok(dcol(s.into_iter().zip(c).map(|(s, c)| if c == 0 { f64::NAN } else { s }).collect()));
+                return Ok(dcol_ieee(s, &c, col, gid));
             }
             let (s, c) = with_numeric!(&*col.data, v => g_isum(v, gid, n)).unwrap_or_default();
             let r: Vec<i64> = s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { intacc::to_long(s) }).collect();
@@ -353,12 +388,8 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             };
             let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, k)).unwrap_or_default();
             let avg = k == 1;
-            Ok(dcol(
-                s.into_iter()
-                    .zip(c)
-                    .map(|(s, c)| if c == 0 { f64::NAN } else if avg { s / c as f64 } else { s })
-                    .collect(),
-            ))
+            let v = s.into_iter().zip(&c).map(|(s, &c)| if avg && c > 0 { s / c as f64 } else { s }).collect();
+            Ok(dcol_ieee(v, &c, col, gid))
         }
         "prod" => {
             need_numeric(numeric)?;

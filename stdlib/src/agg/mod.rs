@@ -21,8 +21,10 @@ pub use crate::agg_group::{grouped, grouped2};
 
 // ------------------------------------------------------------------ typed kernels
 
+/// Sum and count of the non-null elements; a NaN element (a value: null.rs) makes the sum NaN.
 fn fsum<T: Native>(v: &[T]) -> (f64, usize) {
     let (mut s, mut n) = (0f64, 0usize);
+    let mut nan = false;
     // chunk by chunk (same summation order) so a long column can be interrupted
     let poll = beluga_runtime::guard::Poll::new();
     for part in v.chunks(beluga_runtime::guard::CHUNK) {
@@ -31,14 +33,20 @@ fn fsum<T: Native>(v: &[T]) -> (f64, usize) {
             if !x.is_null() {
                 s += x.to_f64();
                 n += 1;
+            } else if x.to_f64().is_nan() {
+                nan = true;
+                n += 1;
             }
         }
     }
-    (s, n)
+    (if nan { f64::NAN } else { s }, n)
 }
 
 fn fsum_pow<T: Native>(v: &[T], k: i32) -> (f64, usize) {
     let (mut s, mut n) = (0f64, 0usize);
+    if v.iter().any(|x| x.to_f64().is_nan()) {
+        return (f64::NAN, 1);
+    }
     // chunk by chunk (same summation order) so a long column can be interrupted
     let poll = beluga_runtime::guard::Poll::new();
     for part in v.chunks(beluga_runtime::guard::CHUNK) {
@@ -53,14 +61,31 @@ fn fsum_pow<T: Native>(v: &[T], k: i32) -> (f64, usize) {
     (s, n)
 }
 
+/// Some element is NaN or ±Infinity (a value, not a null: null.rs); only looked at when a
+/// float result is not finite, to tell IEEE propagation from overflow.
+fn has_special<T: Native>(v: &[T]) -> bool {
+    v.iter().any(|x| !x.to_f64().is_finite() && (x.to_f64().is_nan() || !x.is_null()))
+}
+
+/// A DOUBLE aggregate result `s` over column `c`: NaN/±Infinity kept when the input held one.
+fn double_of(s: f64, c: &Column) -> Value {
+    let special = !s.is_finite() && with_numeric!(&*c.data, v => has_special(v)).unwrap_or(false);
+    Value::double_ieee(s, special)
+}
+
+/// Elements that are not NULL; a NaN counts (a value: null.rs).
 fn count_valid<T: Native>(v: &[T]) -> usize {
-    v.iter().filter(|x| !x.is_null()).count()
+    v.iter().filter(|x| !x.is_null() || x.to_f64().is_nan()).count()
 }
 
 fn extreme<T: Native>(v: &[T], want_max: bool) -> Option<T> {
     let mut best: Option<T> = None;
     for &x in v {
         if x.is_null() {
+            // a NaN (a value, not a null: null.rs) makes the extreme NaN, as it makes the sum
+            if x.to_f64().is_nan() {
+                return Some(x);
+            }
             continue;
         }
         best = Some(match best {
@@ -76,6 +101,9 @@ fn extreme<T: Native>(v: &[T], want_max: bool) -> Option<T> {
 fn fprod<T: Native>(v: &[T]) -> (f64, usize) {
     let (mut s, mut n) = (1f64, 0usize);
     for &x in v {
+        if x.to_f64().is_nan() {
+            return (f64::NAN, 1);
+        }
         if !x.is_null() {
             s *= x.to_f64();
             n += 1;
@@ -100,7 +128,7 @@ pub fn sum_col(c: &Column) -> Result<Value> {
     let rt = intacc::acc_type(c.ty);
     if rt == DataType::Double {
         let (s, n) = with_numeric!(&*c.data, v => fsum(v)).unwrap_or((0.0, 0));
-        return Ok(if n == 0 { Value::null_of(rt) } else { Value::double(s) });
+        return Ok(if n == 0 { Value::null_of(rt) } else { double_of(s, c) });
     }
     let (s, n) = with_numeric!(&*c.data, v => intacc::sum(v)).unwrap_or((0, 0));
     Ok(if n == 0 { Value::null_of(rt) } else { Value::long(intacc::to_long(s)) })
@@ -112,7 +140,7 @@ pub fn sum_pow_col(name: &str, c: &Column, k: i32) -> Result<Value> {
         return Err(Error::unsupported(name, c.ty));
     }
     let (s, n) = with_numeric!(&*c.data, v => fsum_pow(v, k)).unwrap_or((0.0, 0));
-    Ok(if n == 0 { Value::null_of(DataType::Double) } else { Value::double(s) })
+    Ok(if n == 0 { Value::null_of(DataType::Double) } else { double_of(s, c) })
 }
 
 /// `avg`/`mean` of one column: DOUBLE.
@@ -124,7 +152,7 @@ pub fn avg_col(c: &Column) -> Result<Value> {
         return Err(Error::unsupported("avg", c.ty));
     }
     let (s, n) = with_numeric!(&*c.data, v => fsum(v)).unwrap_or((0.0, 0));
-    Ok(if n == 0 { Value::null_of(DataType::Double) } else { Value::double(s / n as f64) })
+    Ok(if n == 0 { Value::null_of(DataType::Double) } else { double_of(s / n as f64, c) })
 }
 
 /// Number of non-null elements of a column.
@@ -220,7 +248,7 @@ pub fn prod_col(c: &Column) -> Result<Value> {
     }
     if c.ty.is_floating() {
         let (p, n) = with_numeric!(&*c.data, v => fprod(v)).unwrap_or((1.0, 0));
-        return Ok(if n == 0 { Value::null_of(DataType::Double) } else { Value::double(p) });
+        return Ok(if n == 0 { Value::null_of(DataType::Double) } else { double_of(p, c) });
     }
     let (p, n) = with_numeric!(&*c.data, v => intacc::prod(v)).unwrap_or((1, 0));
     Ok(if n == 0 { Value::null_of(DataType::Long) } else { Value::long(intacc::to_long(p)) })

@@ -218,11 +218,20 @@ fn null_fill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let yc = fill_col("nullFill", y)?;
     match x {
         Value::Matrix(m) => {
-            let data = pick_from(&m.data, &yc, &null_flags(&m.data))?;
+            let data = pick_from(&m.data, &yc, &strict_null_flags(&m.data))?;
             Ok(Value::Matrix(Arc::new(Matrix { data, ..(**m).clone() })))
         }
-        _ => per_column("nullFill", x, &|c| pick_from(c, &yc, &null_flags(c))),
+        _ => per_column("nullFill", x, &|c| pick_from(c, &yc, &strict_null_flags(c))),
     }
+}
+
+/// NULL elements only: `nullFill` leaves a NaN alone (a value, not a null: null.rs).
+fn strict_null_flags(c: &Column) -> Vec<bool> {
+    let mut f = null_flags(c);
+    if c.ty.is_floating() {
+        f.iter_mut().enumerate().filter(|(i, _)| c.is_nan_at(*i)).for_each(|(_, x)| *x = false);
+    }
+    f
 }
 
 fn if_null_impl(args: &[Value], valid: bool) -> Result<Value> {

@@ -2,6 +2,7 @@
 //! trigonometry, rounding and clip. Functions of f64 return DOUBLE; abs/floor/ceil/round
 //! keep integral types; nulls propagate; NaN and infinities become null.
 
+use beluga_runtime::kernels::decimal as dec;
 use crate::util::{map_f64, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops::{elementwise, unary_col};
@@ -124,21 +125,33 @@ fn log(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
+/// `float_only` for the rounding family, with DECIMAL columns rounded exactly at `digits`
+/// places (`kernels::decimal::round_to`) instead of passing through unchanged.
+fn rounding(name: &str, v: &Value, op: fn(f64) -> f64, digits: i32, mode: dec::RoundMode) -> Result<Value> {
+    if v.data_type().decimal_scale().is_some() {
+        return unary_col(v, &|c: &Column| dec::round_to(c, digits, mode));
+    }
+    float_only(name, v, op)
+}
+
 fn floor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    float_only("floor", &a[0], f64::floor)
+    rounding("floor", &a[0], f64::floor, 0, dec::RoundMode::Floor)
 }
 fn ceil(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    float_only("ceil", &a[0], f64::ceil)
+    rounding("ceil", &a[0], f64::ceil, 0, dec::RoundMode::Ceil)
 }
 
 /// `round(X, [precision])`: half away from zero; with a precision the result is DOUBLE.
 fn round(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
-        None => float_only("round", &a[0], f64::round),
+        None => rounding("round", &a[0], f64::round, 0, dec::RoundMode::HalfAway),
         Some(p) => {
             let d = crate::util::int_arg("round", p, "precision")?;
             if !(-10..=16).contains(&d) {
                 return Err(Error::arg("The precision of [round] must be between 0 and 10"));
+            }
+            if a[0].data_type().decimal_scale().is_some() {
+                return rounding("round", &a[0], f64::round, d as i32, dec::RoundMode::HalfAway);
             }
             let s = 10f64.powi(d as i32);
             map_f64("round", &a[0], &move |x: f64| (x * s).round() / s)

@@ -41,6 +41,8 @@ enum Kind {
     Bool,
     Int(bool), // true: needs LONG
     Float,
+    /// `NaN`, `inf`, `-Infinity`: a float in a column of numbers, text on its own
+    FloatWord,
     Temporal(DataType),
     Text,
 }
@@ -123,6 +125,9 @@ fn classify(s: &str) -> Kind {
             None => Kind::Text,
         };
     }
+    if ["nan", "inf", "infinity"].iter().any(|w| std::str::from_utf8(body).is_ok_and(|x| x.eq_ignore_ascii_case(w))) {
+        return Kind::FloatWord;
+    }
     let numeric_chars = body.iter().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'));
     if numeric_chars && body.first().is_some_and(|c| c.is_ascii_digit() || *c == b'.') && t.parse::<f64>().is_ok() {
         return Kind::Float;
@@ -137,6 +142,7 @@ fn combine(a: Kind, b: Kind) -> Kind {
         (x, y) if x == y => x,
         (Int(p), Int(q)) => Int(p || q),
         (Int(_), Float) | (Float, Int(_)) => Float,
+        (FloatWord, Float | Int(_)) | (Float | Int(_), FloatWord) => Float,
         (Temporal(x), Temporal(y)) => {
             let rank = |t: DataType| match t {
                 DataType::Date => 1,
@@ -190,7 +196,7 @@ pub fn infer_types(sample: &[Vec<Vec<u8>>], ncols: usize) -> Vec<DataType> {
             Kind::Int(true) => DataType::Long,
             Kind::Float => DataType::Double,
             Kind::Temporal(t) => *t,
-            Kind::Text => {
+            Kind::Text | Kind::FloatWord => {
                 let n = nonempty[k];
                 if n < 100 || distinct[k].len() * 2 <= n { DataType::Symbol } else { DataType::String }
             }

@@ -322,8 +322,8 @@ impl<'a> Builder<'a> {
                 narrow(int_noted(text, r, n), r, n)
             }),
             Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_noted(text, r, n).unwrap_or(i64::NULL) }),
-            Builder::F32(v) => v.push(float_noted(text, r, n).map(f32::from_f64).unwrap_or(f32::NULL)),
-            Builder::F64(v) => v.push(float_noted(text, r, n).map(f64::from_f64).unwrap_or(f64::NULL)),
+            Builder::F32(v) => v.push(float_noted(text, r, n).map(f32::from_f64_keep_inf).unwrap_or(f32::NULL)),
+            Builder::F64(v) => v.push(float_noted(text, r, n).map(f64::from_f64_keep_inf).unwrap_or(f64::NULL)),
             Builder::Sym { codes, map, owned, names, last } => {
                 if text.is_empty() {
                     codes.push(0);
