@@ -153,6 +153,7 @@ pub fn register(r: &mut Registry) {
         r.extend(defs);
     }
     r.set_caps(CAPS);
+    stream::wrap(r);
     set_kernels(r);
     // the rows expose their one-line doc and example (docs.tsv, joined by name)
     for d in docs::all() {

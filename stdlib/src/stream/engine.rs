@@ -132,6 +132,8 @@ pub struct EngineHandle {
     output: Target,
     output_as_table: bool,
     rows_in: Mutex<u64>,
+    /// set by dropStreamEngine: appends then fail
+    dropped: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for EngineHandle {
@@ -142,6 +144,9 @@ impl std::fmt::Debug for EngineHandle {
 
 impl EngineHandle {
     fn append(&self, i: &mut Interpreter, rows: &Value) -> Result<u64> {
+        if self.dropped.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::runtime(format!("engine {} was dropped (dropStreamEngine)", self.name)));
+        }
         let rows = crate::core::append_rows(self.schema.clone(), rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?;
         let n = rows.rows();
         if n == 0 {
@@ -279,7 +284,7 @@ pub fn register(
         Some(other) => return Err(Error::arg(format!("{what}: outputHandler must be a function, not {}", describe(other)))),
         None => (Target::of(i, what, output)?, true),
     };
-    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0) };
+    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
     let v = Value::Handle(Arc::new(h));
     engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.insert(c.name, v.clone());
     Ok(v)
@@ -298,7 +303,12 @@ pub fn get_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value
 pub fn drop_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("dropStreamEngine: name must be a string"))?;
     match engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.remove(name) {
-        Some(_) => Ok(Value::Void),
+        Some(v) => {
+            if let Some(e) = as_engine(&v) {
+                e.dropped.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(Value::Void)
+        }
         None => Err(Error::name(format!("dropStreamEngine: there is no engine named {name}"))),
     }
 }

@@ -25,8 +25,67 @@ pub mod reactive;
 pub mod table;
 pub mod timeseries;
 
-use beluga_runtime::registry::{f, fp};
-use beluga_runtime::{Builtin, Kind};
+use beluga_runtime::registry::{f, fp, BuiltinFn};
+use beluga_runtime::{Builtin, Error, Interpreter, Kind, Registry, Result, Value};
+use std::sync::{Mutex, OnceLock};
+
+static PREV: OnceLock<Mutex<Vec<(&'static str, BuiltinFn)>>> = OnceLock::new();
+
+fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)));
+    match call {
+        Some(c) => c(i, args),
+        None => Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))),
+    }
+}
+
+/// Builtins that read a table: given a stream table, they read its rows at that moment.
+macro_rules! reads_table {
+    ($($f:ident = $name:literal),* $(,)?) => {
+        $(fn $f(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+            if let Some(s) = a.first().and_then(table::as_stream) {
+                a[0] = Value::table(s.snapshot()?);
+            }
+            prev(i, $name, a)
+        })*
+        const READS_TABLE: &[(&str, BuiltinFn)] = &[$(($name, $f)),*];
+    };
+}
+
+reads_table!(
+    w_size = "size",
+    w_rows = "rows",
+    w_count = "count",
+    w_column_names = "columnNames",
+    w_col_names = "colNames",
+    w_schema = "schema",
+    w_head = "head",
+    w_tail = "tail",
+    w_values = "values",
+    w_cols = "cols",
+    w_is_empty = "isEmpty",
+    w_eq_obj = "eqObj",
+    w_first = "first",
+    w_last = "last",
+    w_string = "string",
+);
+
+/// Make the table-reading builtins read stream tables (called by `register` after every
+/// family's rows are in, before storage wraps some of the same names).
+pub fn wrap(r: &mut Registry) {
+    let m = PREV.get_or_init(|| Mutex::new(Vec::new()));
+    for (name, call) in READS_TABLE {
+        let Some(id) = r.lookup(name) else { continue };
+        let mut row = *r.get(id);
+        if let Ok(mut g) = m.lock() {
+            if !g.iter().any(|(n, _)| n == name) {
+                g.push((name, row.call));
+            }
+        }
+        row.call = *call;
+        r.replace(&[row]);
+    }
+}
 
 pub const DEFS: &[Builtin] = &[
     f("streamTable", Kind::System, 1, u8::MAX, table::stream_table),
@@ -42,6 +101,7 @@ pub const DEFS: &[Builtin] = &[
         ],
     ),
     fp("unsubscribeTable", Kind::System, 1, 5, table::unsubscribe_table, &["server", "tableName", "actionName", "removeOffset", "raftGroup"]),
+    fp("dropStreamTable", Kind::System, 1, 1, table::drop_stream_table, &["tableName"]),
     fp("getStreamingStat", Kind::System, 0, 0, table::get_streaming_stat, &[]),
     fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
     fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),

@@ -356,3 +356,15 @@ pub fn str_col(v: &[String]) -> Column {
         _ => Column::nulls(DataType::String, 0),
     }
 }
+
+/// `dropStreamTable(tableName)`: forget a shared stream table and its subscriptions.
+pub fn drop_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    const W: &str = "dropStreamTable";
+    let name = table_name_arg(W, args.first())?;
+    let st = shared_stream(i, &name, W)?;
+    if let Some(s) = as_stream(&st) {
+        s.subs.lock().map_err(|_| poisoned())?.clear();
+    }
+    i.shared.lock().map_err(|_| Error::runtime("shared table lock poisoned"))?.remove(&name);
+    Ok(Value::Void)
+}
