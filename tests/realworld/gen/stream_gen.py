@@ -67,7 +67,7 @@ def windows(window, step, align):
             if m.any():
                 # a later tick of the symbol at or after `end` exists since end <= max
                 w = d[m]
-                out.append((s, end - window, end, w.price.iloc[0], w.price.max(), w.price.min(), w.price.iloc[-1], int(w.qty.sum()), len(w)))
+                out.append((s, end - window, end, w.price.iloc[0], w.price.max(), w.price.min(), w.price.iloc[-1], int(w.qty.sum()), len(w), float((w.price * w.qty).sum())))
             end += step
     return out
 
@@ -80,6 +80,7 @@ print("barHigh = " + dvec([b[4] for b in bars]))
 print("barLow = " + dvec([b[5] for b in bars]))
 print("barClose = " + dvec([b[6] for b in bars]))
 print("barVol = " + vec([b[7] for b in bars], str))
+print("barNotional = " + dvec([b[9] for b in bars], 6))
 # pandas resample cross-check of the same bars (left-closed, left-labelled)
 ts = pd.Timestamp("2024-03-01 09:30:00") + pd.to_timedelta(df.off, unit="ms")
 r = df.assign(ts=ts).set_index("ts").groupby("sym").resample("1min").agg({"price": ["first", "max", "min", "last"], "qty": "sum"}).dropna()
