@@ -390,3 +390,32 @@ pub fn create(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let msg_as_table = get(25).and_then(|v| v.as_bool()).unwrap_or(false);
     register(i, W, "TimeSeriesEngine", c, Box::new(core), &args[5], get(24), msg_as_table)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alignment_follows_the_manual_tables() {
+        // funcs/c/createTimeSeriesEngine.md: 60000 ms step → 1 minute; 7 s → 10 s; 45 min → 1 hour
+        assert_eq!(alignment(Precision::Milli, 60000, true), 60000);
+        assert_eq!(alignment(Precision::Milli, 250000, true), 300000);
+        assert_eq!(alignment(Precision::Milli, 250000, false), 60000);
+        assert_eq!(alignment(Precision::Second, 7, true), 10);
+        assert_eq!(alignment(Precision::Minute, 45, true), 60);
+        assert_eq!(alignment(Precision::Day, 3, true), 1);
+        assert_eq!(alignment(Precision::Nano, 3_000_000, true), 10_000_000);
+    }
+
+    #[test]
+    fn window_ends_lie_on_the_grid() {
+        let g = Grid { window: 120, step: 60, right: false };
+        // base 0: ends 120, 180, 240...; a row at 130 belongs to the window ending 180 first
+        assert_eq!(g.end_after(0, 5), 120);
+        assert_eq!(g.end_after(0, 120), 180);
+        assert_eq!(g.end_after(0, 130), 180);
+        let r = Grid { window: 120, step: 60, right: true };
+        assert_eq!(r.end_after(0, 120), 120);
+        assert!(g.past(120, 120) && !r.past(120, 120));
+    }
+}
