@@ -55,6 +55,15 @@ impl Target {
     /// Hand rows over: appended to a table or engine, or passed to a function as a table
     /// (`as_table`) or a tuple of columns.
     pub fn deliver(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
+        // a handler's in-place builtin (tableInsert{out}) must not leave its result for the
+        // append that triggered the delivery to write back into its own variable
+        let saved = i.inplace_out.take();
+        let r = self.deliver_inner(i, rows, as_table);
+        i.inplace_out = saved;
+        r
+    }
+
+    fn deliver_inner(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
         match self {
             Target::Var(name) => {
                 let current = read_session(i, name).ok_or_else(|| Error::name(format!("The output table {name} no longer exists")))?;

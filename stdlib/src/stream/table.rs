@@ -368,3 +368,16 @@ pub fn drop_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value>
     i.shared.lock().map_err(|_| Error::runtime("shared table lock poisoned"))?.remove(&name);
     Ok(Value::Void)
 }
+
+/// `enableTableShareAndPersistence(table, tableName, ...)`: share a stream table under the
+/// name. Beluga keeps stream tables in memory only: the persistence options are accepted
+/// and nothing is written to disk (no `persistenceDir` exists), as the docs row says.
+pub fn enable_share_and_persistence(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    const W: &str = "enableTableShareAndPersistence";
+    if as_stream(&args[0]).is_none() {
+        return Err(Error::arg(format!("{W}: table must be a stream table, not {}", describe(&args[0]))));
+    }
+    let name = args[1].as_str().ok_or_else(|| Error::arg(format!("{W}: tableName must be a string")))?.to_string();
+    i.share(args[0].clone(), &name)?;
+    Ok(Value::Void)
+}
