@@ -235,6 +235,13 @@ pub trait Handle: Send + Sync + fmt::Debug {
     fn table_source(&self) -> Option<&dyn crate::table_source::TableSource> {
         None
     }
+    /// Appending through the session: a stream table delivers the rows to its subscribers
+    /// and a streaming engine computes on them, both with the interpreter. `rows` is a
+    /// table or a tuple of columns; None when the handle is not such a target (appends
+    /// then go through `table_source`).
+    fn session_append(&self, _i: &mut crate::eval::Interpreter, _rows: &Value) -> Option<crate::error::Result<u64>> {
+        None
+    }
 }
 
 #[derive(Clone, Debug)]

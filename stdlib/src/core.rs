@@ -679,6 +679,11 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &rows))))
         }
         Value::Handle(h) => {
+            // stream tables and streaming engines append in the session (see stream/)
+            if let Some(r) = h.session_append(_i, &x) {
+                r?;
+                return Ok(Value::Handle(h));
+            }
             // stored tables append through their table source
             let Some(src) = h.table_source() else { return Err(Error::unsupported("append!", h.type_name())) };
             src.append_value(&x)?;

@@ -24,6 +24,7 @@ pub mod meta;
 pub mod system;
 pub mod system_io;
 pub mod stats;
+pub mod stream;
 pub mod string;
 pub mod table;
 pub mod temporal;
@@ -91,6 +92,7 @@ pub fn register(r: &mut Registry) {
     r.extend(beluga_runtime::eval::ADVERB_DEFS);
     for defs in [
         core::DEFS,
+        stream::DEFS,
         math::DEFS,
         agg::DEFS,
         cum::DEFS,
@@ -151,6 +153,7 @@ pub fn register(r: &mut Registry) {
         r.extend(defs);
     }
     r.set_caps(CAPS);
+    stream::wrap(r);
     set_kernels(r);
     // the rows expose their one-line doc and example (docs.tsv, joined by name)
     for d in docs::all() {

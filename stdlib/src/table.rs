@@ -408,6 +408,13 @@ fn replace_in_caller(i: &mut Interpreter, orig: &Value, new: Value) {
 }
 
 fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
+    if let Value::Handle(h) = &args[0] {
+        // stream tables and streaming engines (see stream/)
+        let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
+        if let Some(r) = h.session_append(i, &data) {
+            return r.map(|n| Value::int(n as i32));
+        }
+    }
     let src = incoming_columns(table_arg("tableInsert", &args[0])?, &args[1..])?;
     let n = src.first().map(|c| c.len()).unwrap_or(0);
     if matches!(&args[0], Value::Table(t) if t.keys.is_empty()) {
@@ -460,7 +467,7 @@ fn upsert(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ keyed and stream tables
 
-fn build_table(i: &mut Interpreter, rest: Vec<Value>) -> Result<Table> {
+pub(crate) fn build_table(i: &mut Interpreter, rest: Vec<Value>) -> Result<Table> {
     let schema_form = rest.len() == 3 && matches!(rest[0], Value::Pair(_));
     let v = if let [Value::Table(t)] = rest.as_slice() {
         Value::Table(t.clone())
@@ -509,10 +516,6 @@ fn keyed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 fn indexed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     keyed(i, "indexedTable", args)
-}
-
-fn stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    Ok(Value::table(build_table(i, args)?))
 }
 
 fn keyed_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
@@ -612,7 +615,6 @@ pub const DEFS: &[Builtin] = &[
     fp("schema", Kind::System, 1, 1, schema, &["table"]),
     fp("sliceByKey", Kind::System, 2, 4, slice_by_key, &["table", "rowKeys", "colNames", "preserveOrder"]),
     fp("sortBy!", Kind::System, 2, 3, sort_by, &["table", "sortColumns", "sortDirections"]),
-    f("streamTable", Kind::System, 1, u8::MAX, stream_table),
     f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
     fp("unionAll", Kind::System, 1, 3, union_all, &["tableA", "tableB", "byColName"]),
     fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),

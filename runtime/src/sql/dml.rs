@@ -255,6 +255,14 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         });
     }
     if let (Dest::Handle(h), true) = (&dest, table.keys.is_empty()) {
+        let rows = Table::new(table.names.clone(), rows_in)?;
+        // a stream table or streaming engine appends in the session (stdlib's stream/)
+        if let Value::Handle(hh) = h {
+            if let Some(r) = hh.session_append(i, &Value::table(rows.clone())) {
+                return r.map(|_| ());
+            }
+        }
+        let rows_in = rows.cols;
         // a stored table appends the new rows through its table source
         let src = table_source(h).ok_or_else(|| Error::runtime("This stored table can't be appended to"))?;
         let rows = Table::new(table.names.clone(), rows_in)?;

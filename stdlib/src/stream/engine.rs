@@ -1,0 +1,401 @@
+//! What the streaming engines share: the engine handle (a table-like object that computes
+//! when rows are appended to it), the process-wide registry of engines by name
+//! (`getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`), where results and
+//! subscribed messages go (`Target`), and metric evaluation over columns.
+
+use beluga_lang::ast::{Expr, ExprKind};
+use beluga_runtime::eval::ops::describe;
+use beluga_runtime::table_source::{PartInfo, PartRows, Scan, TableSource};
+use beluga_runtime::value::Handle;
+use beluga_runtime::{Column, DataType, Error, Func, Interpreter, Result, Table, Value};
+use ahash::AHashMap;
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
+
+// ------------------------------------------------------------------ targets
+
+/// Where rows go: an output table or a subscription's handler.
+#[derive(Clone)]
+pub enum Target {
+    /// A plain table held by a session variable or a shared name: appended, written back.
+    Var(String),
+    /// A stream table, an engine, a stored table.
+    Handle(Value),
+    /// A function; `rebind` lists fixed arguments of a partial application that were plain
+    /// tables held by variables (`tableInsert{out}`): the variable's current table is
+    /// passed at each call, so repeated appends accumulate as they do in DolphinDB.
+    Func(Value, Vec<(usize, String)>),
+}
+
+impl Target {
+    pub fn of(i: &Interpreter, what: &str, v: &Value) -> Result<Target> {
+        match v {
+            Value::Handle(_) => Ok(Target::Handle(v.clone())),
+            Value::Table(_) => match crate::meta::var_holding(i, v) {
+                Some(name) => Ok(Target::Var(name)),
+                None => Err(Error::arg(format!("{what}: the table must be held by a variable or shared (so results can be read back)"))),
+            },
+            Value::Function(f) => {
+                let mut rebind = Vec::new();
+                if let Func::Partial(_, slots, _) = f {
+                    for (k, s) in slots.iter().enumerate() {
+                        if let Some(t @ Value::Table(_)) = s {
+                            if let Some(name) = crate::meta::var_holding(i, t) {
+                                rebind.push((k, name));
+                            }
+                        }
+                    }
+                }
+                Ok(Target::Func(v.clone(), rebind))
+            }
+            other => Err(Error::arg(format!("{what}: expected a table, an engine or a function, not {}", describe(other)))),
+        }
+    }
+
+    /// Hand rows over: appended to a table or engine, or passed to a function as a table
+    /// (`as_table`) or a tuple of columns.
+    pub fn deliver(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
+        // a handler's in-place builtin (tableInsert{out}) must not leave its result for the
+        // append that triggered the delivery to write back into its own variable
+        let saved = i.inplace_out.take();
+        let r = self.deliver_inner(i, rows, as_table);
+        i.inplace_out = saved;
+        r
+    }
+
+    fn deliver_inner(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
+        match self {
+            Target::Var(name) => {
+                let current = read_session(i, name).ok_or_else(|| Error::name(format!("The output table {name} no longer exists")))?;
+                match current {
+                    Value::Table(t) => {
+                        let grown = crate::core::append_rows(Arc::unwrap_or_clone(t), &Value::table(rows))?;
+                        write_session(i, name, Value::table(grown));
+                        Ok(())
+                    }
+                    h @ Value::Handle(_) => Target::Handle(h).deliver(i, rows, as_table),
+                    other => Err(Error::arg(format!("The output {name} is {}, not a table", describe(&other)))),
+                }
+            }
+            Target::Handle(h) => {
+                let Value::Handle(hh) = h else { return Err(Error::runtime("internal: target is not a handle")) };
+                let data = Value::table(rows);
+                if let Some(r) = hh.session_append(i, &data) {
+                    return r.map(|_| ());
+                }
+                match hh.table_source() {
+                    Some(src) => src.append_value(&data).map(|_| ()),
+                    None => Err(Error::unsupported("append", hh.type_name())),
+                }
+            }
+            Target::Func(f, rebind) => {
+                let f = if rebind.is_empty() { f.clone() } else { rebound(i, f, rebind) };
+                let msg = if as_table { Value::table(rows) } else { Value::tuple(rows.cols.into_iter().map(Value::Vector).collect()) };
+                i.call_value(&f, vec![msg]).map(|_| ())
+            }
+        }
+    }
+}
+
+/// A partial application with its table arguments replaced by their variables' current values.
+fn rebound(i: &Interpreter, f: &Value, rebind: &[(usize, String)]) -> Value {
+    let Value::Function(Func::Partial(inner, slots, kw)) = f else { return f.clone() };
+    let mut slots: Vec<Option<Value>> = slots.as_ref().clone();
+    for (k, name) in rebind {
+        if let Some(v) = read_session(i, name) {
+            slots[*k] = Some(v);
+        }
+    }
+    Value::Function(Func::Partial(inner.clone(), Arc::new(slots), kw.clone()))
+}
+
+/// A session variable or shared object by name (session variables first).
+fn read_session(i: &Interpreter, name: &str) -> Option<Value> {
+    i.globals.get(name).cloned().or_else(|| i.get_shared(name))
+}
+
+fn write_session(i: &mut Interpreter, name: &str, v: Value) {
+    if i.globals.contains_key(name) {
+        i.globals.insert(name.to_string(), v);
+    } else if let Ok(mut m) = i.shared.lock() {
+        m.insert(name.to_string(), v);
+    }
+}
+
+// ------------------------------------------------------------------ engines
+
+/// The computation of one engine: rows in (conformed to the dummy table), result rows out.
+pub trait EngineCore: Send {
+    fn feed(&mut self, i: &mut Interpreter, rows: Table) -> Result<Option<Table>>;
+    /// Groups (keys) the engine holds state for.
+    fn groups(&self) -> usize;
+}
+
+/// An engine: a table-like object; appending to it computes and writes the results.
+pub struct EngineHandle {
+    pub name: String,
+    pub kind: &'static str,
+    /// the dummy table's columns, no rows
+    pub schema: Table,
+    core: Mutex<Box<dyn EngineCore>>,
+    output: Target,
+    output_as_table: bool,
+    rows_in: Mutex<u64>,
+    /// set by dropStreamEngine: appends then fail
+    dropped: std::sync::atomic::AtomicBool,
+}
+
+impl std::fmt::Debug for EngineHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[{}]", self.kind, self.name)
+    }
+}
+
+impl EngineHandle {
+    fn append(&self, i: &mut Interpreter, rows: &Value) -> Result<u64> {
+        if self.dropped.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::runtime(format!("engine {} was dropped (dropStreamEngine)", self.name)));
+        }
+        let rows = crate::core::append_rows(self.schema.clone(), rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?;
+        let n = rows.rows();
+        if n == 0 {
+            return Ok(0);
+        }
+        let out = {
+            let mut core = self
+                .core
+                .try_lock()
+                .map_err(|_| Error::runtime(format!("engine {}: rows were appended to it while it was computing", self.name)))?;
+            core.feed(i, rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?
+        };
+        if let Ok(mut r) = self.rows_in.lock() {
+            *r += n as u64;
+        }
+        if let Some(out) = out {
+            if out.rows() > 0 {
+                self.output.deliver(i, out, self.output_as_table)?;
+            }
+        }
+        Ok(n as u64)
+    }
+}
+
+impl Handle for EngineHandle {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn display(&self) -> String {
+        format!("{}[{}]", self.kind, self.name)
+    }
+    fn type_name(&self) -> &'static str {
+        "TABLE"
+    }
+    fn table_source(&self) -> Option<&dyn TableSource> {
+        Some(self)
+    }
+    fn session_append(&self, i: &mut Interpreter, rows: &Value) -> Option<Result<u64>> {
+        Some(self.append(i, rows))
+    }
+}
+
+/// An engine reads as its dummy table's columns with no rows (what `insert into` needs).
+impl TableSource for EngineHandle {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn schema(&self) -> Result<Vec<(String, DataType)>> {
+        Ok(self.schema.names.iter().cloned().zip(self.schema.cols.iter().map(|c| c.ty)).collect())
+    }
+    fn rows(&self) -> Result<u64> {
+        Ok(0)
+    }
+    fn partitions(&self, _p: &[beluga_runtime::table_source::Pred]) -> Result<Vec<PartInfo>> {
+        Ok(vec![PartInfo { id: String::new(), rows: 0 }])
+    }
+    fn scan(&self, _req: Scan<'_>) -> Result<Vec<Table>> {
+        Ok(vec![self.schema.clone()])
+    }
+    fn count(&self, _p: &[beluga_runtime::table_source::Pred]) -> Result<Option<u64>> {
+        Ok(Some(0))
+    }
+    fn decided(&self, _p: &[beluga_runtime::table_source::Pred], tests: &[beluga_runtime::table_source::Pred]) -> Result<Vec<bool>> {
+        Ok(vec![false; tests.len()])
+    }
+    fn append(&self, _rows: &Table) -> Result<u64> {
+        Err(Error::runtime(format!("engine {}: append to it with append!, tableInsert or insert into", self.name)))
+    }
+    fn overwrite(&self, _t: &Table) -> Result<()> {
+        Err(Error::runtime(format!("engine {}: an engine can't be updated or deleted from", self.name)))
+    }
+    fn read_partitions(&self, _p: &[beluga_runtime::table_source::Pred]) -> Result<PartRows> {
+        Err(Error::runtime(format!("engine {}: an engine can't be updated or deleted from", self.name)))
+    }
+    fn rewrite(&self, _v: u64, _p: &[String], _t: &[Arc<Table>]) -> Result<()> {
+        Err(Error::runtime(format!("engine {}: an engine can't be updated or deleted from", self.name)))
+    }
+}
+
+pub fn as_engine(v: &Value) -> Option<&EngineHandle> {
+    match v {
+        Value::Handle(h) => h.as_any().downcast_ref::<EngineHandle>(),
+        _ => None,
+    }
+}
+
+static ENGINES: OnceLock<Mutex<AHashMap<String, Value>>> = OnceLock::new();
+
+fn engines() -> &'static Mutex<AHashMap<String, Value>> {
+    ENGINES.get_or_init(|| Mutex::new(AHashMap::new()))
+}
+
+/// The parts every engine's constructor reads.
+pub struct Common {
+    pub name: String,
+    pub dummy: Table,
+}
+
+/// Check the name (letters, digits, underscores, starting with a letter; not in use) and
+/// read the dummy table's columns.
+pub fn common(what: &str, name: &Value, dummy: &Value) -> Result<Common> {
+    let name = name.as_str().ok_or_else(|| Error::arg(format!("{what}: name must be a string")))?.to_string();
+    let ok = name.chars().next().map(|c| c.is_ascii_alphabetic()).unwrap_or(false) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(Error::arg(format!("{what}: the engine name '{name}' must start with a letter and hold only letters, digits and underscores")));
+    }
+    if engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.contains_key(&name) {
+        return Err(Error::runtime(format!("{what}: an engine named {name} already exists (dropStreamEngine(\"{name}\") first)")));
+    }
+    let dummy = match dummy {
+        Value::Table(t) => t.as_ref().clone(),
+        Value::Handle(h) => match h.table_source() {
+            Some(src) => src.table()?,
+            None => return Err(Error::arg(format!("{what}: dummyTable must be a table"))),
+        },
+        other => return Err(Error::arg(format!("{what}: dummyTable must be a table, not {}", describe(other)))),
+    };
+    let dummy = dummy.slice(0, 0);
+    Ok(Common { name, dummy })
+}
+
+/// Make the engine handle, register it under its name, and return it.
+pub fn register(
+    i: &Interpreter,
+    what: &str,
+    kind: &'static str,
+    c: Common,
+    core: Box<dyn EngineCore>,
+    output: &Value,
+    output_handler: Option<&Value>,
+    msg_as_table: bool,
+) -> Result<Value> {
+    let (target, as_table) = match output_handler {
+        Some(h) if matches!(h, Value::Function(_)) => (Target::of(i, what, h)?, msg_as_table),
+        Some(other) => return Err(Error::arg(format!("{what}: outputHandler must be a function, not {}", describe(other)))),
+        None => (Target::of(i, what, output)?, true),
+    };
+    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
+    let v = Value::Handle(Arc::new(h));
+    engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.insert(c.name, v.clone());
+    Ok(v)
+}
+
+pub fn get_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let name = args[0].as_str().ok_or_else(|| Error::arg("getStreamEngine: name must be a string"))?;
+    engines()
+        .lock()
+        .map_err(|_| Error::runtime("engine registry lock poisoned"))?
+        .get(name)
+        .cloned()
+        .ok_or_else(|| Error::name(format!("getStreamEngine: there is no engine named {name}")))
+}
+
+pub fn drop_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let name = args[0].as_str().ok_or_else(|| Error::arg("dropStreamEngine: name must be a string"))?;
+    match engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.remove(name) {
+        Some(v) => {
+            if let Some(e) = as_engine(&v) {
+                e.dropped.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(Value::Void)
+        }
+        None => Err(Error::name(format!("dropStreamEngine: there is no engine named {name}"))),
+    }
+}
+
+/// `getStreamEngineStat()`: a dictionary from engine type to a table (name, numGroups, numRows).
+pub fn get_stream_engine_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+    let mut all: Vec<(String, Value)> =
+        engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut by_kind: Vec<(&'static str, Vec<String>, Vec<i64>, Vec<i64>)> = Vec::new();
+    for (_, v) in &all {
+        let Some(e) = as_engine(v) else { continue };
+        let groups = e.core.try_lock().map(|c| c.groups() as i64).unwrap_or(i64::MIN);
+        let rows = e.rows_in.lock().map(|r| *r as i64).unwrap_or(0);
+        match by_kind.iter_mut().find(|k| k.0 == e.kind) {
+            Some(k) => {
+                k.1.push(e.name.clone());
+                k.2.push(groups);
+                k.3.push(rows);
+            }
+            None => by_kind.push((e.kind, vec![e.name.clone()], vec![groups], vec![rows])),
+        }
+    }
+    let keys = Value::string_vec(by_kind.iter().map(|k| k.0));
+    let mut vals = Vec::new();
+    for (_, names, groups, rows) in by_kind {
+        let t = Table::new(
+            vec!["name".into(), "numGroups".into(), "numRows".into()],
+            vec![super::table::str_col(&names), Column::from_vec(DataType::Long, groups), Column::from_vec(DataType::Long, rows)],
+        )?;
+        vals.push(Value::table(t));
+    }
+    i.call_builtin_by_name("dict", vec![keys, Value::tuple(vals)])
+}
+
+// ------------------------------------------------------------------ metrics
+
+/// The expressions of a `metrics` argument: `<expr>`, `<[e1, e2]>`, `[<e1>, <e2>]`.
+pub fn metric_exprs(what: &str, v: &Value) -> Result<Vec<Arc<Expr>>> {
+    let mut out = Vec::new();
+    match v {
+        Value::Code(e) => match &e.kind {
+            ExprKind::Vector(items) => out.extend(items.iter().map(|x| Arc::new(x.clone()))),
+            _ => out.push(e.clone()),
+        },
+        Value::Tuple(items) => {
+            for it in items.iter() {
+                out.extend(metric_exprs(what, it)?);
+            }
+        }
+        other => return Err(Error::arg(format!("{what}: metrics must be metacode such as <[mavg(price, 5), ema(price, 10)]>, not {}", describe(other)))),
+    }
+    if out.is_empty() {
+        return Err(Error::arg(format!("{what}: metrics is empty")));
+    }
+    Ok(out)
+}
+
+/// Evaluate an expression with the columns of `t` bound by name.
+pub fn eval_on(i: &mut Interpreter, t: &Table, e: &Expr) -> Result<Value> {
+    let mut scope: AHashMap<String, Value> = AHashMap::with_capacity(t.ncols());
+    for (n, c) in t.names.iter().zip(&t.cols) {
+        scope.insert(n.clone(), Value::Vector(c.clone()));
+    }
+    i.col_scopes.push(scope);
+    let r = i.eval(e);
+    i.col_scopes.pop();
+    r
+}
+
+/// Key column names (a string or strings), checked against the dummy table.
+pub fn key_names(what: &str, v: Option<&Value>, dummy: &Table) -> Result<Vec<String>> {
+    let Some(v) = v else { return Ok(vec![]) };
+    let names = crate::table::names_arg(what, v)?;
+    for n in &names {
+        if dummy.col_index(n).is_none() {
+            return Err(Error::name(format!("{what}: the key column {n} is not a column of dummyTable")));
+        }
+    }
+    Ok(names)
+}

@@ -1,0 +1,155 @@
+//! Streaming: stream tables that can be subscribed to, and the streaming engines
+//! (reactive state, time series) that subscriptions feed.
+//!
+//! Why here and how: DolphinDB scripts publish ticks to a shared stream table, subscribe
+//! handlers (functions, engines, tables) to it, and compute indicators in engines whose
+//! results land in output tables. Beluga's tables are values, so the objects that need
+//! identity (a stream table written by one name and read by another, an engine) are
+//! handles (`Value::Handle`) with interior state; they implement `TableSource` so
+//! `select`, `t.col` and `t[...]` read them, and `Handle::session_append` so `append!`,
+//! `tableInsert` and `insert into` reach them with the interpreter in hand.
+//!
+//! Delivery is synchronous: an append to a stream table runs every subscriber's handler
+//! in the appending session before the append returns (deterministic for scripts and
+//! tests; see docs/architecture.md). Engines compute when rows are appended to them and
+//! write their output at once.
+//!
+//! * `table`: `streamTable`, `subscribeTable`, `unsubscribeTable`, `getStreamingStat`.
+//! * `engine`: the engine handle, the registry of engines by name, output targets,
+//!   `getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`.
+//! * `reactive`: `createReactiveStateEngine`.
+//! * `timeseries`: `createTimeSeriesEngine`.
+
+pub mod engine;
+pub mod reactive;
+pub mod table;
+pub mod timeseries;
+
+use beluga_runtime::registry::{f, fp, BuiltinFn};
+use beluga_runtime::{Builtin, Error, Interpreter, Kind, Registry, Result, Value};
+use std::sync::{Mutex, OnceLock};
+
+static PREV: OnceLock<Mutex<Vec<(&'static str, BuiltinFn)>>> = OnceLock::new();
+
+fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)));
+    match call {
+        Some(c) => c(i, args),
+        None => Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))),
+    }
+}
+
+/// Builtins that read a table: given a stream table, they read its rows at that moment.
+macro_rules! reads_table {
+    ($($f:ident = $name:literal),* $(,)?) => {
+        $(fn $f(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+            if let Some(s) = a.first().and_then(table::as_stream) {
+                a[0] = Value::table(s.snapshot()?);
+            }
+            prev(i, $name, a)
+        })*
+        const READS_TABLE: &[(&str, BuiltinFn)] = &[$(($name, $f)),*];
+    };
+}
+
+reads_table!(
+    w_size = "size",
+    w_rows = "rows",
+    w_count = "count",
+    w_column_names = "columnNames",
+    w_col_names = "colNames",
+    w_schema = "schema",
+    w_head = "head",
+    w_tail = "tail",
+    w_values = "values",
+    w_cols = "cols",
+    w_is_empty = "isEmpty",
+    w_eq_obj = "eqObj",
+    w_first = "first",
+    w_last = "last",
+    w_string = "string",
+);
+
+/// Make the table-reading builtins read stream tables (called by `register` after every
+/// family's rows are in, before storage wraps some of the same names).
+pub fn wrap(r: &mut Registry) {
+    let m = PREV.get_or_init(|| Mutex::new(Vec::new()));
+    for (name, call) in READS_TABLE {
+        let Some(id) = r.lookup(name) else { continue };
+        let mut row = *r.get(id);
+        if let Ok(mut g) = m.lock() {
+            if !g.iter().any(|(n, _)| n == name) {
+                g.push((name, row.call));
+            }
+        }
+        row.call = *call;
+        r.replace(&[row]);
+    }
+}
+
+pub const DEFS: &[Builtin] = &[
+    f("streamTable", Kind::System, 1, u8::MAX, table::stream_table),
+    fp(
+        "subscribeTable",
+        Kind::System,
+        1,
+        18,
+        table::subscribe_table,
+        &[
+            "server", "tableName", "actionName", "offset", "handler", "msgAsTable", "batchSize", "throttle", "hash", "reconnect",
+            "filter", "persistOffset", "timeTrigger", "handlerNeedMsgId", "raftGroup", "userId", "password", "udpMulticast",
+        ],
+    ),
+    fp("unsubscribeTable", Kind::System, 1, 5, table::unsubscribe_table, &["server", "tableName", "actionName", "removeOffset", "raftGroup"]),
+    fp("dropStreamTable", Kind::System, 1, 1, table::drop_stream_table, &["tableName"]),
+    fp(
+        "enableTableShareAndPersistence",
+        Kind::System,
+        2,
+        10,
+        table::enable_share_and_persistence,
+        &["table", "tableName", "asynWrite", "compress", "cacheSize", "retentionMinutes", "flushMode", "preCache", "cachePurgeTimeColumn", "cachePurgeInterval"],
+    ),
+    fp("getStreamingStat", Kind::System, 0, 0, table::get_streaming_stat, &[]),
+    fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
+    fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
+    fp("getStreamEngineStat", Kind::System, 0, 0, engine::get_stream_engine_stat, &[]),
+    fp(
+        "createReactiveStateEngine",
+        Kind::System,
+        4,
+        17,
+        reactive::create,
+        &[
+            "name", "metrics", "dummyTable", "outputTable", "keyColumn", "filter", "snapshotDir", "snapshotIntervalInMsgCount", "keepOrder",
+            "keyPurgeFilter", "keyPurgeFreqInSecond", "raftGroup", "outputElapsedMicroseconds", "keyCapacity", "parallelism", "outputHandler",
+            "msgAsTable",
+        ],
+    ),
+    fp(
+        "createTimeSeriesEngine",
+        Kind::System,
+        6,
+        26,
+        timeseries::create,
+        &[
+            "name", "windowSize", "step", "metrics", "dummyTable", "outputTable", "timeColumn", "useSystemTime", "keyColumn", "garbageSize",
+            "updateTime", "useWindowStartTime", "roundTime", "snapshotDir", "snapshotIntervalInMsgCount", "fill", "forceTriggerTime",
+            "raftGroup", "keyPurgeFreqInSec", "closed", "outputElapsedMicroseconds", "subWindow", "parallelism", "acceptedDelay",
+            "outputHandler", "msgAsTable",
+        ],
+    ),
+    fp(
+        "createTimeSeriesAggregator",
+        Kind::System,
+        6,
+        26,
+        timeseries::create,
+        &[
+            "name", "windowSize", "step", "metrics", "dummyTable", "outputTable", "timeColumn", "useSystemTime", "keyColumn", "garbageSize",
+            "updateTime", "useWindowStartTime", "roundTime", "snapshotDir", "snapshotIntervalInMsgCount", "fill", "forceTriggerTime",
+            "raftGroup", "keyPurgeFreqInSec", "closed", "outputElapsedMicroseconds", "subWindow", "parallelism", "acceptedDelay",
+            "outputHandler", "msgAsTable",
+        ],
+    ),
+];

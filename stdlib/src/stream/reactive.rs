@@ -1,0 +1,182 @@
+//! `createReactiveStateEngine`: one result row per input row, metrics computed per key
+//! (funcs/c/createReactiveStateEngine.md).
+//!
+//! How: the engine keeps each key's rows. A batch is split by key; for each key its new
+//! rows join its history and the metrics (builtin state functions, `@state` user
+//! functions, plain expressions) are evaluated over the whole history, vectorized, and
+//! the last rows — the new ones — are kept. A metric thus gives exactly what the same
+//! expression gives under `context by key` over all the rows seen so far, which is the
+//! engine's definition. The cost of a batch is the length of the histories of the keys
+//! it touches (no incremental state); history is never purged (`keyPurgeFilter` is not
+//! supported). Output rows follow the input order (`keepOrder=true`; the manual allows
+//! any order otherwise). Output columns: the key columns, then each metric's columns
+//! (a metric returning a tuple gives several); `filter` (metacode over the input
+//! columns) keeps the rows it holds for.
+
+use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
+use beluga_lang::ast::Expr;
+use beluga_runtime::eval::ops::describe;
+use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::{Column, DataType, Error, Interpreter, Key, Result, Table, Value};
+use ahash::AHashMap;
+use std::sync::Arc;
+
+struct Reactive {
+    metrics: Vec<Arc<Expr>>,
+    keys: Vec<usize>,
+    filter: Option<Arc<Expr>>,
+    hist: AHashMap<Vec<Key>, Table>,
+}
+
+/// A metric's value over `len` history rows, as columns for the last `m` rows.
+fn tail_columns(v: Value, len: usize, m: usize, out: &mut Vec<Column>) -> Result<()> {
+    match v {
+        Value::Vector(c) if c.len() == len => out.push(c.slice(len - m, len)),
+        Value::Vector(c) => {
+            return Err(Error::size(format!("a metric gave {} values for {len} rows: use state functions (mavg, ema, cumsum...), not aggregates", c.len())))
+        }
+        Value::Scalar(c) => out.push(c.take_usize(&vec![0; m])),
+        Value::Void => out.push(Column::nulls(DataType::Double, m)),
+        Value::Tuple(items) => {
+            for it in items.iter() {
+                tail_columns(it.clone(), len, m, out)?;
+            }
+        }
+        other => return Err(Error::type_err(format!("a metric gave {}, not a vector", describe(&other)))),
+    }
+    Ok(())
+}
+
+fn concat_tables(a: &mut Table, b: &Table) {
+    for (c, n) in a.cols.iter_mut().zip(&b.cols) {
+        c.append(n);
+    }
+}
+
+/// Join per-group pieces of one output column (types unified to the first piece's).
+fn concat_columns(parts: Vec<Column>) -> Result<Column> {
+    let mut it = parts.into_iter();
+    let Some(mut first) = it.next() else { return Ok(Column::nulls(DataType::Double, 0)) };
+    for p in it {
+        let p = if p.ty == first.ty || (p.ty.is_literal() && first.ty.is_literal()) {
+            p
+        } else if first.ty == DataType::Void {
+            first = Column::nulls(p.ty, first.len());
+            p
+        } else if p.ty == DataType::Void {
+            Column::nulls(first.ty, p.len())
+        } else {
+            cast_column(&p, first.ty)?
+        };
+        first.append(&p);
+    }
+    Ok(first)
+}
+
+impl EngineCore for Reactive {
+    fn feed(&mut self, i: &mut Interpreter, rows: Table) -> Result<Option<Table>> {
+        let n = rows.rows();
+        // rows of each key, keys in order of first appearance
+        let mut order: Vec<Vec<Key>> = Vec::new();
+        let mut members: AHashMap<Vec<Key>, Vec<usize>> = AHashMap::new();
+        for r in 0..n {
+            let k: Vec<Key> = self.keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect();
+            members
+                .entry(k)
+                .or_insert_with_key(|k| {
+                    order.push(k.clone());
+                    Vec::new()
+                })
+                .push(r);
+        }
+        let mut pieces: Vec<Vec<Column>> = Vec::new();
+        let mut at: Vec<usize> = Vec::with_capacity(n);
+        for k in order {
+            let idx = members.remove(&k).unwrap_or_default();
+            let new = rows.take_usize(&idx);
+            let hist = match self.hist.get_mut(&k) {
+                Some(h) => {
+                    concat_tables(h, &new);
+                    h
+                }
+                None => self.hist.entry(k).or_insert(new),
+            };
+            let len = hist.rows();
+            let m = idx.len();
+            let mut cols = Vec::new();
+            for e in &self.metrics {
+                let v = eval_on(i, hist, e)?;
+                tail_columns(v, len, m, &mut cols)?;
+            }
+            if let Some(p) = pieces.first() {
+                if p.len() != cols.len() {
+                    return Err(Error::size("the metrics gave different numbers of columns for different keys"));
+                }
+            }
+            pieces.push(cols);
+            at.extend(idx);
+        }
+        let ncols = pieces.first().map(|p| p.len()).unwrap_or(0);
+        let mut by_col: Vec<Vec<Column>> = (0..ncols).map(|_| Vec::new()).collect();
+        for p in pieces {
+            for (j, c) in p.into_iter().enumerate() {
+                by_col[j].push(c);
+            }
+        }
+        // back to input order
+        let mut inv = vec![0usize; n];
+        for (pos, &r) in at.iter().enumerate() {
+            inv[r] = pos;
+        }
+        let mut names: Vec<String> = self.keys.iter().map(|&c| rows.names[c].clone()).collect();
+        let mut cols: Vec<Column> = self.keys.iter().map(|&c| rows.cols[c].clone()).collect();
+        for (j, parts) in by_col.into_iter().enumerate() {
+            names.push(format!("factor{}", j + 1));
+            cols.push(concat_columns(parts)?.take_usize(&inv));
+        }
+        let mut out = Table::new(names, cols)?;
+        if let Some(f) = &self.filter {
+            match eval_on(i, &rows, f)? {
+                Value::Vector(c) if c.len() == n => {
+                    let mask: Vec<bool> = (0..n).map(|r| c.i64_at(r).map(|x| x != 0).unwrap_or(false)).collect();
+                    out = out.filter(&mask);
+                }
+                v @ Value::Scalar(_) => {
+                    if !v.as_bool().unwrap_or(false) {
+                        out = out.slice(0, 0);
+                    }
+                }
+                other => return Err(Error::type_err(format!("filter must give one boolean per row, not {}", describe(&other)))),
+            }
+        }
+        Ok(Some(out))
+    }
+    fn groups(&self) -> usize {
+        self.hist.len()
+    }
+}
+
+pub fn create(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    const W: &str = "createReactiveStateEngine";
+    let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
+    let c = common(W, &args[0], &args[2])?;
+    let metrics = metric_exprs(W, &args[1])?;
+    let keys = key_names(W, get(4), &c.dummy)?;
+    let filter = match get(5) {
+        Some(Value::Code(e)) => Some(e.clone()),
+        Some(other) => return Err(Error::arg(format!("{W}: filter must be metacode, not {}", describe(other)))),
+        None => None,
+    };
+    for (k, what) in [(6, "snapshotDir"), (9, "keyPurgeFilter"), (11, "raftGroup")] {
+        if get(k).is_some() {
+            return Err(Error::unsupported(W, what));
+        }
+    }
+    if get(12).and_then(|v| v.as_bool()).unwrap_or(false) {
+        return Err(Error::unsupported(W, "outputElapsedMicroseconds"));
+    }
+    let key_idx: Vec<usize> = keys.iter().filter_map(|n| c.dummy.col_index(n)).collect();
+    let core = Reactive { metrics, keys: key_idx, filter, hist: AHashMap::new() };
+    let msg_as_table = get(16).and_then(|v| v.as_bool()).unwrap_or(false);
+    register(i, W, "ReactiveStreamEngine", c, Box::new(core), &args[3], get(15), msg_as_table)
+}
