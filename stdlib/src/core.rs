@@ -680,7 +680,7 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
         }
         Value::Handle(h) => {
             // stream tables and streaming engines append in the session (see stream/)
-            if let Some(r) = h.session_append(_i, &x) {
+            if let Some(r) = h.session_append(i, &x) {
                 r?;
                 return Ok(Value::Handle(h));
             }
