@@ -31,6 +31,7 @@ impl Key {
             ColData::I128(v) => Key::B(v[i]),
             ColData::Sym(s) => Key::S(s.dict.names[s.codes[i] as usize].clone()),
             ColData::Str(s) => Key::S(Arc::from(s.get(i))),
+            ColData::Array(a) => Key::S(Arc::from(crate::elemfmt::array_row_text(a, i))),
         }
     }
 }
@@ -124,6 +125,23 @@ impl ArrayVec {
             offsets.push(pos.len());
         }
         ArrayVec::new(offsets, self.data.take(&pos))
+    }
+    /// Contiguous rows [start, end).
+    pub fn slice(&self, start: usize, end: usize) -> ArrayVec {
+        let end = end.min(self.rows());
+        let start = start.min(end);
+        let base = self.offsets[start];
+        let offsets = self.offsets[start..=end].iter().map(|o| o - base).collect();
+        ArrayVec::new(offsets, self.data.slice(base, self.offsets[end]))
+    }
+    /// Rows of `self` followed by rows of `other` (same element type; the caller casts).
+    pub fn concat(&self, other: &ArrayVec) -> ArrayVec {
+        let mut offsets = self.offsets.clone();
+        let base = *offsets.last().unwrap_or(&0);
+        offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+        let mut data = self.data.clone();
+        data.append(&other.data);
+        ArrayVec::new(offsets, data)
     }
     /// Same row shape, new flat data (element-wise results).
     pub fn with_data(&self, data: Column) -> ArrayVec {
@@ -323,6 +341,13 @@ impl Value {
     }
     pub fn table(t: Table) -> Value {
         Value::Table(Arc::new(t))
+    }
+    /// The value of a table column: a vector, or an array vector for an `ELEM[]` column.
+    pub fn of_column(col: Column) -> Value {
+        match &*col.data {
+            ColData::Array(a) => Value::ArrayVector(a.clone()),
+            _ => Value::Vector(col),
+        }
     }
 
     // ---- introspection

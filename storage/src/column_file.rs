@@ -19,6 +19,9 @@ const RAW: u8 = 0;
 const DELTA: u8 = 1;
 const DECIMAL: u8 = 2;
 const STRINGS: u8 = 3;
+/// Array-vector blocks: the inner codec, the length of the row-length part, the row
+/// lengths (delta-coded i32), then the block of the flat elements in the inner codec.
+const ARRAY: u8 = 4;
 
 #[derive(Clone, Debug)]
 pub struct BlockMeta {
@@ -389,7 +392,50 @@ fn encode_block(col: &Column, s: usize, e: usize) -> (u8, Vec<u8>, Option<(i64, 
             (DELTA, encode_delta(&codes), None)
         }
         ColData::Str(st) => (STRINGS, encode_strings(st, s, e), None),
+        ColData::Array(a) => {
+            let lens: Vec<i32> = (s..e).map(|r| a.row_len(r) as i32).collect();
+            let lb = encode_delta(&lens);
+            let (p, q) = (a.offsets[s], a.offsets[e]);
+            let (codec, inner, _) = encode_block(&a.data, p, q);
+            let mut out = vec![codec];
+            out.extend_from_slice(&(lb.len() as u32).to_le_bytes());
+            out.extend_from_slice(&lb);
+            out.extend_from_slice(&inner);
+            (ARRAY, out, None)
+        }
     }
+}
+
+/// One block of an array-vector column back into (row lengths, flat elements).
+fn decode_array_block(elem: DataType, b: &[u8], rows: usize, what: &str) -> Result<(Vec<i32>, Column)> {
+    let bad = || corrupt(what, "array-vector block");
+    if b.len() < 5 {
+        return Err(bad());
+    }
+    let codec = b[0];
+    let ll = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
+    if b.len() < 5 + ll {
+        return Err(bad());
+    }
+    let mut lens = Vec::with_capacity(rows);
+    decode_delta::<i32>(&b[5..5 + ll], rows, what, &mut lens)?;
+    if lens.iter().any(|&l| l < 0) {
+        return Err(bad());
+    }
+    let n: usize = lens.iter().map(|&l| l as usize).sum();
+    let inner = &b[5 + ll..];
+    use beluga_runtime::types::Physical as P;
+    let data = match elem.physical() {
+        P::I8 => ColData::I8({ let mut v = Vec::new(); decode_fixed(inner, n, what, &mut v)?; v }),
+        P::I16 => ColData::I16({ let mut v = Vec::new(); int_block(codec, inner, n, what, &mut v)?; v }),
+        P::I32 => ColData::I32({ let mut v = Vec::new(); int_block(codec, inner, n, what, &mut v)?; v }),
+        P::I64 => ColData::I64({ let mut v = Vec::new(); int_block(codec, inner, n, what, &mut v)?; v }),
+        P::F32 => ColData::F32({ let mut v = Vec::new(); decode_fixed(inner, n, what, &mut v)?; v }),
+        P::F64 => ColData::F64({ let mut v = Vec::new(); decode_f64(codec, inner, n, what, &mut v)?; v }),
+        P::I128 => ColData::I128({ let mut v = Vec::new(); decode_fixed(inner, n, what, &mut v)?; v }),
+        _ => return Err(corrupt(what, "array-vector element type")),
+    };
+    Ok((lens, Column::new(elem, data)))
 }
 
 /// Encode a whole column as a column file. SYMBOL codes must refer to the table's symbol base.
@@ -508,6 +554,24 @@ impl ColumnFile {
                 }
                 $v
             }};
+        }
+        if let Some(elem) = ty.array_elem() {
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0usize);
+            let mut parts = Vec::with_capacity(sel.len());
+            for &k in &sel {
+                if self.blocks[k].codec != ARRAY {
+                    return Err(corrupt(name, "array-vector block codec"));
+                }
+                let (lens, data) = decode_array_block(elem, self.block_bytes(k)?, self.blocks[k].rows as usize, name)?;
+                for l in lens {
+                    offsets.push(offsets[offsets.len() - 1] + l as usize);
+                }
+                parts.push(data);
+            }
+            let refs: Vec<&Column> = parts.iter().collect();
+            let flat = Column::concat(elem, &refs);
+            return Ok(Column::from_array(Arc::new(beluga_runtime::value::ArrayVec::new(offsets, flat))));
         }
         let data = match ty.physical() {
             beluga_runtime::types::Physical::I8 | beluga_runtime::types::Physical::None => {

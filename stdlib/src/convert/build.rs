@@ -106,6 +106,7 @@ fn repeat_first(c: &Column, n: usize) -> Column {
             }
             ColData::Str(out)
         }
+        ColData::Array(_) => return c.take_usize(&vec![0; n]),
     };
     Column::new(c.ty, data)
 }
@@ -324,6 +325,7 @@ fn push_key(out: &mut String, c: &Column, i: usize, sorted: bool) {
     };
     let flip = |neg_bit: bool| if sorted && neg_bit { 0x80u8 } else { 0 };
     match &*c.data {
+        ColData::Array(a) => out.push_str(&beluga_runtime::elemfmt::array_row_text(a, i)),
         ColData::Str(_) | ColData::Sym(_) => {
             out.push_str(c.str_at(i).unwrap_or(""));
             if sorted {
