@@ -143,6 +143,51 @@ impl ArrayVec {
         data.append(&other.data);
         ArrayVec::new(offsets, data)
     }
+    /// Rows for an `ELEM[]` table column from a value: an array vector (row by row), a
+    /// tuple (one row per element: a vector, a scalar, or an empty/void row), or a vector
+    /// or scalar as one row. An empty row is stored as `[null]` (arrayVector.md).
+    pub fn rows_of(v: &Value, elem: DataType) -> crate::error::Result<ArrayVec> {
+        use crate::kernels::cast::cast_column;
+        let fit = |c: &Column| -> crate::error::Result<Column> {
+            if c.is_empty() || c.ty == DataType::Void {
+                Ok(Column::nulls(elem, c.len().max(1)))
+            } else if c.ty == elem {
+                Ok(c.clone())
+            } else if c.ty.is_literal() != elem.is_literal() {
+                Err(crate::error::Error::type_err(format!("Incompatible type. Expected: {}[], Actual: {}", elem, c.ty)))
+            } else {
+                cast_column(c, elem)
+            }
+        };
+        match v {
+            Value::ArrayVector(a) if a.data.ty == elem => Ok((**a).clone()),
+            Value::ArrayVector(a) => Ok(a.with_data(cast_column(&a.data, elem)?)),
+            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => Ok(ArrayVec::from_rows(elem, &[fit(c)?])),
+            Value::Void => Ok(ArrayVec::from_rows(elem, &[Column::nulls(elem, 1)])),
+            Value::Tuple(items) => {
+                let mut rows = Vec::with_capacity(items.len());
+                for it in items.iter() {
+                    rows.push(match it {
+                        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => fit(c)?,
+                        Value::Void => Column::nulls(elem, 1),
+                        Value::Tuple(t) if t.is_empty() => Column::nulls(elem, 1),
+                        other => {
+                            return Err(crate::error::Error::type_err(format!(
+                                "An array-vector row must be a vector, not {}",
+                                crate::ops::describe(other)
+                            )))
+                        }
+                    });
+                }
+                Ok(ArrayVec::from_rows(elem, &rows))
+            }
+            other => Err(crate::error::Error::type_err(format!(
+                "Can't make rows of {}[] from {}",
+                elem,
+                crate::ops::describe(other)
+            ))),
+        }
+    }
     /// Same row shape, new flat data (element-wise results).
     pub fn with_data(&self, data: Column) -> ArrayVec {
         ArrayVec::new(self.offsets.clone(), data)
