@@ -95,7 +95,7 @@ fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
         let tname = types.str_at(r).map(|x| x.to_string()).or_else(|| types.i64_at(r).and_then(|id| DataType::from_id(id as i32)).map(|t| t.name().to_string()));
         let tname = tname.unwrap_or_default();
         let ty = DataType::from_name(&tname).ok_or_else(|| Error::arg(format!("Invalid data type '{tname}' in the schema")))?;
-        if ty.decimal_scale().is_none() && !matches!(
+        if ty.decimal_scale().is_none() && ty.array_elem().is_none() && !matches!(
             ty.physical(),
             beluga_runtime::types::Physical::I8
                 | beluga_runtime::types::Physical::I16
