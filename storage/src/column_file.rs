@@ -682,6 +682,30 @@ mod tests {
     }
 
     #[test]
+    fn array_vector_columns_round_trip_over_blocks() {
+        // 70000 rows of 0..3 elements: two blocks, empty rows, nulls and decimals
+        let n = 70_000usize;
+        let mut offsets = vec![0usize];
+        let mut flat = Vec::new();
+        for r in 0..n {
+            for k in 0..(r % 4) {
+                flat.push(if (r + k) % 13 == 0 { f64::NULL } else { (r * 3 + k) as f64 / 100.0 });
+            }
+            offsets.push(flat.len());
+        }
+        let av = beluga_runtime::value::ArrayVec::new(offsets.clone(), Column::from_vec(DataType::Double, flat.clone()));
+        let col = Column::from_array(Arc::new(av));
+        assert_eq!(col.ty.name(), "DOUBLE[]");
+        let back = round(&col);
+        let a = back.as_array().expect("an array column");
+        assert_eq!(a.offsets, offsets);
+        assert!(matches!(&*a.data.data, ColData::F64(v) if *v == flat));
+        // a cut file is reported, not misread
+        let bytes = encode(&col);
+        assert!(ColumnFile::open(bytes[..bytes.len() - 7].to_vec(), "a.col").is_err());
+    }
+
+    #[test]
     fn corrupt_files_are_reported() {
         let col = Column::from_vec(DataType::Long, (0..100_000i64).collect::<Vec<_>>());
         let bytes = encode(&col);
