@@ -136,6 +136,10 @@ pub enum ColData {
     Sym(SymCol),
     Str(StrCol),
     I128(Vec<i128>),
+    /// An array-vector column (`INT[]` ...): row offsets plus one flat column of the
+    /// element type, shared with `Value::ArrayVector` so a column and a value convert in
+    /// O(1). The column's `ty` is `DataType::Array(elem)`.
+    Array(Arc<crate::value::ArrayVec>),
 }
 
 /// Dispatch on the numeric physical variants of a `ColData`, binding the slice as `$v`.
@@ -220,6 +224,7 @@ impl ColData {
         match self {
             ColData::Sym(s) => s.codes.len(),
             ColData::Str(s) => s.len(),
+            ColData::Array(a) => a.rows(),
             d => with_numeric!(d, v => v.len()).unwrap_or(0),
         }
     }
@@ -228,6 +233,9 @@ impl ColData {
     }
     /// Empty storage of the physical class of `ty`.
     pub fn empty(ty: DataType, cap: usize) -> ColData {
+        if let Some(e) = ty.array_elem() {
+            return ColData::Array(Arc::new(crate::value::ArrayVec::new(vec![0], Column::new(e, ColData::empty(e, cap)))));
+        }
         match ty.physical() {
             Physical::I8 => ColData::I8(Vec::with_capacity(cap)),
             Physical::I16 => ColData::I16(Vec::with_capacity(cap)),
@@ -244,6 +252,18 @@ impl ColData {
 }
 
 impl Column {
+    /// An array-vector column over `a` (type `ELEM[]`).
+    pub fn from_array(a: Arc<crate::value::ArrayVec>) -> Column {
+        let ty = DataType::array_of(a.data.ty).unwrap_or(DataType::Array(a.data.ty.id() as u8));
+        Column { ty, data: Arc::new(ColData::Array(a)) }
+    }
+    /// The array vector of an array-vector column.
+    pub fn as_array(&self) -> Option<&Arc<crate::value::ArrayVec>> {
+        match &*self.data {
+            ColData::Array(a) => Some(a),
+            _ => None,
+        }
+    }
     pub fn new(ty: DataType, data: ColData) -> Column {
         Column { ty, data: Arc::new(data) }
     }
@@ -262,6 +282,11 @@ impl Column {
 
     /// `n` nulls of type `ty`.
     pub fn nulls(ty: DataType, n: usize) -> Column {
+        if let Some(e) = ty.array_elem() {
+            // a null row of an array vector holds one null element (as `append!` makes of `[]`)
+            let av = crate::value::ArrayVec::new((0..=n).collect(), Column::nulls(e, n));
+            return Column::new(ty, ColData::Array(Arc::new(av)));
+        }
         let data = match ty.physical() {
             Physical::I8 => ColData::I8(vec![i8::NULL; n]),
             Physical::I16 => ColData::I16(vec![i16::NULL; n]),
@@ -311,6 +336,8 @@ impl Column {
             ColData::I128(v) => v[i].is_null(),
             ColData::Sym(s) => s.codes[i] == 0 || s.get(i).is_empty(),
             ColData::Str(s) => s.get(i).is_empty(),
+            // an array row is null when empty or when it is the single null of a null row
+            ColData::Array(a) => a.row_len(i) == 0 || (a.row_len(i) == 1 && a.data.is_null(a.offsets[i])),
         }
     }
 
@@ -383,6 +410,7 @@ impl Column {
                 }
                 ColData::Str(out)
             }
+            ColData::Array(a) => ColData::Array(Arc::new(a.take(idx))),
         };
         Column::new(self.ty, data)
     }
@@ -400,6 +428,10 @@ impl Column {
                     out.push(s.get(i));
                 }
                 ColData::Str(out)
+            },
+            ColData::Array(a) => {
+                let idx: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+                ColData::Array(Arc::new(a.take(&idx)))
             }
         );
         Column::new(self.ty, data)
@@ -418,6 +450,7 @@ impl Column {
         let data = crate::map_numeric!(&*self.data, v => v[start..end].to_vec(),
             ColData::Sym(s) => ColData::Sym(SymCol { codes: s.codes[start..end].to_vec(), dict: s.dict.clone() }),
             ColData::Str(s) => ColData::Str(StrCol::from_iter((start..end).map(|i| s.get(i)))),
+            ColData::Array(a) => ColData::Array(Arc::new(a.slice(start, end))),
         );
         Column::new(self.ty, data)
     }
@@ -457,6 +490,7 @@ impl Column {
                     a.push(b.dict.get(c));
                 }
             }
+            (ColData::Array(a), ColData::Array(b)) => *a = Arc::new(a.concat(b)),
             _ => debug_assert!(false, "append of mismatched physical types"),
         }
     }

@@ -159,6 +159,9 @@ pub fn null_literal(ty: DataType) -> &'static str {
 /// Text of element `i` as it appears inside a vector or a table cell, without quotes
 /// (null → empty string). Also the result of `string(x)` for one element.
 pub fn format_elem(col: &Column, i: usize) -> String {
+    if let ColData::Array(a) = &*col.data {
+        return array_row_text(a, i);
+    }
     // a NaN is a value and prints as `NaN` (null.rs)
     if col.is_null_strict(i) {
         return String::new();
@@ -183,12 +186,29 @@ pub fn format_elem(col: &Column, i: usize) -> String {
         ColData::I32(v) => v[i].to_string(),
         ColData::I64(v) => v[i].to_string(),
         ColData::I128(v) => format_i128(col.ty, v[i]),
+        ColData::Array(a) => array_row_text(a, i),
     }
+}
+
+/// Row `r` of an array vector as a table cell shows it: `[1,2,3]` (nulls empty).
+pub fn array_row_text(a: &crate::value::ArrayVec, r: usize) -> String {
+    let mut s = String::from("[");
+    for p in a.offsets[r]..a.offsets[r + 1] {
+        if p > a.offsets[r] {
+            s.push(',');
+        }
+        s.push_str(&format_elem_quoted(&a.data, p));
+    }
+    s.push(']');
+    s
 }
 
 /// Element text as it appears inside a vector, pair or tuple: strings double-quoted,
 /// chars single-quoted, nulls empty.
 pub fn format_elem_quoted(col: &Column, i: usize) -> String {
+    if let ColData::Array(a) = &*col.data {
+        return array_row_text(a, i);
+    }
     if col.is_null_strict(i) {
         return String::new();
     }

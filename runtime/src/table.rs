@@ -103,6 +103,7 @@ pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
     for v in &vals {
         let len = match v {
             Value::Vector(c) | Value::Pair(c) => Some(c.len()),
+            Value::ArrayVector(a) => Some(a.rows()),
             Value::Matrix(m) => Some(m.rows),
             Value::Table(t) => Some(t.rows()),
             Value::Tuple(t) => t.first().map(|x| x.size()),
@@ -146,12 +147,10 @@ pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
                     cols.push(c);
                 }
             }
-            // array vectors are a value form of their own (value.rs), not yet a table column
-            Value::ArrayVector(_) => {
-                return Err(Error::arg(format!(
-                    "table: column {name} is {}; array-vector table columns are not supported yet",
-                    crate::ops::describe(&v)
-                )))
+            // an array vector becomes an `ELEM[]` column sharing its offsets and data
+            Value::ArrayVector(a) => {
+                out_names.push(name);
+                cols.push(Column::from_array(a));
             }
             other => return Err(Error::arg(format!("table: can't make a column from {}", crate::ops::describe(&other)))),
         }

@@ -45,6 +45,10 @@ pub enum DataType {
     Decimal32(u8) = 37,
     Decimal64(u8) = 38,
     Decimal128(u8) = 39,
+    /// An array vector (`INT[]`, `DOUBLE[]`, ...) of the element type with this type ID;
+    /// DolphinDB's type ID is the element's plus 64. Table columns of this type hold
+    /// `ColData::Array` (offsets + one flat column of the element type).
+    Array(u8) = 64,
 }
 
 /// Physical storage class of a type.
@@ -131,6 +135,9 @@ pub const ALL_TYPES: &[DataType] = &[
 
 impl DataType {
     pub fn id(self) -> i32 {
+        if let DataType::Array(e) = self {
+            return 64 + e as i32;
+        }
         // SAFETY: a `#[repr(u8)]` enum starts with its u8 discriminant (RFC 2195)
         unsafe { *(&self as *const DataType as *const u8) as i32 }
     }
@@ -171,6 +178,9 @@ impl DataType {
     }
 
     pub fn from_id(id: i32) -> Option<DataType> {
+        if id > 64 {
+            return DataType::from_id(id - 64).and_then(DataType::array_of);
+        }
         ALL_TYPES.iter().copied().find(|t| t.id() == id)
     }
 
@@ -214,6 +224,24 @@ impl DataType {
             Decimal32(_) => "DECIMAL32",
             Decimal64(_) => "DECIMAL64",
             Decimal128(_) => "DECIMAL128",
+            Array(e) => DataType::from_id(e as i32)
+                .and_then(|t| crate::value::array_type(t))
+                .map(|(n, _)| n)
+                .unwrap_or("ANY[]"),
+        }
+    }
+
+    /// The array-vector type of element type `elem` (`INT` gives `INT[]`); None for element
+    /// types that have no array vector (STRING, SYMBOL, ...).
+    pub fn array_of(elem: DataType) -> Option<DataType> {
+        crate::value::array_type(elem).map(|_| DataType::Array(elem.id() as u8))
+    }
+
+    /// Element type of an array-vector type.
+    pub fn array_elem(self) -> Option<DataType> {
+        match self {
+            DataType::Array(e) => DataType::from_id(e as i32),
+            _ => None,
         }
     }
 
@@ -221,6 +249,9 @@ impl DataType {
     /// `DECIMAL32(2)` carries its scale; a bare DECIMAL name has scale 0.
     pub fn from_name(name: &str) -> Option<DataType> {
         let up = name.trim().to_ascii_uppercase();
+        if let Some(base) = up.strip_suffix("[]") {
+            return DataType::from_name(base).and_then(DataType::array_of);
+        }
         if let Some((base, rest)) = up.split_once('(') {
             let scale: u8 = rest.strip_suffix(')')?.trim().parse().ok()?;
             let t = ALL_TYPES.iter().copied().find(|t| t.name() == base.trim())?;

@@ -31,6 +31,7 @@ impl Key {
             ColData::I128(v) => Key::B(v[i]),
             ColData::Sym(s) => Key::S(s.dict.names[s.codes[i] as usize].clone()),
             ColData::Str(s) => Key::S(Arc::from(s.get(i))),
+            ColData::Array(a) => Key::S(Arc::from(crate::elemfmt::array_row_text(a, i))),
         }
     }
 }
@@ -124,6 +125,68 @@ impl ArrayVec {
             offsets.push(pos.len());
         }
         ArrayVec::new(offsets, self.data.take(&pos))
+    }
+    /// Contiguous rows [start, end).
+    pub fn slice(&self, start: usize, end: usize) -> ArrayVec {
+        let end = end.min(self.rows());
+        let start = start.min(end);
+        let base = self.offsets[start];
+        let offsets = self.offsets[start..=end].iter().map(|o| o - base).collect();
+        ArrayVec::new(offsets, self.data.slice(base, self.offsets[end]))
+    }
+    /// Rows of `self` followed by rows of `other` (same element type; the caller casts).
+    pub fn concat(&self, other: &ArrayVec) -> ArrayVec {
+        let mut offsets = self.offsets.clone();
+        let base = *offsets.last().unwrap_or(&0);
+        offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+        let mut data = self.data.clone();
+        data.append(&other.data);
+        ArrayVec::new(offsets, data)
+    }
+    /// Rows for an `ELEM[]` table column from a value: an array vector (row by row), a
+    /// tuple (one row per element: a vector, a scalar, or an empty/void row), or a vector
+    /// or scalar as one row. An empty row is stored as `[null]` (arrayVector.md).
+    pub fn rows_of(v: &Value, elem: DataType) -> crate::error::Result<ArrayVec> {
+        use crate::kernels::cast::cast_column;
+        let fit = |c: &Column| -> crate::error::Result<Column> {
+            if c.is_empty() || c.ty == DataType::Void {
+                Ok(Column::nulls(elem, c.len().max(1)))
+            } else if c.ty == elem {
+                Ok(c.clone())
+            } else if c.ty.is_literal() != elem.is_literal() {
+                Err(crate::error::Error::type_err(format!("Incompatible type. Expected: {}[], Actual: {}", elem, c.ty)))
+            } else {
+                cast_column(c, elem)
+            }
+        };
+        match v {
+            Value::ArrayVector(a) if a.data.ty == elem => Ok((**a).clone()),
+            Value::ArrayVector(a) => Ok(a.with_data(cast_column(&a.data, elem)?)),
+            Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => Ok(ArrayVec::from_rows(elem, &[fit(c)?])),
+            Value::Void => Ok(ArrayVec::from_rows(elem, &[Column::nulls(elem, 1)])),
+            Value::Tuple(items) => {
+                let mut rows = Vec::with_capacity(items.len());
+                for it in items.iter() {
+                    rows.push(match it {
+                        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => fit(c)?,
+                        Value::Void => Column::nulls(elem, 1),
+                        Value::Tuple(t) if t.is_empty() => Column::nulls(elem, 1),
+                        other => {
+                            return Err(crate::error::Error::type_err(format!(
+                                "An array-vector row must be a vector, not {}",
+                                crate::ops::describe(other)
+                            )))
+                        }
+                    });
+                }
+                Ok(ArrayVec::from_rows(elem, &rows))
+            }
+            other => Err(crate::error::Error::type_err(format!(
+                "Can't make rows of {}[] from {}",
+                elem,
+                crate::ops::describe(other)
+            ))),
+        }
     }
     /// Same row shape, new flat data (element-wise results).
     pub fn with_data(&self, data: Column) -> ArrayVec {
@@ -337,6 +400,13 @@ impl Value {
     }
     pub fn table(t: Table) -> Value {
         Value::Table(Arc::new(t))
+    }
+    /// The value of a table column: a vector, or an array vector for an `ELEM[]` column.
+    pub fn of_column(col: Column) -> Value {
+        match &*col.data {
+            ColData::Array(a) => Value::ArrayVector(a.clone()),
+            _ => Value::Vector(col),
+        }
     }
 
     // ---- introspection

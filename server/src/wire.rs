@@ -265,10 +265,9 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                         Value::Vector(c) => {
                             return bad(format!("column {n} has {} rows, the table {rows}", c.len()));
                         }
-                        Value::ArrayVector(_) => {
-                            return bad(format!(
-                                "column {n} is an array vector; Beluga's tables cannot hold array vector columns yet (upload it as a separate variable)"
-                            ));
+                        Value::ArrayVector(a) if a.rows() == rows => cols.push(Column::from_array(a)),
+                        Value::ArrayVector(a) => {
+                            return bad(format!("column {n} has {} rows, the table {rows}", a.rows()));
                         }
                         _ => return bad(format!("column {n} is not a vector")),
                     }
@@ -690,6 +689,11 @@ impl Encoder {
                     self.cstr(n);
                 }
                 for c in &t.cols {
+                    // an `ELEM[]` column goes as an array vector (PROTOCOL.md §5.7)
+                    if let Some(a) = c.as_array() {
+                        self.array_vector(a);
+                        continue;
+                    }
                     let c = self.wire_column(c);
                     if self.compress && compressible(&c) {
                         self.compressed_vector(&c);
@@ -863,6 +867,8 @@ impl Encoder {
             ColData::F64(v) => self.raw(v),
             // UUID/INT128/IPADDR null is 0 in both; DECIMAL128 null is i128::MIN in both
             ColData::I128(v) => self.raw(v),
+            // array columns are written by `array_vector`, never as packed values
+            ColData::Array(a) => self.values(&a.data),
             ColData::Str(s) if c.ty == DataType::Blob => {
                 for x in s.iter() {
                     self.i32(x.len() as i32);

@@ -394,6 +394,12 @@ fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 pub fn type_arg(name: &str, v: &Value) -> Result<DataType> {
     match v {
         Value::Type(t) => Ok(*t),
+        // `INT[]`: the array-vector type (a table column of rows of INT)
+        Value::Constant(..) if beluga_runtime::value::array_elem_type(v).is_some() => {
+            beluga_runtime::value::array_elem_type(v)
+                .and_then(DataType::array_of)
+                .ok_or_else(|| Error::arg(format!("{name}: {} has no array-vector type", describe(v))))
+        }
         Value::Scalar(c) if c.ty.is_literal() => {
             let s = c.str_at(0).unwrap_or("");
             DataType::from_name(s).ok_or_else(|| Error::arg(format!("{name}: unknown type {s}")))
@@ -693,6 +699,15 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
     }
 }
 
+/// The column of `v` for a table column of type `ty`: an `ELEM[]` column takes rows
+/// (`ArrayVec::rows_of`), any other column the value's column.
+pub fn table_part(name: &str, v: &Value, ty: DataType) -> Result<Column> {
+    match ty.array_elem() {
+        Some(e) => Ok(Column::from_array(Arc::new(beluga_runtime::value::ArrayVec::rows_of(v, e)?))),
+        None => col(name, v),
+    }
+}
+
 /// Append rows (a table matched by position, or a tuple of columns) to a table; all or nothing.
 pub fn append_rows(mut t: Table, x: &Value) -> Result<Table> {
     append_rows_in_place(&mut t, x)?;
@@ -717,14 +732,14 @@ pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
             if items.len() != t.ncols() {
                 return Err(Error::arg("The number of values doesn't match the number of columns"));
             }
-            items.iter().map(|v| col("append!", v)).collect::<Result<_>>()?
+            items.iter().zip(&t.cols).map(|(v, tc)| table_part("append!", v, tc.ty)).collect::<Result<_>>()?
         }
         Value::Dict(d) => {
             let mut out = Vec::new();
-            for name in &t.names {
+            for (name, tc) in t.names.iter().zip(&t.cols) {
                 let k = Value::string(name);
                 let v = beluga_runtime::eval::dict_get_pub(d, &k)?;
-                out.push(col("append!", &v)?);
+                out.push(table_part("append!", &v, tc.ty)?);
             }
             out
         }
@@ -734,7 +749,7 @@ pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
     for (k, p) in parts.iter().enumerate() {
         let target = &t.cols[k];
         let p = if p.ty != target.ty && !(p.ty.is_literal() && target.ty.is_literal()) {
-            if target.ty.is_numeric() && p.ty.is_literal() {
+            if (target.ty.is_numeric() && p.ty.is_literal()) || (target.ty.array_elem().is_some() != p.ty.array_elem().is_some()) {
                 return Err(Error::type_err(format!(
                     "The column [{}] expects type {}, but the value is {}",
                     t.names[k], target.ty, p.ty

@@ -116,6 +116,7 @@ pub fn mem_size(v: &Value) -> i64 {
             ColData::I128(v) => 16 * v.len() as i64,
             ColData::Sym(s) => 4 * s.codes.len() as i64,
             ColData::Str(s) => (s.bytes.len() + 8 * s.offsets.len()) as i64,
+            ColData::Array(a) => 8 * a.offsets.len() as i64 + col_bytes(&a.data),
         }
     }
     match v {

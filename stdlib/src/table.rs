@@ -298,7 +298,7 @@ fn sort_by(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 /// Columns of `x` (table, tuple, dict, or several vectors/scalars) conformed to the schema of `t`.
 fn incoming_columns(t: &Table, x: &[Value]) -> Result<Vec<Column>> {
     let parts: Vec<Value> = match x {
-        [Value::Table(s)] => s.cols.iter().map(|c| Value::Vector(c.clone())).collect(),
+        [Value::Table(s)] => s.cols.iter().map(|c| Value::of_column(c.clone())).collect(),
         [Value::Tuple(items)] => items.iter().cloned().collect(),
         [Value::Dict(d)] => {
             let mut out = Vec::new();
@@ -316,9 +316,26 @@ fn incoming_columns(t: &Table, x: &[Value]) -> Result<Vec<Column>> {
             t.ncols()
         )));
     }
-    let n = parts.iter().filter_map(|v| if let Value::Vector(c) = v { Some(c.len()) } else { None }).next().unwrap_or(1);
+    let n = parts
+        .iter()
+        .zip(&t.cols)
+        .filter_map(|(v, tc)| match v {
+            Value::Vector(c) if tc.ty.array_elem().is_none() => Some(c.len()),
+            Value::ArrayVector(a) => Some(a.rows()),
+            _ => None,
+        })
+        .next()
+        .unwrap_or(1);
     let mut out = Vec::with_capacity(parts.len());
     for (k, p) in parts.iter().enumerate() {
+        if t.cols[k].ty.array_elem().is_some() {
+            let c = crate::core::table_part("tableInsert", p, t.cols[k].ty)?;
+            if c.len() != n {
+                return Err(Error::size("The columns to insert have different lengths"));
+            }
+            out.push(conform(&t.names[k], &c, t.cols[k].ty)?);
+            continue;
+        }
         let c = match p {
             Value::Vector(c) | Value::Pair(c) => c.clone(),
             Value::Scalar(c) => c.take(&vec![0; n]),

@@ -76,6 +76,11 @@ impl Writer {
             ColData::I128(v) => v.iter().for_each(|x| self.buf.extend_from_slice(&x.to_le_bytes())),
             ColData::Sym(s) => s.codes.iter().for_each(|&k| self.str(s.dict.get(k))),
             ColData::Str(s) => s.iter().for_each(|x| self.str(x)),
+            // an array vector: its rows + 1 offsets, then the flat column
+            ColData::Array(a) => {
+                a.offsets.iter().for_each(|&o| self.u64(o as u64));
+                self.column(&a.data);
+            }
         }
     }
     /// Append the checksum of everything written so far.
@@ -168,6 +173,17 @@ impl<'a> Reader<'a> {
     pub fn column(&mut self) -> Result<Column> {
         let ty = self.dtype()?;
         let n = self.len()?;
+        if ty.array_elem().is_some() {
+            let mut offsets = Vec::with_capacity(n + 1);
+            for _ in 0..=n {
+                offsets.push(self.u64()? as usize);
+            }
+            let data = self.column()?;
+            if offsets[0] != 0 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] != data.len() {
+                return Err(corrupt(self.what, "array-vector offsets"));
+            }
+            return Ok(Column::from_array(std::sync::Arc::new(beluga_runtime::value::ArrayVec::new(offsets, data))));
+        }
         macro_rules! fixed {
             ($t:ty, $w:expr, $var:ident) => {{
                 let s = self.take(n * $w)?;

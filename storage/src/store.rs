@@ -141,7 +141,7 @@ fn run_starts(c: &Column, max: usize) -> Option<Vec<usize>> {
         ColData::F32(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
         ColData::F64(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
         ColData::Sym(s) => runs(&s.codes, max, |a, b| a == b),
-        ColData::Str(_) => None,
+        ColData::Str(_) | ColData::Array(_) => None,
     }
 }
 

@@ -95,7 +95,7 @@ fn schema_specs(s: &Table, ncols_file: usize) -> Result<Vec<ColSpec>> {
         let tname = types.str_at(r).map(|x| x.to_string()).or_else(|| types.i64_at(r).and_then(|id| DataType::from_id(id as i32)).map(|t| t.name().to_string()));
         let tname = tname.unwrap_or_default();
         let ty = DataType::from_name(&tname).ok_or_else(|| Error::arg(format!("Invalid data type '{tname}' in the schema")))?;
-        if ty.decimal_scale().is_none() && !matches!(
+        if ty.decimal_scale().is_none() && ty.array_elem().is_none() && !matches!(
             ty.physical(),
             beluga_runtime::types::Physical::I8
                 | beluga_runtime::types::Physical::I16
@@ -436,12 +436,71 @@ pub fn load_file(p: &Plan) -> Result<Table> {
     Table::new(names, cols)
 }
 
+/// Array-vector columns of the plan (schema type `INT[]` ...): they are read as text and
+/// split on `arrayDelimiter` afterwards (progr/data_types_forms/arrayVector.md). Returns
+/// (column, array type) and leaves those specs as STRING.
+fn array_specs(p: &mut Plan) -> Vec<(usize, DataType)> {
+    let mut out = Vec::new();
+    for (k, s) in p.specs.iter_mut().enumerate() {
+        if s.ty.array_elem().is_some() {
+            out.push((k, s.ty));
+            s.ty = DataType::String;
+        }
+    }
+    out
+}
+
+/// The `arrayDelimiter` argument (a one-character string; `,` when not given).
+fn array_delimiter(f: &str, v: Option<&Value>) -> Result<String> {
+    match v {
+        None | Some(Value::Void) => Ok(",".to_string()),
+        Some(v) => {
+            let s = str_of(f, v, "arrayDelimiter")?;
+            if s.is_empty() {
+                return Err(Error::arg(format!("The arrayDelimiter of [{f}] must not be empty")));
+            }
+            Ok(s.to_string())
+        }
+    }
+}
+
+/// Split the text columns `arrays` of a loaded chunk into array-vector columns: each
+/// field's elements are separated by `delim` (an empty field is one null element) and
+/// parsed as the element type.
+fn split_arrays(mut t: Table, arrays: &[(usize, DataType)], delim: &str) -> Result<Table> {
+    for &(k, ty) in arrays {
+        let Some(elem) = ty.array_elem() else { continue };
+        let c = &t.cols[k];
+        let mut pieces = StrCol::with_capacity(c.len(), 0);
+        let mut offsets = Vec::with_capacity(c.len() + 1);
+        offsets.push(0usize);
+        for r in 0..c.len() {
+            let s = c.str_at(r).unwrap_or("").trim();
+            if s.is_empty() {
+                pieces.push("");
+            } else {
+                for x in s.split(delim) {
+                    pieces.push(x.trim());
+                }
+            }
+            offsets.push(pieces.len());
+        }
+        let text = Column::new(DataType::String, ColData::Str(pieces));
+        let flat = beluga_runtime::kernels::cast::cast_column(&text, elem)
+            .map_err(|e| Error::runtime(format!("column {}: {}", t.names[k], e.message)))?;
+        t.cols[k] = Column::from_array(Arc::new(beluga_runtime::value::ArrayVec::new(offsets, flat)));
+    }
+    Ok(t)
+}
+
 /// `loadText(filename, [delimiter], [schema], [skipRows], [arrayDelimiter], [containHeader])`.
 pub fn load_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     let path = str_of("loadText", &args[0], "filename")?;
     let (delim, schema, skip) = common_args(&args, "loadText", 1)?;
-    let p = plan(path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 5)))?;
-    let t = load_file(&p)?;
+    let mut p = plan(path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 5)))?;
+    let arrays = array_specs(&mut p);
+    let adelim = array_delimiter("loadText", opt(&args, 4))?;
+    let t = split_arrays(load_file(&p)?, &arrays, &adelim)?;
     p.report().iter().for_each(|l| i.emit(l));
     Ok(Value::table(t))
 }
@@ -490,9 +549,12 @@ pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             }
         }
     }
+    let types: Vec<DataType> = p.specs.iter().map(|s| s.ty).collect();
+    let arrays = array_specs(&mut p);
+    let adelim = array_delimiter(f, opt(&args, 10))?;
     let Some(dir) = db.dir.clone() else {
         // an in-memory database: the file as a table
-        let t = load_file(&p)?;
+        let t = split_arrays(load_file(&p)?, &arrays, &adelim)?;
         p.report().iter().for_each(|l| i.emit(l));
         return Ok(Value::table(t));
     };
@@ -506,13 +568,13 @@ pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             return Err(Error::runtime(format!("The table {tname} must be created before loadTextEx is given a transform")));
         }
         let names = p.specs.iter().map(|s| s.name.clone()).collect();
-        let types = p.specs.iter().map(|s| s.ty).collect();
         let ap = Appender::create(&dir, &tname, names, types, part_cols.clone())?;
         // the table's creation is part of the import: commit both together
         ap
     };
     let path2 = path.clone();
     read_chunks(&p, &mut |t, first_line| {
+        let t = split_arrays(t, &arrays, &adelim)?;
         let t = match &transform {
             Some(tf) => match i.call_value(tf, vec![Value::table(t)])? {
                 Value::Table(t) => (*t).clone(),
@@ -567,6 +629,11 @@ fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
         }
         ColData::Str(s) => quote_into(out, s.get(r), delim),
         ColData::Sym(s) => quote_into(out, s.get(r), delim),
+        // an array row: its elements joined by commas (quoted when the delimiter is one)
+        ColData::Array(a) => {
+            let text: Vec<String> = (a.offsets[r]..a.offsets[r + 1]).map(|p| beluga_runtime::fmt::format_elem(&a.data, p)).collect();
+            quote_into(out, &text.join(","), delim)
+        }
         _ => quote_into(out, &beluga_runtime::fmt::format_elem(c, r), delim),
     }
 }

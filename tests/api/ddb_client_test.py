@@ -585,19 +585,25 @@ def t_array_vector():
     r = s.run(f"arrayVector((1..{n}) * 2, 1..{2 * n})")
     flat = np.concatenate(list(r))
     check("array vector over two blocks", len(r) == n and flat.sum() == np.arange(1, 2 * n + 1).sum(), (len(r), flat[:4]))
-    # the client sends array vectors only as typed table columns; Beluga's tables cannot
-    # hold them yet, so the upload is refused by name (the wire decoding itself is covered
-    # by server/src/wire.rs's round-trip test)
-    df = pd.DataFrame({"k": [1, 2], "v": [np.array([1, 2], dtype=np.int32), np.array([3], dtype=np.int32)]})
-    df.__dict__["__DolphinDB_Type__"] = {"v": keys.DT_INT_ARRAY}
+    # tables with array-vector columns, both directions: download into pandas (a column
+    # of numpy arrays), and upload of a DataFrame whose column is typed INT[] / DOUBLE[]
+    t = s.run("table(1 2 3 as id, arrayVector(2 3 6, [1, 2, 3, 4, 5, 6]) as v, arrayVector(1 2 3, [1.5, 2.5, 3.5]) as w)")
+    check("table with INT[] column downloads", list(t["id"]) == [1, 2, 3]
+          and [list(x) for x in t["v"]] == [[1, 2], [3], [4, 5, 6]], t)
+    check("table with DOUBLE[] column downloads", [list(x) for x in t["w"]] == [[1.5], [2.5], [3.5]], t)
+    df = pd.DataFrame({"k": np.array([1, 2], dtype=np.int32),
+                       "v": [np.array([1, 2], dtype=np.int32), np.array([3], dtype=np.int32)],
+                       "w": [np.array([0.5, 1.5]), np.array([2.5, 3.5, 4.5])]})
+    df.__dict__["__DolphinDB_Type__"] = {"v": keys.DT_INT_ARRAY, "w": keys.DT_DOUBLE_ARRAY}
     s6 = session()
-    try:
-        s6.upload({"avT": df})
-        check("table with an array column: clear refusal", False, "accepted")
-    except Exception as e:  # noqa: BLE001
-        check("table with an array column: clear refusal", "array vector" in str(e), e)
+    s6.upload({"avT": df})
+    check("uploaded INT[] column", s6.run("typestr(avT.v)") == "FAST INT[] VECTOR", s6.run("typestr(avT.v)"))
+    check("uploaded array rows", list(s6.run("rowSum(avT.v)")) == [3, 3], s6.run("rowSum(avT.v)"))
+    check("uploaded DOUBLE[] rows", list(s6.run("exec rowSum(w) from avT")) == [2.0, 10.5])
+    back = s6.run("select k, v, w from avT where rowSum(w) > 3")
+    check("array columns round trip", list(back["k"]) == [2] and [list(x) for x in back["w"]] == [[2.5, 3.5, 4.5]], back)
     s6.close()
-    check("server answers after the refusal", s.run("1+1") == 2)
+    check("server answers after the upload", s.run("1+1") == 2)
 
 
 attempt("array vectors", t_array_vector)

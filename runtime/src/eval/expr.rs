@@ -278,7 +278,7 @@ impl Interpreter {
         match &tv {
             Value::Table(tab) => {
                 if let Some(c) = tab.column(name) {
-                    return Ok(Value::Vector(c.clone()));
+                    return Ok(Value::of_column(c.clone()));
                 }
             }
             Value::Dict(d) => {
@@ -294,7 +294,7 @@ impl Interpreter {
             Value::Handle(h) => {
                 // a stored table's columns are read through its table source
                 if let Some(src) = h.table_source() {
-                    return Ok(Value::Vector(src.column(name)?));
+                    return Ok(Value::of_column(src.column(name)?));
                 }
             }
             _ => {}

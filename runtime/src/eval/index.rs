@@ -273,7 +273,7 @@ impl Interpreter {
                 let name = c.str_at(0).unwrap_or("");
                 return t
                     .column(name)
-                    .map(|c| Value::Vector(c.clone()))
+                    .map(|c| Value::of_column(c.clone()))
                     .ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")));
             }
             // several columns: a tuple of the column vectors
@@ -281,7 +281,7 @@ impl Interpreter {
             for k in 0..c.len() {
                 let name = c.str_at(k).unwrap_or("");
                 let col = t.column(name).ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")))?;
-                cols.push(Value::Vector(col.clone()));
+                cols.push(Value::of_column(col.clone()));
             }
             return Ok(Value::tuple(cols));
         }

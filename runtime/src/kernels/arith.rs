@@ -218,6 +218,8 @@ pub fn as_native<D: Native>(col: &Column) -> Cow<'_, [D]> {
         ColData::I128(v) => Cow::Owned(conv::<i128, D>(v, false)),
         ColData::Sym(s) => Cow::Owned(vec![D::NULL; s.codes.len()]),
         ColData::Str(s) => Cow::Owned(vec![D::NULL; s.len()]),
+        // an array row is not one number: callers reject `ELEM[]` columns by type first
+        ColData::Array(a) => Cow::Owned(vec![D::NULL; a.rows()]),
     }
 }
 

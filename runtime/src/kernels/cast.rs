@@ -37,6 +37,13 @@ pub fn cast_column(col: &Column, to: DataType) -> Result<Column> {
     if from == to {
         return Ok(col.clone());
     }
+    // array vectors convert element-wise to another array type, and only to one
+    if let (Some(a), Some(e)) = (col.as_array(), to.array_elem()) {
+        return Ok(Column::from_array(std::sync::Arc::new(a.with_data(cast_column(&a.data, e)?))));
+    }
+    if from.array_elem().is_some() || to.array_elem().is_some() {
+        return Err(cannot(from, to, ""));
+    }
     if from == DataType::Void {
         if to.physical() == Physical::None {
             return Err(cannot(from, to, ""));

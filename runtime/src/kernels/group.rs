@@ -125,6 +125,8 @@ pub fn dense_ids(c: &Column) -> (Vec<u32>, usize) {
             by_table(n, size.max(1), |r| s.codes[r] as usize)
         }
         ColData::Str(s) => by_map(n, |r| s.get(r)),
+        // array rows group by their whole content
+        ColData::Array(a) => by_map(n, |r| crate::elemfmt::array_row_text(a, r)),
     }
 }
 

@@ -77,6 +77,12 @@ pub fn sort_keys(c: &Column) -> Vec<u64> {
             let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
             s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
         }
+        // array rows order lexicographically by their elements' keys (an empty row is null)
+        ColData::Array(a) => {
+            let k = sort_keys(&a.data);
+            let row = |i: usize| &k[a.offsets[i]..a.offsets[i + 1]];
+            dense_keys_by(a.rows(), |i| a.row_len(i) == 0, |x, y| row(x).cmp(row(y)))
+        }
     }
 }
 

@@ -52,7 +52,7 @@ pub fn take(c: &Column, idx: &[usize]) -> Column {
     }
     let data = crate::map_numeric!(&*c.data, v => gather(v, idx),
         ColData::Sym(s) => ColData::Sym(SymCol { codes: gather(&s.codes, idx), dict: s.dict.clone() }),
-        ColData::Str(_) => return c.take_usize(idx),
+        ColData::Str(_) | ColData::Array(_) => return c.take_usize(idx),
     );
     Column::new(c.ty, data)
 }
@@ -71,7 +71,7 @@ fn scatter_vec<T: Copy + Default>(v: &[T], dest: &[u32]) -> Vec<T> {
 pub fn scatter(c: &Column, dest: &[u32]) -> Column {
     let data = crate::map_numeric!(&*c.data, v => scatter_vec(v, dest),
         ColData::Sym(s) => ColData::Sym(SymCol { codes: scatter_vec(&s.codes, dest), dict: s.dict.clone() }),
-        ColData::Str(_) => {
+        ColData::Str(_) | ColData::Array(_) => {
             let mut perm = vec![0usize; dest.len()];
             for (r, &d) in dest.iter().enumerate() {
                 perm[d as usize] = r;

@@ -200,11 +200,23 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
                         targets.len()
                     )));
                 }
-                let vals: Vec<Value> = row.iter().map(|e| i.eval(e)).collect::<Result<_>>()?;
+                // a value for an `ELEM[]` column is its rows (a vector is one row, a tuple one per element)
+                let vals: Vec<Value> = row
+                    .iter()
+                    .zip(&targets)
+                    .map(|(e, &k)| {
+                        let v = i.eval(e)?;
+                        match table.cols[k].ty.array_elem() {
+                            Some(el) => Ok(Value::ArrayVector(Arc::new(crate::value::ArrayVec::rows_of(&v, el)?))),
+                            None => Ok(v),
+                        }
+                    })
+                    .collect::<Result<_>>()?;
                 let n = vals
                     .iter()
                     .filter_map(|v| match v {
                         Value::Vector(c) => Some(c.len()),
+                        Value::ArrayVector(a) => Some(a.rows()),
                         _ => None,
                     })
                     .max()

@@ -304,7 +304,7 @@ pub(crate) fn order_keys(i: &mut Interpreter, order: &[OrderItem], scope: &Scope
 pub(crate) fn result_scope(mut base: Scope, names: &[String], cols: &[Column]) -> Scope {
     for (n, c) in names.iter().zip(cols) {
         if !n.is_empty() {
-            base.insert(n.clone(), Value::Vector(c.clone()));
+            base.insert(n.clone(), Value::of_column(c.clone()));
         }
     }
     base
@@ -342,6 +342,8 @@ pub(crate) fn plain(i: &mut Interpreter, p: &Prepared, frame: &Frame) -> Result<
     for (v, it) in vals.iter().zip(&p.items) {
         let n = match v {
             Value::Vector(c) if it.width() == 1 => Some(c.len()),
+            // an array vector (an `ELEM[]` column or a row function's array result) has one row per row
+            Value::ArrayVector(a) if it.width() <= 1 => Some(a.rows()),
             Value::Table(t) => Some(t.rows()),
             Value::Tuple(t) if it.width() != 1 => t.first().and_then(|x| match x {
                 Value::Vector(c) => Some(c.len()),

@@ -147,10 +147,10 @@ fn bind(names: &[String], aliases: &[(String, usize)], cols: impl Iterator<Item 
     let mut s = Scope::with_capacity(names.len() + aliases.len() + 1);
     let cols: Vec<Column> = cols.collect();
     for (n, c) in names.iter().zip(&cols) {
-        s.insert(n.clone(), Value::Vector(c.clone()));
+        s.insert(n.clone(), Value::of_column(c.clone()));
     }
     for (a, k) in aliases {
-        s.insert(a.clone(), Value::Vector(cols[*k].clone()));
+        s.insert(a.clone(), Value::of_column(cols[*k].clone()));
     }
     s.insert(COUNT_STAR.to_string(), Value::int(rows as i32));
     s
@@ -235,6 +235,9 @@ impl ColBuilder {
             }
             Value::Vector(c) | Value::Pair(c) if c.len() == len => c.clone(),
             Value::Vector(c) if c.len() == 1 => c.take_usize(&vec![0; len]),
+            // an array vector (`toArray` per group, a row function's array result) is an `ELEM[]` column
+            Value::ArrayVector(a) if a.rows() == len => Column::from_array(a.clone()),
+            Value::ArrayVector(a) if a.rows() == 1 => Column::from_array(a.clone()).take_usize(&vec![0; len]),
             Value::Table(t) if t.ncols() == 1 && t.rows() == len => t.cols[0].clone(),
             other => {
                 return Err(Error::size(format!(

@@ -115,7 +115,7 @@ impl<'a> GroupEval<'a> {
     fn bind(&mut self, c: Column) -> Expr {
         let name = format!("__g{}", self.counter);
         self.counter += 1;
-        self.bindings.insert(name.clone(), Value::Vector(c));
+        self.bindings.insert(name.clone(), Value::of_column(c));
         Expr::new(ExprKind::Ident(name), Default::default())
     }
 

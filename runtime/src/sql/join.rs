@@ -386,7 +386,7 @@ fn repeat_each(c: &Column, times: usize) -> Column {
         ColData::F64(v) => ColData::F64(rep(v, times)),
         ColData::I128(v) => ColData::I128(rep(v, times)),
         ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: rep(&s.codes, times), dict: s.dict.clone() }),
-        ColData::Str(_) => {
+        ColData::Str(_) | ColData::Array(_) => {
             let idx: Vec<usize> = (0..c.len()).flat_map(|k| std::iter::repeat_n(k, times)).collect();
             return c.take_usize(&idx);
         }
@@ -412,7 +412,7 @@ fn tile(c: &Column, times: usize) -> Column {
         ColData::F64(v) => ColData::F64(til(v, times)),
         ColData::I128(v) => ColData::I128(til(v, times)),
         ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: til(&s.codes, times), dict: s.dict.clone() }),
-        ColData::Str(_) => {
+        ColData::Str(_) | ColData::Array(_) => {
             let idx: Vec<usize> = (0..times).flat_map(|_| 0..c.len()).collect();
             return c.take_usize(&idx);
         }

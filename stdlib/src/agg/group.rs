@@ -364,7 +364,7 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 ColData::I64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::F32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::F64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
-                ColData::I128(_) => return Err(Error::unsupported(name, col.ty)),
+                ColData::I128(_) | ColData::Array(_) => return Err(Error::unsupported(name, col.ty)),
             })
         }
         "sum" => {

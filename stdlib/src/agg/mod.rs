@@ -220,7 +220,7 @@ pub fn extreme_col(c: &Column, want_max: bool) -> Result<Value> {
             Some(i) => Value::Scalar(c.slice(i, i + 1)),
             None => Value::Scalar(Column::nulls(c.ty, 1)),
         }),
-        ColData::I128(_) => Err(Error::unsupported(name, c.ty)),
+        ColData::I128(_) | ColData::Array(_) => Err(Error::unsupported(name, c.ty)),
         ColData::I8(v) => Ok(Value::Scalar(Column::from_vec(c.ty, vec![extreme(v, want_max).unwrap_or(i8::NULL)]))),
         ColData::I16(v) => Ok(Value::Scalar(Column::from_vec(c.ty, vec![extreme(v, want_max).unwrap_or(i16::NULL)]))),
         ColData::I32(v) => Ok(Value::Scalar(Column::from_vec(c.ty, vec![extreme(v, want_max).unwrap_or(i32::NULL)]))),

@@ -30,6 +30,7 @@ pub fn null_flags(c: &Column) -> Vec<bool> {
         ColData::I128(v) => f(v),
         ColData::Sym(s) => s.codes.iter().map(|&k| s.dict.get(k).is_empty()).collect(),
         ColData::Str(s) => (0..s.len()).map(|k| s.offsets[k] == s.offsets[k + 1]).collect(),
+        ColData::Array(a) => (0..a.rows()).map(|r| c.is_null(r)).collect(),
     }
 }
 

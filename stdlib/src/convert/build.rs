@@ -106,6 +106,7 @@ fn repeat_first(c: &Column, n: usize) -> Column {
             }
             ColData::Str(out)
         }
+        ColData::Array(_) => return c.take_usize(&vec![0; n]),
     };
     Column::new(c.ty, data)
 }
@@ -324,6 +325,7 @@ fn push_key(out: &mut String, c: &Column, i: usize, sorted: bool) {
     };
     let flip = |neg_bit: bool| if sorted && neg_bit { 0x80u8 } else { 0 };
     match &*c.data {
+        ColData::Array(a) => out.push_str(&beluga_runtime::elemfmt::array_row_text(a, i)),
         ColData::Str(_) | ColData::Sym(_) => {
             out.push_str(c.str_at(i).unwrap_or(""));
             if sorted {
@@ -479,11 +481,56 @@ fn is_ordered_dict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(matches!(&a[0], Value::Dict(d) if d.ordered)))
 }
 
+/// `toArray(X)`: an aggregate that makes the values of X one row of an array vector, so
+/// `select toArray(v) from t group by k` gives an `ELEM[]` column (arrayVector.md).
+fn to_array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    match &a[0] {
+        Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => {
+            if DataType::array_of(c.ty).is_none() {
+                return Err(Error::type_err(format!("toArray: {} values cannot form an array vector", c.ty)));
+            }
+            Ok(Value::ArrayVector(Arc::new(ArrayVec::new(vec![0, c.len()], c.clone()))))
+        }
+        // an array vector's rows joined into one row
+        Value::ArrayVector(av) => Ok(Value::ArrayVector(Arc::new(ArrayVec::new(vec![0, av.data.len()], av.data.clone())))),
+        other => Err(Error::type_err(format!("toArray: expects a vector, not {}", describe(other)))),
+    }
+}
+
+/// `ungroup(t)`: each row of a table with array-vector columns becomes one row per element
+/// (the other columns repeated); rows of the array columns must have equal lengths.
+fn ungroup(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+    let Value::Table(t) = &a[0] else {
+        return Err(Error::type_err(format!("ungroup: expects a table, not {}", describe(&a[0]))));
+    };
+    let arrays: Vec<&Arc<ArrayVec>> = t.cols.iter().filter_map(|c| c.as_array()).collect();
+    let Some(first) = arrays.first() else { return Ok(a[0].clone()) };
+    for (c, name) in t.cols.iter().zip(&t.names) {
+        if let Some(av) = c.as_array() {
+            if av.offsets != first.offsets {
+                return Err(Error::size(format!("ungroup: the rows of array-vector column {name} differ in length from the others")));
+            }
+        }
+    }
+    let idx: Vec<usize> = (0..first.rows()).flat_map(|r| std::iter::repeat_n(r, first.row_len(r))).collect();
+    let cols: Vec<Column> = t
+        .cols
+        .iter()
+        .map(|c| match c.as_array() {
+            Some(av) => av.data.clone(),
+            None => c.take_usize(&idx),
+        })
+        .collect();
+    Ok(Value::table(Table::new(t.names.clone(), cols)?))
+}
+
 pub const DEFS: &[Builtin] = &[
     fp("arrayVector", Kind::System, 2, 2, array_vector, &["index", "value"]),
     fp("bigarray", Kind::System, 1, 4, bigarray, &["dataType", "initialSize", "capacity", "defaultValue"]),
     f("enlist", Kind::System, 1, 1, enlist),
     f("fixedLengthArrayVector", Kind::System, 1, u8::MAX, fixed_length_array_vector),
+    f("toArray", Kind::Aggregate, 1, 1, to_array),
+    f("ungroup", Kind::System, 1, 1, ungroup),
     f("flip", Kind::System, 1, 1, transpose),
     fp("indexedSeries", Kind::System, 2, 2, indexed_series, &["index", "value"]),
     f("isIndexedMatrix", Kind::System, 1, 1, is_indexed_matrix),

@@ -243,6 +243,7 @@ fn hex(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
                 ColData::F64(v) => push_hex(&mut buf, &v[i].to_be_bytes(), reverse),
                 ColData::I128(v) => push_hex(&mut buf, &v[i].to_be_bytes(), reverse),
                 ColData::Str(_) | ColData::Sym(_) => push_hex(&mut buf, c.str_at(i).unwrap_or("").as_bytes(), reverse),
+                ColData::Array(_) => return Err(Error::unsupported("hex", c.ty)),
             }
             out.push(&buf);
         }

@@ -469,6 +469,7 @@ fn push_bytes(s: &Slice, i: usize, out: &mut Vec<u8>) {
         ColData::F64(v) => out.extend_from_slice(&v[k].to_le_bytes()),
         ColData::I128(v) => out.extend_from_slice(&v[k].to_le_bytes()),
         ColData::Str(_) | ColData::Sym(_) => out.extend_from_slice(s.col.str_at(k).unwrap_or("").as_bytes()),
+        ColData::Array(a) => out.extend_from_slice(beluga_runtime::elemfmt::array_row_text(a, k).as_bytes()),
     }
 }
 
