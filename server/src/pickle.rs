@@ -337,7 +337,7 @@ impl Pickler<'_> {
             }
             (ColData::F32(v), _) => self.typed('f', v),
             (ColData::F64(v), _) => self.typed('f', v),
-            (ColData::I128(_), _) => unreachable!("filtered by supported()"),
+            (ColData::I128(_) | ColData::Array(_), _) => unreachable!("filtered by supported()"),
         }
     }
 
