@@ -18,6 +18,7 @@ use crate::span::Span;
 use std::collections::HashSet;
 
 // The pre-pass by concern; each file adds methods to `Pre`.
+mod ddl;
 mod layout;
 mod names;
 mod operands;
@@ -287,6 +288,7 @@ pub fn prepass(
     is_function: &dyn Fn(&str) -> bool,
     expr_mode: bool,
 ) -> Result<Vec<Triple>, ParseError> {
+    let toks = ddl::rewrite(toks)?;
     let (assigned, user_fns) = scan_names(&toks);
     let mut p = Pre {
         toks,
