@@ -590,3 +590,85 @@ fn drop_stmt(b: &mut B, ts: &[RawTok]) -> Result<(), ParseError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::{Arg, ExprKind, StmtKind};
+    use crate::parse_script;
+
+    fn is_fn(n: &str) -> bool {
+        matches!(n, "database" | "createPartitionedTable" | "createDimensionTable" | "table" | "dropDatabase" | "dropTable" | "existsDatabase" | "existsTable" | "addColumn" | "dropColumns!" | "rename!" | "undef" | "defined" | "setColumnComment" | "loadTable")
+    }
+
+    /// The called function's name and argument count of a one-statement script.
+    fn call_of(src: &str) -> (String, usize) {
+        let s = parse_script(src, &is_fn).unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        assert_eq!(s.len(), 1, "{src}");
+        let e = match &s[0].kind {
+            StmtKind::Expr(e) => e.clone(),
+            StmtKind::If(_, body, None) => match &body.kind {
+                StmtKind::Expr(e) => e.clone(),
+                k => panic!("{src}: {k:?}"),
+            },
+            StmtKind::Assign(..) => return ("=".into(), 0),
+            k => panic!("{src}: {k:?}"),
+        };
+        match &e.kind {
+            ExprKind::Call(f, a) => match &f.kind {
+                ExprKind::Ident(n) => (n.clone(), a.len()),
+                k => panic!("{k:?}"),
+            },
+            k => panic!("{src}: {k:?}"),
+        }
+    }
+
+    #[test]
+    fn create_database_levels() {
+        assert_eq!(call_of("create database \"dfs://a\" partitioned by VALUE(1..3)"), ("database".into(), 3));
+        assert_eq!(call_of("create database \"dfs://a\" partitioned by VALUE(1..3), HASH([SYMBOL, 4]), engine='TSDB'"), ("database".into(), 4));
+        let s = parse_script("create database \"dfs://a\" partitioned by RANGE(0 5 10),\n  engine='OLAP'", &is_fn).unwrap();
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn create_table_forms() {
+        let src = "create table \"dfs://a\".\"pt\"(\n id INT,\n d DATE[comment=\"day\", compress=\"delta\"],\n v DOUBLE\n)\npartitioned by id,\nsortColumns=`id`d,\nkeepDuplicates=LAST";
+        let s = parse_script(src, &is_fn).unwrap();
+        assert_eq!(s.len(), 1, "a column comment adds setColumnComment in one block");
+        assert!(matches!(s[0].kind, StmtKind::Block(ref b) if b.len() == 2));
+        let (f, n) = call_of("create table \"dfs://a\".\"dt\"(id INT, v DOUBLE)\nsortColumns=`id");
+        assert_eq!((f.as_str(), n), ("createDimensionTable", 4));
+        let (f, n) = call_of("create table \"dfs://a\".\"pt\"(id INT, v DOUBLE) partitioned by id");
+        assert_eq!((f.as_str(), n), ("createPartitionedTable", 4));
+        let s = parse_script("create table mem(id INT, v DOUBLE)", &is_fn).unwrap();
+        assert!(matches!(s[0].kind, StmtKind::Assign(..)));
+    }
+
+    #[test]
+    fn alter_and_drop() {
+        assert_eq!(call_of("alter table pt add loc SYMBOL"), ("addColumn".into(), 3));
+        assert_eq!(call_of("alter table pt drop column loc"), ("dropColumns!".into(), 2));
+        assert_eq!(call_of("alter table pt rename loc to place"), ("rename!".into(), 3));
+        assert_eq!(call_of("drop database \"dfs://a\""), ("dropDatabase".into(), 1));
+        assert_eq!(call_of("drop database if exists \"dfs://a\""), ("dropDatabase".into(), 1));
+        assert_eq!(call_of("drop table if exists \"dfs://a\".\"pt\""), ("dropTable".into(), 2));
+        assert_eq!(call_of("drop table t"), ("undef".into(), 1));
+    }
+
+    #[test]
+    fn ordinary_names_stay() {
+        // `create`, `drop`, `alter` as variables and functions are untouched
+        let s = parse_script("create = 1\ndrop = create + 1\nx = drop", &is_fn).unwrap();
+        assert_eq!(s.len(), 3);
+        let s = parse_script("def alter(t) { return t }\nalter(1)", &is_fn).unwrap();
+        assert_eq!(s.len(), 2);
+        let _ = Arg::Pos(None);
+    }
+
+    #[test]
+    fn malformed_ddl_is_an_error() {
+        assert!(parse_script("create database \"dfs://a\" partitioned by 1..3", &is_fn).is_err());
+        assert!(parse_script("create table \"dfs://a\".\"t\"", &is_fn).is_err());
+        assert!(parse_script("alter table t frobnicate x", &is_fn).is_err());
+    }
+}
