@@ -24,6 +24,8 @@ fn registry() -> Registry {
     let mut r = Registry::new();
     beluga_stdlib::register(&mut r);
     beluga_storage::register(&mut r);
+    // submitJob & co.: the process-wide job pool the server's sessions use
+    beluga_server::jobs::register(&mut r);
     r
 }
 

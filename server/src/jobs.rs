@@ -2,7 +2,9 @@
 //! a function call handed to a fixed pool of worker threads. Jobs outlive the request and
 //! the session that submitted them; the job table is one process-wide, lock-protected map.
 //! Each job runs in its own interpreter with the submitter's registry (so a guest's job is
-//! a guest too), script functions and shared objects.
+//! a guest too), policy, memory budget, script functions and shared objects.
+//! The pool is per process: the server's sessions and the CLI/batch runner
+//! (`repl/src/main.rs` registers these builtins too) share it.
 
 use beluga_runtime::eval::Output;
 use beluga_runtime::registry::fp;
@@ -96,7 +98,11 @@ fn worker() {
             }
         };
         let Work { mut interp, func, args } = work;
-        interp.interrupt = interrupt;
+        interp.interrupt = interrupt.clone();
+        // kernels on this worker thread see the job's interrupt flag and the submitting
+        // session's memory accountant
+        beluga_runtime::guard::install_interrupt(interrupt);
+        beluga_runtime::guard::install_budget(interp.budget.clone());
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| interp.call_value(&func, args)));
         let r = match r {
             Ok(Ok(v)) => Ok(v),
@@ -153,6 +159,7 @@ fn submit_job(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     job.module_dir = i.module_dir.clone();
     // the job may do no more than the session that submitted it
     job.policy = i.policy.clone();
+    job.budget = i.budget.clone();
     job.output = Output::Buffer(String::new());
     for (k, v) in &i.ext {
         // the session's user and server state go with the job (strings and Arcs only)

@@ -12,7 +12,7 @@
 
 pub mod auth;
 mod conn;
-mod jobs;
+pub mod jobs;
 mod pickle;
 mod session;
 mod ws;

@@ -75,9 +75,36 @@ fn size(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "size", args)
 }
 
+fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        db::stored_add_column(h, &args)?;
+        return Ok(args[0].clone());
+    }
+    prev(i, "addColumn", args)
+}
+
+fn drop_columns(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        db::stored_drop_columns(h, &args)?;
+        return Ok(args[0].clone());
+    }
+    prev(i, "dropColumns!", args)
+}
+
+fn rename(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        db::stored_rename(h, &args)?;
+        return Ok(args[0].clone());
+    }
+    prev(i, "rename!", args)
+}
+
 /// Builtins that keep working on values they handled before and learn stored tables.
 pub const WRAPPED: &[Builtin] = &[
+    fp("addColumn", Kind::System, 3, 3, add_column, &["table", "colNames", "colTypes"]),
     f("append!", Kind::System, 2, 2, append),
+    fp("dropColumns!", Kind::System, 2, 2, drop_columns, &["table", "colNames"]),
+    fp("rename!", Kind::System, 2, 3, rename, &["X", "Y", "Z"]),
     fp("columnNames", Kind::System, 1, 1, column_names, &["X"]),
     f("rows", Kind::System, 1, 1, rows),
     fp("schema", Kind::System, 1, 1, schema, &["table"]),
@@ -88,9 +115,10 @@ pub const WRAPPED: &[Builtin] = &[
 pub const DEFS: &[Builtin] = &[
     f("clearAllCache", Kind::System, 0, 0, db::clear_all_cache),
     fp("clearCachedDatabase", Kind::System, 1, 2, db::clear_cached_database, &["dbUrl", "tableName"]),
-    fp("createDimensionTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
+    fp("createDimensionTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
     fp("createPartitionedTable", Kind::System, 4, 10, db::create_partitioned_table, &["dbHandle", "table", "tableName", "partitionColumns", "compressMethods", "sortColumns", "keepDuplicates", "sortKeyMappingFunction", "softDelete", "indexes"]),
-    fp("createTable", Kind::System, 3, 6, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "primaryKey"]),
+    fp("createTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
+    fp("setColumnComment", Kind::System, 2, 2, db::set_column_comment, &["table", "columnComments"]),
     fp("database", Kind::System, 0, 7, db::database, &["directory", "partitionType", "partitionScheme", "locations", "engine", "atomic", "chunkGranularity"]),
     fp("dropDatabase", Kind::System, 1, 1, db::drop_database, &["dbUrl"]),
     fp("dropPartition", Kind::System, 2, 5, db::drop_partition, &["dbHandle", "partitionPaths", "tableName", "forceDelete", "deleteSchema"]),

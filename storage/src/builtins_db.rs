@@ -129,7 +129,27 @@ fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     }
     let dir = db.dir()?.clone();
     let types: Vec<DataType> = t.cols.iter().map(|c| if c.ty == DataType::Void { DataType::Double } else { c.ty }).collect();
-    let ap = Appender::create(&dir, name, t.names.clone(), types, part_cols)?;
+    // sortColumns / keepDuplicates: positions 5, 6 (partitioned) or 4, 5 (dimension); the
+    // manual gives them effect on TSDB databases only
+    let (sk, kk) = if partitioned { (5, 6) } else { (4, 5) };
+    let mut ap = Appender::create(&dir, name, t.names.clone(), types, part_cols)?;
+    if db.meta.engine.eq_ignore_ascii_case("TSDB") {
+        let sort_cols = match opt(args, sk) {
+            Some(v) => names_of(f, v)?,
+            None => vec![],
+        };
+        for c in &sort_cols {
+            if ap.meta.col_index(c).is_none() {
+                return Err(Error::arg(format!("[{f}] The sort column {c} is not a column of the table")));
+            }
+        }
+        let keep = match opt(args, kk) {
+            Some(v) => catalog::KeepDup::from_value(v)?,
+            None => catalog::KeepDup::All,
+        };
+        ap.meta.opts.sort_cols = sort_cols.iter().map(|c| ap.meta.names[ap.meta.col_index(c).unwrap_or(0)].clone()).collect();
+        ap.meta.opts.keep = keep;
+    }
     ap.commit()?;
     Ok(table_value(db, name))
 }
@@ -350,11 +370,16 @@ pub fn table_schema(h: &TableHandle) -> Result<Value> {
             str_col(&types),
             Column::from_vec(DataType::Int, meta.types.iter().map(|t| t.id()).collect::<Vec<i32>>()),
             Column::nulls(DataType::Int, n),
-            Column::nulls(DataType::String, n),
+            str_col(&(0..n).map(|k| meta.opts.comments.get(k).cloned().unwrap_or_default()).collect::<Vec<_>>()),
         ],
     )?;
     let mut keys = vec!["engineType", "colDefs", "chunkPath"];
     let mut vals = vec![Value::string(&h.db.meta.engine), Value::table(col_defs), Value::string("")];
+    if h.db.meta.engine.eq_ignore_ascii_case("TSDB") {
+        keys.extend(["sortColumns", "keepDuplicates"]);
+        vals.push(Value::string_vec(meta.opts.sort_cols.iter().map(|s| s.as_str())));
+        vals.push(Value::string(meta.opts.keep.name()));
+    }
     if meta.part_cols.is_empty() {
         keys.push("partitionColumnIndex");
         vals.push(Value::int(-1));
@@ -373,4 +398,159 @@ pub fn table_schema(h: &TableHandle) -> Result<Value> {
         vals.push(if one { Value::int(ctypes[0]) } else { Value::int_vec(ctypes) });
     }
     beluga_runtime::eval::build_dict_pub(&keys.iter().map(|k| Value::string(k)).collect::<Vec<_>>(), vals, true)
+}
+
+// ------------------------------------------------------------------ schema changes (alter table)
+
+fn type_of(f: &str, v: &Value) -> Result<DataType> {
+    match v {
+        Value::Type(t) => Ok(*t),
+        _ => match v.as_str() {
+            Some(s) => DataType::from_name(s).ok_or_else(|| Error::arg(format!("[{f}] unknown type {s}"))),
+            None => match v.as_i64().and_then(|k| DataType::from_id(k as i32)) {
+                Some(t) => Ok(t),
+                None => Err(Error::arg(format!("[{f}] expects column types"))),
+            },
+        },
+    }
+}
+
+/// Rewrite every partition of a stored table in one transaction after a schema change:
+/// `meta` changes the manifest's schema, `cols` the columns of each partition.
+fn change_schema(h: &TableHandle, meta: impl FnOnce(&mut catalog::TableMeta) -> Result<()>, cols: impl Fn(Vec<Column>) -> Vec<Column>) -> Result<()> {
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    let keys: Vec<Vec<u32>> = ap.meta.parts.iter().map(|p| p.key.clone()).collect();
+    let mut old = Vec::with_capacity(keys.len());
+    for k in &keys {
+        if let Some(c) = ap.read_part(k)? {
+            old.push(c);
+        }
+    }
+    meta(&mut ap.meta)?;
+    ap.clear();
+    let names = ap.meta.names.clone();
+    for c in old {
+        ap.push(&Table::new(names.clone(), cols(c))?, None)?;
+    }
+    ap.commit()?;
+    crate::cache::forget(&h.dir()?);
+    Ok(())
+}
+
+/// `addColumn` on a stored table: new columns, null in the rows already stored.
+pub fn stored_add_column(h: &TableHandle, args: &[Value]) -> Result<()> {
+    let names = names_of("addColumn", &args[1])?;
+    let types: Vec<DataType> = match &args[2] {
+        Value::Tuple(t) => t.iter().map(|v| type_of("addColumn", v)).collect::<Result<_>>()?,
+        Value::Vector(c) => (0..c.len()).map(|k| type_of("addColumn", &Value::Scalar(c.slice(k, k + 1)))).collect::<Result<_>>()?,
+        v => vec![type_of("addColumn", v)?],
+    };
+    if names.len() != types.len() {
+        return Err(Error::arg("The number of column names and column types of [addColumn] must be the same"));
+    }
+    let add = types.clone();
+    change_schema(
+        h,
+        |m| {
+            for (n, t) in names.iter().zip(&types) {
+                if m.col_index(n).is_some() {
+                    return Err(Error::arg(format!("The column [{n}] already exists")));
+                }
+                m.opts.comments.resize(m.names.len(), String::new());
+                m.names.push(n.clone());
+                m.types.push(*t);
+                m.opts.comments.push(String::new());
+            }
+            Ok(())
+        },
+        |mut c| {
+            let rows = c.first().map_or(0, |x| x.len());
+            c.extend(add.iter().map(|t| Column::nulls(*t, rows)));
+            c
+        },
+    )
+}
+
+/// `dropColumns!` on a stored table (OLAP only, as the manual's alter page says).
+pub fn stored_drop_columns(h: &TableHandle, args: &[Value]) -> Result<()> {
+    if h.db.meta.engine.eq_ignore_ascii_case("TSDB") {
+        return Err(Error::unsupported("dropColumns!", "a TSDB table (the TSDB engine only adds columns)"));
+    }
+    let names = names_of("dropColumns!", &args[1])?;
+    let m = h.meta()?;
+    let mut drop = vec![false; m.names.len()];
+    for n in &names {
+        let k = m.col_index(n).ok_or_else(|| Error::name(format!("Unrecognized column name [{n}]")))?;
+        if m.part_cols.iter().any(|p| p.eq_ignore_ascii_case(&m.names[k])) {
+            return Err(Error::arg(format!("Can't drop the partitioning column {n}")));
+        }
+        drop[k] = true;
+    }
+    let keep = drop.clone();
+    change_schema(
+        h,
+        |m| {
+            m.opts.comments.resize(m.names.len(), String::new());
+            let mut k = 0;
+            m.names.retain(|_| { k += 1; !drop[k - 1] });
+            k = 0;
+            m.types.retain(|_| { k += 1; !drop[k - 1] });
+            k = 0;
+            m.opts.comments.retain(|_| { k += 1; !drop[k - 1] });
+            Ok(())
+        },
+        |c| c.into_iter().zip(&keep).filter(|(_, d)| !**d).map(|(c, _)| c).collect(),
+    )
+}
+
+/// `rename!(t, old, new)` on a stored table (OLAP only).
+pub fn stored_rename(h: &TableHandle, args: &[Value]) -> Result<()> {
+    if h.db.meta.engine.eq_ignore_ascii_case("TSDB") {
+        return Err(Error::unsupported("rename!", "a TSDB table (the TSDB engine only adds columns)"));
+    }
+    let Some(newv) = opt(args, 2) else {
+        return Err(Error::arg("[rename!] on a stored table needs the old and the new column names"));
+    };
+    let old = names_of("rename!", &args[1])?;
+    let new = names_of("rename!", newv)?;
+    if old.len() != new.len() {
+        return Err(Error::arg("The old and new names of [rename!] must have the same length"));
+    }
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    for (o, n) in old.iter().zip(&new) {
+        catalog::check_table_name(n).map_err(|_| Error::arg(format!("Invalid column name {n}")))?;
+        let k = ap.meta.col_index(o).ok_or_else(|| Error::name(format!("Unrecognized column name [{o}]")))?;
+        if ap.meta.col_index(n).is_some_and(|j| j != k) {
+            return Err(Error::arg(format!("The column [{n}] already exists")));
+        }
+        let was = std::mem::replace(&mut ap.meta.names[k], n.clone());
+        for c in ap.meta.part_cols.iter_mut().chain(ap.meta.opts.sort_cols.iter_mut()) {
+            if c.eq_ignore_ascii_case(&was) {
+                *c = n.clone();
+            }
+        }
+    }
+    ap.commit()?;
+    Ok(())
+}
+
+/// `setColumnComment(table, {col: comment, …})` on a stored table.
+pub fn set_column_comment(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+    let h = as_table(&args[0]).ok_or_else(|| Error::arg("[setColumnComment] expects a stored table handle"))?;
+    let Value::Dict(d) = &args[1] else {
+        return Err(Error::arg("The second argument of [setColumnComment] must be a dictionary of column names to comments"));
+    };
+    let ks = names_of("setColumnComment", &Value::Vector(d.keys.clone()))?;
+    let vs = match &d.vals {
+        beluga_runtime::value::DictVals::Col(c) => names_of("setColumnComment", &Value::Vector(c.clone()))?,
+        beluga_runtime::value::DictVals::Any(v) => names_of("setColumnComment", &Value::tuple(v.clone()))?,
+    };
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    ap.meta.opts.comments.resize(ap.meta.names.len(), String::new());
+    for (k, v) in ks.iter().zip(vs) {
+        let c = ap.meta.col_index(k).ok_or_else(|| Error::name(format!("Unrecognized column name [{k}]")))?;
+        ap.meta.opts.comments[c] = v;
+    }
+    ap.commit()?;
+    Ok(Value::Void)
 }

@@ -220,7 +220,71 @@ pub struct TableMeta {
     pub symbols: Arc<SymbolDict>,
     pub next_seg: u64,
     pub parts: Vec<PartMeta>,
+    /// TSDB options and column comments (a trailer of the manifest; absent in older ones)
+    pub opts: TableOpts,
 }
+
+/// What `keepDuplicates` keeps of the rows of one partition whose `sortColumns` are all equal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeepDup {
+    #[default]
+    All,
+    First,
+    Last,
+}
+
+impl KeepDup {
+    /// From the constants ALL (3), FIRST (0), LAST (1) or their names.
+    pub fn from_value(v: &beluga_runtime::Value) -> Result<KeepDup> {
+        if let Some(s) = v.as_str() {
+            return match s.to_ascii_uppercase().as_str() {
+                "ALL" => Ok(KeepDup::All),
+                "FIRST" => Ok(KeepDup::First),
+                "LAST" => Ok(KeepDup::Last),
+                _ => Err(Error::arg(format!("keepDuplicates must be ALL, FIRST or LAST, not {s}"))),
+            };
+        }
+        match v.as_i64() {
+            Some(3) => Ok(KeepDup::All),
+            Some(0) => Ok(KeepDup::First),
+            Some(1) => Ok(KeepDup::Last),
+            _ => Err(Error::arg("keepDuplicates must be ALL, FIRST or LAST")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            KeepDup::All => "ALL",
+            KeepDup::First => "FIRST",
+            KeepDup::Last => "LAST",
+        }
+    }
+    fn code(self) -> u32 {
+        match self {
+            KeepDup::All => 0,
+            KeepDup::First => 1,
+            KeepDup::Last => 2,
+        }
+    }
+    fn from_code(c: u32) -> KeepDup {
+        match c {
+            1 => KeepDup::First,
+            2 => KeepDup::Last,
+            _ => KeepDup::All,
+        }
+    }
+}
+
+/// Per-table options stored after the partitions in the manifest.
+#[derive(Clone, Debug, Default)]
+pub struct TableOpts {
+    /// `sortColumns` (TSDB): the key of `keep`
+    pub sort_cols: Vec<String>,
+    pub keep: KeepDup,
+    /// one comment per column ("" for none), aligned with `names`
+    pub comments: Vec<String>,
+}
+
+const OPTS_TAG: &str = "opts-1";
 
 impl TableMeta {
     pub fn rows(&self) -> u64 {
@@ -327,6 +391,12 @@ fn encode_meta(m: &TableMeta) -> Vec<u8> {
             w.u64(s.rows);
         }
     }
+    w.str(OPTS_TAG);
+    w.u32(m.opts.sort_cols.len() as u32);
+    m.opts.sort_cols.iter().for_each(|c| w.str(c));
+    w.u32(m.opts.keep.code());
+    w.u32(m.opts.comments.len() as u32);
+    m.opts.comments.iter().for_each(|c| w.str(c));
     w.seal()
 }
 
@@ -375,7 +445,19 @@ fn decode_meta(bytes: &[u8], name: &str) -> Result<TableMeta> {
         }
         parts.push(PartMeta { key, dir, segs });
     }
-    Ok(TableMeta { version, names, types, part_cols, symbols: Arc::new(dict), next_seg, parts })
+    let mut opts = TableOpts::default();
+    if !r.done() && r.str()? == OPTS_TAG {
+        let n = r.u32()? as usize;
+        for _ in 0..n.min(1 << 16) {
+            opts.sort_cols.push(r.string()?);
+        }
+        opts.keep = KeepDup::from_code(r.u32()?);
+        let n = r.u32()? as usize;
+        for _ in 0..n.min(1 << 20) {
+            opts.comments.push(r.string()?);
+        }
+    }
+    Ok(TableMeta { version, names, types, part_cols, symbols: Arc::new(dict), next_seg, parts, opts })
 }
 
 fn manifest_name(v: u64) -> String {

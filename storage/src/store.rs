@@ -183,8 +183,9 @@ impl Appender {
                 part_cols.len()
             )));
         }
-        for (k, pc) in part_cols.iter().enumerate() {
-            let i = names.iter().position(|n| n.eq_ignore_ascii_case(pc)).ok_or_else(|| {
+        let mut part_cols = part_cols;
+        for (k, pc) in part_cols.iter_mut().enumerate() {
+            let i = names.iter().position(|n| n == pc).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(pc))).ok_or_else(|| {
                 Error::arg(format!("The partitioning column {pc} is not a column of the table"))
             })?;
             let kt = db.levels[k].key_type();
@@ -195,6 +196,8 @@ impl Appender {
                     "The partitioning column {pc} has type {ct}, which doesn't match the partition scheme type {kt}"
                 )));
             }
+            // stored under the column's own spelling (`partitioned by ID` names column `id`)
+            *pc = names[i].clone();
         }
         let meta = TableMeta {
             version: 0,
@@ -204,6 +207,7 @@ impl Appender {
             symbols: Arc::new(SymbolDict::default()),
             next_seg: 1,
             parts: Vec::new(),
+            opts: Default::default(),
         };
         let tdir = catalog::table_dir(dir, name)?;
         Ok(Appender {
@@ -394,13 +398,29 @@ impl Appender {
                 continue;
             }
             // columns of the partition's buffered tables, concatenated per column
-            let cols: Vec<Column> = (0..self.meta.types.len())
+            let mut cols: Vec<Column> = (0..self.meta.types.len())
                 .map(|ci| {
                     let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
                     concat_stored(self.meta.types[ci], &parts, &self.meta.symbols)
                 })
                 .collect();
             let dir = self.dir_of(&key);
+            let mut rows = rows;
+            if self.meta.opts.keep != catalog::KeepDup::All && !self.meta.opts.sort_cols.is_empty() {
+                // keepDuplicates: the partition's stored rows and the new ones, deduplicated on
+                // sortColumns and sorted by them, replace the partition's segments
+                let stored = self.read_part(&key)?;
+                if let Some(stored) = stored {
+                    cols = (0..self.meta.types.len())
+                        .map(|ci| concat_stored(self.meta.types[ci], &[&stored[ci], &cols[ci]], &self.meta.symbols))
+                        .collect();
+                }
+                cols = self.dedup(cols)?;
+                rows = cols.first().map_or(0, |c| c.len());
+                if let Some(p) = self.meta.parts.iter_mut().find(|p| p.key == key) {
+                    p.segs.clear();
+                }
+            }
             parts.push((key, dir, rows, cols));
         }
         let mut at: AHashMap<Vec<u32>, usize> = self.meta.parts.iter().enumerate().map(|(k, p)| (p.key.clone(), k)).collect();
@@ -459,6 +479,54 @@ impl Appender {
             images.iter().for_each(|b| bytes.extend_from_slice(b));
             catalog::write_new(&p, &bytes)
         })
+    }
+
+    /// Every stored row of partition `key` (None when it has none).
+    pub(crate) fn read_part(&self, key: &[u32]) -> Result<Option<Vec<Column>>> {
+        let Some(p) = self.meta.parts.iter().find(|p| p.key == key) else { return Ok(None) };
+        if p.segs.is_empty() {
+            return Ok(None);
+        }
+        let mut per_col: Vec<Vec<Column>> = vec![Vec::new(); self.meta.types.len()];
+        for s in &p.segs {
+            let owner = segment::owner(&self.tdir, &p.dir, s.id);
+            for (ci, out) in per_col.iter_mut().enumerate() {
+                let f = segment::open_column(&catalog::col_file(&self.tdir, &p.dir, s.id, ci), Some(&owner))?;
+                out.push(f.decode(None, Some(&self.meta.symbols))?);
+            }
+        }
+        Ok(Some(
+            per_col
+                .iter()
+                .enumerate()
+                .map(|(ci, cs)| concat_stored(self.meta.types[ci], &cs.iter().collect::<Vec<_>>(), &self.meta.symbols))
+                .collect(),
+        ))
+    }
+
+    /// keepDuplicates FIRST/LAST: one row per combination of the sortColumns (the first or
+    /// the last written), ordered by the sortColumns.
+    fn dedup(&self, cols: Vec<Column>) -> Result<Vec<Column>> {
+        let key_idx: Vec<usize> = self
+            .meta
+            .opts
+            .sort_cols
+            .iter()
+            .map(|c| self.meta.col_index(c).ok_or_else(|| Error::runtime(format!("The sort column {c} is not a column of the table {}", self.name))))
+            .collect::<Result<_>>()?;
+        let keys: Vec<&Column> = key_idx.iter().map(|&k| &cols[k]).collect();
+        let g = beluga_runtime::kernels::group::group_ids(&keys);
+        let mut pick = g.first.clone();
+        if self.meta.opts.keep == catalog::KeepDup::Last {
+            for (r, &id) in g.gid.iter().enumerate() {
+                pick[id as usize] = r;
+            }
+        }
+        pick.sort_unstable();
+        let kept: Vec<Column> = key_idx.iter().map(|&k| cols[k].take_usize(&pick)).collect();
+        let order = beluga_runtime::kernels::order::argsort_multi(&kept, &vec![true; kept.len()])?;
+        let rows: Vec<usize> = order.iter().map(|&o| pick[o]).collect();
+        Ok(cols.iter().map(|c| c.take_usize(&rows)).collect())
     }
 
     /// Add segment `id` of `rows` rows to partition `key` (folder `dir`) in the manifest;

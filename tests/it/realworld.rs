@@ -12,3 +12,20 @@ fn realworld_scripts_pass() {
     assert!(passed > 0, "no realworld case ran");
     assert_eq!(failed, 0, "some tests/realworld cases failed");
 }
+
+/// Scripts that need the command-line runner's builtins (the job pool of `submitJob`):
+/// run with `beluga test` on the built binary, the way users run them.
+#[test]
+fn realworld_cli_scripts_pass() {
+    let Some(bin) = beluga_tests::beluga_bin() else {
+        panic!("the beluga binary is not built: run `cargo build --release --bin beluga`");
+    };
+    let out = std::process::Command::new(bin)
+        .arg("test")
+        .arg(root().join("tests/realworld_cli"))
+        .output()
+        .expect("run beluga test");
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(" passed, 0 failed") && !text.contains("\n0 passed"), "{text}");
+}

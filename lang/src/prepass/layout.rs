@@ -6,6 +6,36 @@ use super::*;
 impl<'a> Pre<'a> {
     /// Whether the comma-separated item starting at token j contains a comparison or
     /// logical operator (so it reads as a where condition).
+    /// Whether the item starting at token j can be an ORDER BY key: it names something (a
+    /// column, a function) and is not a named argument `k = v` or a nested query. A
+    /// literal-only item (`f(exec x from t order by y, 10)`) is the caller's next argument.
+    pub(super) fn looks_like_order_key(&self, j: usize) -> bool {
+        if matches!(self.tok(j), Some(Tok::Ident(_))) && self.tok(j + 1) == Some(&Tok::Assign) {
+            return false;
+        }
+        if matches!(self.tok(j), Some(Tok::Select | Tok::Exec | Tok::LBrace)) {
+            return false;
+        }
+        let mut depth = 0i32;
+        let mut k = j;
+        while let Some(t) = self.tok(k) {
+            match t {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    depth -= 1;
+                    if depth < 0 {
+                        break;
+                    }
+                }
+                Tok::Comma | Tok::Semi | Tok::Newline if depth == 0 => break,
+                Tok::Ident(_) => return true,
+                _ => {}
+            }
+            k += 1;
+        }
+        false
+    }
+
     pub(super) fn looks_like_condition(&self, mut j: usize) -> bool {
         let mut depth = 0i32;
         while let Some(t) = self.tok(j) {

@@ -18,6 +18,7 @@ use crate::span::Span;
 use std::collections::HashSet;
 
 // The pre-pass by concern; each file adds methods to `Pre`.
+mod ddl;
 mod layout;
 mod names;
 mod operands;
@@ -287,6 +288,7 @@ pub fn prepass(
     is_function: &dyn Fn(&str) -> bool,
     expr_mode: bool,
 ) -> Result<Vec<Triple>, ParseError> {
+    let toks = ddl::rewrite(toks)?;
     let (assigned, user_fns) = scan_names(&toks);
     let mut p = Pre {
         toks,
@@ -670,7 +672,40 @@ impl<'a> Pre<'a> {
                 }
             }
         }
-        // `share(t, "name")`: the function form of `share t as name`
+        // `share(t, "name")`: the function form of `share t as name`; `share = 1`,
+        // `share + 1`, `f(share)`: a variable named share
+        let share_name = rt.tok == Tok::Share
+            && match self.tok(i + 1) {
+                None => true,
+                Some(t) => matches!(
+                    t,
+                    Tok::Assign
+                        | Tok::AddAssign
+                        | Tok::SubAssign
+                        | Tok::MulAssign
+                        | Tok::DivAssign
+                        | Tok::Plus
+                        | Tok::Mul
+                        | Tok::Slash
+                        | Tok::EqEq
+                        | Tok::Ne
+                        | Tok::Lt
+                        | Tok::Le
+                        | Tok::Gt
+                        | Tok::Ge
+                        | Tok::Comma
+                        | Tok::RParen
+                        | Tok::RBracket
+                        | Tok::Newline
+                        | Tok::Semi
+                        | Tok::Dot
+                        | Tok::DotDot
+                        | Tok::Colon
+                ) || (t == &Tok::LBracket && self.toks.get(i + 1).is_some_and(|n| !n.ws)),
+            };
+        if share_name {
+            return self.ident_named(i, s, "share".into());
+        }
         if rt.tok == Tok::Share && self.adjacent_paren(i) {
             self.emit(Tok::Ident("share".into()), s, e);
             return i + 1;
@@ -744,7 +779,8 @@ impl<'a> Pre<'a> {
                         // `f(exec x from t where a > 1, expected)`: a comma in the where list
                         // followed by something that is not a condition ends the query
                         let ends = c.clause == Clause::From
-                            || (c.clause == Clause::Where && !self.looks_like_condition(i + 1));
+                            || (c.clause == Clause::Where && !self.looks_like_condition(i + 1))
+                            || (c.clause == Clause::Order && !self.looks_like_order_key(i + 1));
                         if ends {
                             self.sql.pop();
                             self.emit(Tok::RParen, s, s);

@@ -54,6 +54,9 @@ enum Bound {
     Preceding(f64),
     Current,
     Following(f64),
+    /// `n unit PRECEDING|FOLLOWING` with a DURATION (RANGE frames on a temporal order
+    /// column): the count and the unit; `true` for preceding
+    Dur(i64, &'static str, bool),
     UnboundedFollowing,
 }
 
@@ -149,8 +152,22 @@ fn parse_expr(i: &Interpreter, text: &str) -> Result<Expr> {
         .map_err(|e| Error::arg(format!("over clause: can't parse `{}`: {}", text.trim(), e.message)))
 }
 
+/// A DURATION offset `5m`, `1M`, `100ms`, `2H`: count and unit (as temporalAdd spells it).
+fn duration(w: &str) -> Option<(i64, &'static str)> {
+    let d = w.find(|c: char| !c.is_ascii_digit())?;
+    let n: i64 = w[..d].parse().ok()?;
+    const UNITS: &[&str] = &["ns", "us", "ms", "s", "m", "H", "d", "w", "M", "y", "B"];
+    let u = UNITS.iter().find(|u| **u == &w[d..])?;
+    Some((n, u))
+}
+
 fn parse_bound(text: &str) -> Result<Bound> {
-    let words: Vec<String> = text.split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+    // units are case-sensitive (`m` minute, `M` month): keep the offset's spelling
+    let words: Vec<String> = text
+        .split_whitespace()
+        .enumerate()
+        .map(|(k, w)| if k == 0 && duration(w).is_some() { w.to_string() } else { w.to_ascii_lowercase() })
+        .collect();
     let w: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
     let num = |s: &str| -> Result<f64> {
         s.parse::<f64>().map_err(|_| {
@@ -161,6 +178,10 @@ fn parse_bound(text: &str) -> Result<Bound> {
         ["unbounded", "preceding"] => Ok(Bound::UnboundedPreceding),
         ["unbounded", "following"] => Ok(Bound::UnboundedFollowing),
         ["current", "row"] => Ok(Bound::Current),
+        [n, dir @ ("preceding" | "following")] if duration(n).is_some() => {
+            let (c, u) = duration(n).unwrap_or((0, "d"));
+            Ok(Bound::Dur(c, u, *dir == "preceding"))
+        }
         [n, "preceding"] => Ok(Bound::Preceding(num(n)?)),
         [n, "following"] => Ok(Bound::Following(num(n)?)),
         _ => Err(Error::arg(format!("over clause: invalid frame bound `{}`", text.trim()))),
@@ -225,10 +246,14 @@ fn parse_spec(i: &Interpreter, text: &str) -> Result<Spec> {
         if matches!(lo, Bound::UnboundedFollowing) || matches!(hi, Bound::UnboundedPreceding) {
             return Err(Error::arg("over clause: the lower frame bound must come before the upper one"));
         }
-        if kind == FrameKind::Range
-            && spec.order.len() != 1
-            && (matches!(lo, Bound::Preceding(_) | Bound::Following(_)) || matches!(hi, Bound::Preceding(_) | Bound::Following(_)))
-        {
+        let offset = |b: Bound| matches!(b, Bound::Preceding(_) | Bound::Following(_) | Bound::Dur(..));
+        if kind == FrameKind::Rows && (matches!(lo, Bound::Dur(..)) || matches!(hi, Bound::Dur(..))) {
+            return Err(Error::arg("over clause: a ROWS frame offset is a number of rows, not a DURATION"));
+        }
+        if matches!(lo, Bound::Dur(..)) != matches!(hi, Bound::Dur(..)) && offset(lo) && offset(hi) {
+            return Err(Error::arg("over clause: the PRECEDING and FOLLOWING offsets must have the same type"));
+        }
+        if kind == FrameKind::Range && spec.order.len() != 1 && (offset(lo) || offset(hi)) {
             return Err(Error::arg("over clause: RANGE with an offset needs exactly one ORDER BY expression"));
         }
         spec.frame = Some((kind, lo, hi));
@@ -355,7 +380,27 @@ fn layout(i: &mut Interpreter, frame: &Frame, spec: &Spec) -> Result<(Layout, Ve
 }
 
 /// Frame [lo, hi) of every permuted row.
-fn bounds(l: &Layout, spec: &Spec, sorted_o: &[Column]) -> Result<(Vec<usize>, Vec<usize>)> {
+/// For a RANGE frame bound with a DURATION offset: the order key each permuted row's bound
+/// reaches (the order value moved by the duration with temporalAdd, as an ascending key).
+fn dur_targets(i: &mut Interpreter, spec: &Spec, sorted_o: &[Column], b: Bound) -> Result<Option<Vec<f64>>> {
+    let Bound::Dur(n, unit, preceding) = b else { return Ok(None) };
+    let Some(((_, asc), col)) = spec.order.first().zip(sorted_o.first()) else { return Ok(None) };
+    if !col.ty.is_temporal() {
+        return Err(Error::arg(format!("over clause: a DURATION offset needs a temporal ORDER BY column, not {}", col.ty)));
+    }
+    let asc = *asc;
+    let back = preceding == asc;
+    let moved = i.call_builtin_by_name("temporalAdd", vec![Value::Vector(col.clone()), Value::long(if back { -n } else { n }), Value::string(unit)])?;
+    let v = moved
+        .column()
+        .and_then(|c| c.to_f64_vec())
+        .ok_or_else(|| Error::arg("over clause: can't move the ORDER BY values by the DURATION offset"))?;
+    let (lo_inf, hi_inf) = if asc { (f64::NEG_INFINITY, f64::INFINITY) } else { (f64::INFINITY, f64::NEG_INFINITY) };
+    let _ = hi_inf;
+    Ok(Some(v.into_iter().map(|x| if x.is_nan() { lo_inf } else if asc { x } else { -x }).collect()))
+}
+
+fn bounds(l: &Layout, spec: &Spec, sorted_o: &[Column], dur: (Option<Vec<f64>>, Option<Vec<f64>>)) -> Result<(Vec<usize>, Vec<usize>)> {
     let n = l.perm.len();
     let (kind, lo_b, hi_b) = match spec.frame {
         Some(f) => f,
@@ -389,6 +434,19 @@ fn bounds(l: &Layout, spec: &Spec, sorted_o: &[Column]) -> Result<(Vec<usize>, V
                     let x = x.max(0.0) as usize;
                     if upper { (k + 1 + x).min(e) } else { (k + x).min(e) }
                 }
+                (FrameKind::Range, Bound::Dur(..)) => {
+                    let (Some(kv), Some(t)) = (&keys, if upper { &dur.1 } else { &dur.0 }) else {
+                        return if upper { l.peer_hi[k] } else { l.peer_lo[k] };
+                    };
+                    let target = t[k];
+                    let run = &kv[s..e];
+                    if upper {
+                        s + run.partition_point(|&v| v <= target)
+                    } else {
+                        s + run.partition_point(|&v| v < target)
+                    }
+                }
+                (FrameKind::Rows, Bound::Dur(..)) => k,
                 (FrameKind::Range, Bound::Preceding(x)) | (FrameKind::Range, Bound::Following(x)) => {
                     let Some(kv) = &keys else { return if upper { l.peer_hi[k] } else { l.peer_lo[k] } };
                     let target = if matches!(b, Bound::Preceding(_)) { kv[k] - x } else { kv[k] + x };
@@ -497,7 +555,11 @@ fn compute(i: &mut Interpreter, frame: &Frame, call: &Expr, spec_text: &str) -> 
             }
         }
         _ => {
-            let (lo, hi) = bounds(&l, &spec, &sorted_o)?;
+            let dur = match spec.frame {
+                Some((FrameKind::Range, lo_b, hi_b)) => (dur_targets(i, &spec, &sorted_o, lo_b)?, dur_targets(i, &spec, &sorted_o, hi_b)?),
+                _ => (None, None),
+            };
+            let (lo, hi) = bounds(&l, &spec, &sorted_o, dur)?;
             framed(i, &fname, &lname, &argv, &l, &lo, &hi, n)?
         }
     };
