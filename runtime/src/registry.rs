@@ -5,6 +5,7 @@
 //! `group by`, a partial/merge split for map-reduce over partitions, a segmented kernel
 //! for `context by`). The planner reads the slots of the row it resolved; no name lists.
 
+use crate::callctx::CallCtx;
 use crate::column::Column;
 use crate::error::Result;
 use crate::eval::Interpreter;
@@ -25,8 +26,26 @@ pub enum Kind {
     System,
 }
 
-/// Builtins receive the interpreter (for callbacks and session state) and owned arguments.
-pub type BuiltinFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
+/// A plain builtin receives the narrow session context (`callctx::CallCtx`: callbacks,
+/// print sink, interrupt, random generator, variables, shared tables) and owned arguments.
+pub type BuiltinFn = fn(&mut CallCtx, Vec<Value>) -> Result<Value>;
+
+/// A session builtin receives the whole interpreter: only the few that work on the
+/// evaluator itself (metacode eval, `run`, `undef`, `defs`, the test runner...). Every
+/// one is named in `SESSION_ROWS`.
+pub type SessionFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
+
+/// The call of a builtin row.
+#[derive(Clone, Copy)]
+pub enum Call {
+    Plain(BuiltinFn),
+    Session(SessionFn),
+}
+
+/// Every builtin that receives the whole interpreter (`Call::Session`), by name. A test
+/// (`session_rows_are_named`) fails when a row outside this list is a session row, so
+/// the list only grows on purpose.
+pub const SESSION_ROWS: &[&str] = &[];
 
 /// A group-wise aggregate kernel: `(function name, values, group id per row, number of
 /// groups)` → one value per group, or `None` when the kernel does not take this input
@@ -79,7 +98,7 @@ pub struct Builtin {
     /// minimum and maximum argument counts (u8::MAX = variadic)
     pub min: u8,
     pub max: u8,
-    pub call: BuiltinFn,
+    pub call: Call,
     /// parameter names, for keyword arguments (may be empty)
     pub params: &'static [&'static str],
     /// what the function does beyond computing (files, scripts, environment); checked
@@ -100,6 +119,23 @@ pub const fn f(name: &'static str, kind: Kind, min: u8, max: u8, call: BuiltinFn
     fp(name, kind, min, max, call, &[])
 }
 
+/// A session row (receives the whole interpreter; see `SESSION_ROWS`).
+pub const fn fs(name: &'static str, kind: Kind, min: u8, max: u8, call: SessionFn) -> Builtin {
+    fps(name, kind, min, max, call, &[])
+}
+
+/// A session row with parameter names.
+pub const fn fps(
+    name: &'static str,
+    kind: Kind,
+    min: u8,
+    max: u8,
+    call: SessionFn,
+    params: &'static [&'static str],
+) -> Builtin {
+    row(name, kind, min, max, Call::Session(call), params)
+}
+
 /// A row with parameter names for keyword arguments.
 pub const fn fp(
     name: &'static str,
@@ -107,6 +143,17 @@ pub const fn fp(
     min: u8,
     max: u8,
     call: BuiltinFn,
+    params: &'static [&'static str],
+) -> Builtin {
+    row(name, kind, min, max, Call::Plain(call), params)
+}
+
+const fn row(
+    name: &'static str,
+    kind: Kind,
+    min: u8,
+    max: u8,
+    call: Call,
     params: &'static [&'static str],
 ) -> Builtin {
     Builtin {

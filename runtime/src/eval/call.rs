@@ -233,7 +233,11 @@ impl Interpreter {
                 if !b.cap.is_pure() {
                     self.policy.admit(b.name, b.cap, b.path_args, &mut args)?;
                 }
-                Ok(((b.call)(self, args)?, vec![]))
+                let v = match b.call {
+                    crate::registry::Call::Plain(g) => g(crate::callctx::CallCtx::of(self), args)?,
+                    crate::registry::Call::Session(g) => g(self, args)?,
+                };
+                Ok((v, vec![]))
             }
             Func::User(u) => self.call_user(u, pos, named),
             Func::Partial(inner, fixed, fixed_named) => {
