@@ -1,11 +1,12 @@
 //! The storage builtin table, and wrappers that extend generic builtins registered
 //! earlier (`append!`, `tableInsert`, `schema`, …) to stored-table handles.
 
+use beluga_runtime::CallCtx;
 use crate::builtins_db as db;
 use crate::handle::{as_db, as_table};
 use ahash::AHashMap;
 use beluga_runtime::registry::{f, fp, BuiltinFn};
-use beluga_runtime::{Builtin, Error, Interpreter, Kind, Result, Value};
+use beluga_runtime::{Builtin, Error, Kind, Result, Value};
 use std::sync::{Mutex, OnceLock};
 
 static PREV: OnceLock<Mutex<AHashMap<&'static str, BuiltinFn>>> = OnceLock::new();
@@ -18,7 +19,7 @@ pub fn remember(name: &'static str, call: BuiltinFn) {
     }
 }
 
-fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+fn prev(i: &mut CallCtx, name: &str, args: Vec<Value>) -> Result<Value> {
     let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.get(name).copied()));
     match call {
         Some(c) => c(i, args),
@@ -26,24 +27,24 @@ fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn append(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if as_table(&args[0]).is_some() {
         return db::handle_append(i, args);
     }
     prev(i, "append!", args)
 }
 
-fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn table_insert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
         let n = db::append_to(h, &data)?;
-        i.inplace_out = Some(args[0].clone());
+        *i.inplace_out() = Some(args[0].clone());
         return Ok(Value::int(n as i32));
     }
     prev(i, "tableInsert", args)
 }
 
-fn schema(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn schema(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return db::table_schema(h);
     }
@@ -53,7 +54,7 @@ fn schema(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "schema", args)
 }
 
-fn column_names(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn column_names(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let m = h.meta()?;
         return Ok(Value::string_vec(m.names.iter().map(|s| s.as_str())));
@@ -61,14 +62,14 @@ fn column_names(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "columnNames", args)
 }
 
-fn rows(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rows(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return Ok(Value::int(h.meta()?.rows() as i32));
     }
     prev(i, "rows", args)
 }
 
-fn size(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn size(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return Ok(Value::int(h.meta()?.rows() as i32));
     }

@@ -2,6 +2,7 @@
 //! trigonometry, rounding and clip. Functions of f64 return DOUBLE; abs/floor/ceil/round
 //! keep integral types; nulls propagate; NaN and infinities become null.
 
+use beluga_runtime::CallCtx;
 use crate::util::{map_f64, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops::{elementwise, unary_col};
@@ -9,7 +10,7 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 fn num_col(name: &str, c: &Column) -> Result<()> {
     if c.ty.is_numeric() || c.ty == DataType::Void {
@@ -35,7 +36,7 @@ fn float_only(name: &str, v: &Value, op: fn(f64) -> f64) -> Result<Value> {
     })
 }
 
-fn abs(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn abs(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     fn go<T: Native + PartialOrd>(v: &[T], neg: fn(T) -> T) -> Vec<T> {
         v.iter().map(|&x| if x.is_null() || x >= T::ZERO { x } else { neg(x) }).collect()
     }
@@ -54,7 +55,7 @@ fn abs(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `signum`: -1, 0 or 1 as INT (null stays null).
-fn signum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn signum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     unary_col(&a[0], &|c: &Column| {
         num_col("signum", c)?;
         let x = as_native::<f64>(c);
@@ -67,7 +68,7 @@ fn signum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `signbit`: whether the sign bit is set (BOOL).
-fn signbit(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn signbit(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     unary_col(&a[0], &|c: &Column| {
         num_col("signbit", c)?;
         let x = as_native::<f64>(c);
@@ -78,7 +79,7 @@ fn signbit(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 macro_rules! f64_fns {
     ($($fname:ident => $name:literal, $body:expr;)*) => {
-        $(fn $fname(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $fname(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             map_f64($name, &a[0], &$body)
         })*
     };
@@ -110,7 +111,7 @@ f64_fns! {
 }
 
 /// `log(X, [base])`: natural logarithm, or logarithm in `base`.
-fn log(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn log(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
         None => map_f64("log", &a[0], &|x: f64| x.ln()),
         Some(b) => {
@@ -124,15 +125,15 @@ fn log(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn floor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn floor(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     float_only("floor", &a[0], f64::floor)
 }
-fn ceil(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ceil(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     float_only("ceil", &a[0], f64::ceil)
 }
 
 /// `round(X, [precision])`: half away from zero; with a precision the result is DOUBLE.
-fn round(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn round(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
         None => float_only("round", &a[0], f64::round),
         Some(p) => {
@@ -197,7 +198,7 @@ pub fn clip_value(x: &Value, lo: &Value, hi: &Value) -> Result<Value> {
     elementwise(&r, hi, &|a, sa, b, sb| clip_kernel(a, sa, b, sb, false))
 }
 
-fn clip(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn clip(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     clip_value(&a[0], &a[1], &a[2])
 }
 
