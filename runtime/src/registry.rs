@@ -45,7 +45,12 @@ pub enum Call {
 /// Every builtin that receives the whole interpreter (`Call::Session`), by name. A test
 /// (`session_rows_are_named`) fails when a row outside this list is a session row, so
 /// the list only grows on purpose.
-pub const SESSION_ROWS: &[&str] = &[];
+pub const SESSION_ROWS: &[&str] = &[
+    // the language's own machinery: metacode eval, definitions, scripts, tests
+    "eval", "defs", "defined", "undef", "run", "runScript", "help", "assert",
+    // the server's session switches (user, background job copying the session)
+    "login", "logout", "submitJob",
+];
 
 /// A group-wise aggregate kernel: `(function name, values, group id per row, number of
 /// groups)` → one value per group, or `None` when the kernel does not take this input
@@ -178,6 +183,9 @@ pub struct Registry {
     /// names registered twice through `extend` (the later row won): a test asserts there
     /// are none, so that no builtin is silently shadowed by another
     pub duplicates: Vec<&'static str>,
+    /// the calls that `wrap` replaced, by name: a wrapper (storage's `append!` for stored
+    /// tables) hands other values to the row it replaced (`CallCtx::call_wrapped`)
+    pub wrapped: AHashMap<&'static str, Call>,
 }
 
 impl Registry {
@@ -206,6 +214,19 @@ impl Registry {
                 self.by_name.insert(b.name, self.defs.len() as u32);
                 self.defs.push(b);
             }
+        }
+    }
+    /// Replace the call of a registered row with `b`'s, keeping the row's kind, arity,
+    /// parameter names and capability; the replaced call stays reachable through
+    /// `wrapped`. An unregistered name is added as a new row.
+    pub fn wrap(&mut self, b: &Builtin) {
+        match self.by_name.get(b.name) {
+            Some(&id) => {
+                let row = &mut self.defs[id as usize];
+                self.wrapped.entry(b.name).or_insert(row.call);
+                row.call = b.call;
+            }
+            None => self.extend(std::slice::from_ref(b)),
         }
     }
     /// Register `alias` as another name for an existing builtin.

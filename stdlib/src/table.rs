@@ -19,10 +19,7 @@ pub fn eval_with_columns(i: &mut CallCtx, t: &Table, e: &Expr) -> Result<Value> 
     for (n, c) in t.names.iter().zip(&t.cols) {
         scope.insert(n.clone(), Value::Vector(c.clone()));
     }
-    i.col_scopes.push(scope);
-    let r = i.eval(e);
-    i.col_scopes.pop();
-    r
+    i.eval_with_columns(scope, e)
 }
 
 fn table_arg<'a>(name: &str, v: &'a Value) -> Result<&'a Arc<Table>> {

@@ -250,9 +250,7 @@ fn window_agg(i: &mut CallCtx, e: &Expr, names: &[String], cols: &[Column], win:
         for &k in &refs {
             scope.insert(names[k].clone(), Value::Vector(cols[k].slice(s, en)));
         }
-        i.col_scopes.push(scope);
-        let v = i.eval(e);
-        i.col_scopes.pop();
+        let v = i.eval_with_columns(scope, e);
         out.push(&v?, 1, "a window aggregate")?;
     }
     out.finish()
