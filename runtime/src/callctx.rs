@@ -56,6 +56,15 @@ impl CallCtx {
     pub fn call_builtin_by_name(&mut self, name: &str, args: Vec<Value>) -> Result<Value> {
         self.0.call_builtin_by_name(name, args)
     }
+    /// Call the row that a wrapper replaced (`Registry::wrap`); None when `name` wraps
+    /// nothing.
+    pub fn call_wrapped(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+        let call = *self.0.registry.wrapped.get(name)?;
+        Some(match call {
+            crate::registry::Call::Plain(g) => g(self, args),
+            crate::registry::Call::Session(g) => g(&mut self.0, args),
+        })
+    }
     /// Apply `f` element-wise the way the `each` adverb does.
     pub fn each(&mut self, f: &Value, args: Vec<Value>, rule: Rule) -> Result<Value> {
         self.0.each(f, args, rule)

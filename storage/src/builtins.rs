@@ -4,27 +4,15 @@
 use beluga_runtime::CallCtx;
 use crate::builtins_db as db;
 use crate::handle::{as_db, as_table};
-use ahash::AHashMap;
-use beluga_runtime::registry::{f, fp, BuiltinFn};
+use beluga_runtime::registry::{f, fp};
 use beluga_runtime::{Builtin, Error, Kind, Result, Value};
-use std::sync::{Mutex, OnceLock};
 
-static PREV: OnceLock<Mutex<AHashMap<&'static str, BuiltinFn>>> = OnceLock::new();
-
-/// Remember the builtin a wrapper replaces (called by `register`).
-pub fn remember(name: &'static str, call: BuiltinFn) {
-    let m = PREV.get_or_init(|| Mutex::new(AHashMap::new()));
-    if let Ok(mut g) = m.lock() {
-        g.entry(name).or_insert(call);
-    }
-}
-
+/// The row a wrapper replaced (kept by the session's registry, `Registry::wrap`).
 fn prev(i: &mut CallCtx, name: &str, args: Vec<Value>) -> Result<Value> {
-    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.get(name).copied()));
-    match call {
-        Some(c) => c(i, args),
-        None => Err(Error::unsupported(name, beluga_runtime::eval::ops::describe(args.first().unwrap_or(&Value::Void)))),
+    if !i.registry().wrapped.contains_key(name) {
+        return Err(Error::unsupported(name, beluga_runtime::eval::ops::describe(args.first().unwrap_or(&Value::Void))));
     }
+    i.call_wrapped(name, args).unwrap_or(Ok(Value::Void))
 }
 
 fn append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
