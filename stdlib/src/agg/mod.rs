@@ -474,3 +474,8 @@ pub mod order;
 pub mod stats;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, order::DEFS, stats::DEFS].iter().for_each(|defs| r.extend(defs));
+}

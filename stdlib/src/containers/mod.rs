@@ -534,3 +534,8 @@ pub mod fill;
 pub mod misc;
 pub mod shift;
 pub mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, access::DEFS, fill::DEFS, misc::DEFS, shift::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -570,3 +570,8 @@ mod tests {
 pub mod build;
 pub mod json;
 pub mod json_write;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, build::DEFS, json::DEFS, json_write::DEFS].iter().for_each(|defs| r.extend(defs));
+}

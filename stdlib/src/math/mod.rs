@@ -244,3 +244,8 @@ pub mod ops;
 pub mod util;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, calc::DEFS, ops::DEFS].iter().for_each(|defs| r.extend(defs));
+}

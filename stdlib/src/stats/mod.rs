@@ -460,3 +460,8 @@ pub mod ml;
 pub mod model;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, desc::DEFS, dist::DEFS, ewm::DEFS, ml::DEFS, model::DEFS].iter().for_each(|defs| r.extend(defs));
+}

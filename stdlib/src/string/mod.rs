@@ -708,3 +708,8 @@ pub mod format;
 pub mod regex;
 pub mod regex_fns;
 pub mod text;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, regex_fns::DEFS, format::DEFS, text::DEFS].iter().for_each(|defs| r.extend(defs));
+}

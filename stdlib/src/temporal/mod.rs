@@ -279,3 +279,8 @@ pub mod cal;
 pub mod base;
 pub mod period;
 pub mod tz;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, arith::DEFS, cal::DEFS, period::DEFS, tz::DEFS].iter().for_each(|defs| r.extend(defs));
+}
