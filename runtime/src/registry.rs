@@ -130,14 +130,8 @@ pub const fn fs(name: &'static str, kind: Kind, min: u8, max: u8, call: SessionF
 }
 
 /// A session row with parameter names.
-pub const fn fps(
-    name: &'static str,
-    kind: Kind,
-    min: u8,
-    max: u8,
-    call: SessionFn,
-    params: &'static [&'static str],
-) -> Builtin {
+#[rustfmt::skip]
+pub const fn fps(name: &'static str, kind: Kind, min: u8, max: u8, call: SessionFn, params: &'static [&'static str]) -> Builtin {
     row(name, kind, min, max, Call::Session(call), params)
 }
 
