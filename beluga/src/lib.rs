@@ -88,7 +88,7 @@ pub fn add_trampoline(r: &mut Registry) {
     r.extend(&[fp(TRAMPOLINE, Kind::System, 1, u8::MAX, trampoline, &[])]);
 }
 
-fn trampoline(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn trampoline(i: &mut beluga_runtime::CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = match args.first() {
         Some(Value::Scalar(c)) if matches!(&*c.data, ColData::Str(_)) => match &*c.data {
             ColData::Str(s) => s.get(0).to_string(),
@@ -97,7 +97,7 @@ fn trampoline(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         _ => return Err(Error::arg("internal: a registered Rust function lost its name")),
     };
     let f = i
-        .ext
+        .ext_ref()
         .get(EXT_KEY)
         .and_then(|b| b.downcast_ref::<RustFns>())
         .and_then(|m| m.get(&name).cloned())

@@ -110,3 +110,59 @@ fn registered_closure_and_call() {
     assert_eq!(v, [2.0]);
     assert!(s.set("not a name", 1i64).is_err());
 }
+
+/// A wrapped row (storage's `size` for stored tables) hands other values to the row it
+/// replaced in ITS OWN registry: two sessions whose registries wrap different earlier rows
+/// run at once on two threads, each writing and reading its own database, and each sees
+/// its own delegate (a process-global map of replaced rows would give both the same one).
+#[test]
+fn two_registries_with_different_wrapped_rows_on_two_threads() {
+    use beluga::Registry;
+    use beluga_runtime::registry::{f, Kind};
+    fn ninety_nine(_: &mut beluga_runtime::CallCtx, _: Vec<Value>) -> beluga::Result<Value> {
+        Ok(Value::int(99))
+    }
+    let plain = beluga::default_registry();
+    let mut custom = Registry::new();
+    beluga_stdlib::register(&mut custom);
+    custom.replace(&[f("size", Kind::Aggregate, 1, 1, ninety_nine)]);
+    beluga_storage::register(&mut custom);
+    beluga::add_trampoline(&mut custom);
+    let custom = Arc::new(custom);
+    let base = std::env::temp_dir().join(format!("beluga_two_registries_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let barrier = Arc::new(Barrier::new(2));
+    let handles: Vec<_> = [(plain, 5i64), (custom, 99i64)]
+        .into_iter()
+        .enumerate()
+        .map(|(k, (reg, want))| {
+            let b = barrier.clone();
+            let dir = base.join(format!("db{k}")).display().to_string().replace('\\', "/");
+            on_big_stack(move || {
+                let mut s = Session::with_registry(reg);
+                b.wait();
+                let mut got = Vec::new();
+                for round in 0..10i64 {
+                    let n: i64 = s.eval("size(1 2 3 4 5)").unwrap();
+                    got.push(n);
+                    // the stored-table side of the same wrapper: rows of a partitioned table
+                    s.run(&format!(
+                        "db = database(\"{dir}/r{round}\", VALUE, 1 2 3)\n\
+                         t = table(1 2 3 as id, 1.0 2.0 3.0 as v)\n\
+                         pt = db.createPartitionedTable(t, `pt, `id)\n\
+                         pt.append!(t)"
+                    ))
+                    .unwrap();
+                    let rows: i64 = s.eval("size(loadTable(db, `pt))").unwrap();
+                    assert_eq!(rows, 3, "session {k} round {round}: rows of its stored table");
+                }
+                (want, got)
+            })
+        })
+        .collect();
+    for h in handles {
+        let (want, got) = h.join().unwrap();
+        assert!(got.iter().all(|&n| n == want), "want {want} from every call, got {got:?}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -326,18 +326,12 @@ impl Column {
 
     pub fn is_null(&self, i: usize) -> bool {
         match &*self.data {
-            ColData::I8(v) => v[i].is_null(),
-            ColData::I16(v) => v[i].is_null(),
-            ColData::I32(v) => v[i].is_null(),
-            ColData::I64(v) => v[i].is_null(),
-            ColData::F32(v) => v[i].is_null(),
-            ColData::F64(v) => v[i].is_null(),
             ColData::I128(v) if self.ty.decimal_scale().is_some() => v[i] == crate::kernels::decimal::NULL,
-            ColData::I128(v) => v[i].is_null(),
             ColData::Sym(s) => s.codes[i] == 0 || s.get(i).is_empty(),
             ColData::Str(s) => s.get(i).is_empty(),
             // an array row is null when empty or when it is the single null of a null row
             ColData::Array(a) => a.row_len(i) == 0 || (a.row_len(i) == 1 && a.data.is_null(a.offsets[i])),
+            d => with_numeric!(d, v => v[i].is_null()).unwrap_or(false),
         }
     }
 
@@ -384,33 +378,28 @@ impl Column {
                 .collect()
         }
         let data = match &*self.data {
-            ColData::I8(v) => ColData::I8(pick(v, idx)),
-            ColData::I16(v) => ColData::I16(pick(v, idx)),
-            ColData::I32(v) => ColData::I32(pick(v, idx)),
-            ColData::I64(v) => ColData::I64(pick(v, idx)),
-            ColData::F32(v) => ColData::F32(pick(v, idx)),
-            ColData::F64(v) => ColData::F64(pick(v, idx)),
             ColData::I128(v) if self.ty.decimal_scale().is_some() => ColData::I128(
                 idx.iter()
                     .map(|&i| if i >= 0 && (i as usize) < v.len() { v[i as usize] } else { crate::kernels::decimal::NULL })
                     .collect(),
             ),
-            ColData::I128(v) => ColData::I128(pick(v, idx)),
-            ColData::Sym(s) => ColData::Sym(SymCol {
-                codes: idx
-                    .iter()
-                    .map(|&i| if i >= 0 && (i as usize) < s.codes.len() { s.codes[i as usize] } else { 0 })
-                    .collect(),
-                dict: s.dict.clone(),
-            }),
-            ColData::Str(s) => {
-                let mut out = StrCol::with_capacity(idx.len(), 0);
-                for &i in idx {
-                    out.push(if i >= 0 && (i as usize) < s.len() { s.get(i as usize) } else { "" });
-                }
-                ColData::Str(out)
-            }
-            ColData::Array(a) => ColData::Array(Arc::new(a.take(idx))),
+            d => map_numeric!(d, v => pick(v, idx),
+                ColData::Sym(s) => ColData::Sym(SymCol {
+                    codes: idx
+                        .iter()
+                        .map(|&i| if i >= 0 && (i as usize) < s.codes.len() { s.codes[i as usize] } else { 0 })
+                        .collect(),
+                    dict: s.dict.clone(),
+                }),
+                ColData::Str(s) => {
+                    let mut out = StrCol::with_capacity(idx.len(), 0);
+                    for &i in idx {
+                        out.push(if i >= 0 && (i as usize) < s.len() { s.get(i as usize) } else { "" });
+                    }
+                    ColData::Str(out)
+                },
+                ColData::Array(a) => ColData::Array(Arc::new(a.take(idx)))
+            ),
         };
         Column::new(self.ty, data)
     }

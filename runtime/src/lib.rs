@@ -2,6 +2,7 @@
 //! tree-walking evaluator, the SQL executor, the builtin registry and console printing.
 
 pub mod bigalloc;
+pub mod callctx;
 pub mod column;
 pub mod elemfmt;
 pub mod error;
@@ -21,10 +22,11 @@ pub mod temporal;
 pub mod types;
 pub mod value;
 
+pub use callctx::CallCtx;
 pub use column::{ColData, Column, StrCol, SymCol};
 pub use error::{Error, ErrorKind, Result};
 pub use eval::Interpreter;
-pub use registry::{Builtin, Kind, Registry};
+pub use registry::{Builtin, Call, Kind, Registry};
 pub use table::Table;
 pub use types::{DataForm, DataType};
 pub use value::{Dict, Func, Key, Matrix, SetVal, Value};

@@ -5,6 +5,7 @@
 //! `group by`, a partial/merge split for map-reduce over partitions, a segmented kernel
 //! for `context by`). The planner reads the slots of the row it resolved; no name lists.
 
+use crate::callctx::CallCtx;
 use crate::column::Column;
 use crate::error::Result;
 use crate::eval::Interpreter;
@@ -25,8 +26,31 @@ pub enum Kind {
     System,
 }
 
-/// Builtins receive the interpreter (for callbacks and session state) and owned arguments.
-pub type BuiltinFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
+/// A plain builtin receives the narrow session context (`callctx::CallCtx`: callbacks,
+/// print sink, interrupt, random generator, variables, shared tables) and owned arguments.
+pub type BuiltinFn = fn(&mut CallCtx, Vec<Value>) -> Result<Value>;
+
+/// A session builtin receives the whole interpreter: only the few that work on the
+/// evaluator itself (metacode eval, `run`, `undef`, `defs`, the test runner...). Every
+/// one is named in `SESSION_ROWS`.
+pub type SessionFn = fn(&mut Interpreter, Vec<Value>) -> Result<Value>;
+
+/// The call of a builtin row.
+#[derive(Clone, Copy)]
+pub enum Call {
+    Plain(BuiltinFn),
+    Session(SessionFn),
+}
+
+/// Every builtin that receives the whole interpreter (`Call::Session`), by name. A test
+/// (`session_rows_are_named`) fails when a row outside this list is a session row, so
+/// the list only grows on purpose.
+pub const SESSION_ROWS: &[&str] = &[
+    // the language's own machinery: metacode eval, definitions, scripts, tests
+    "eval", "defs", "defined", "undef", "run", "runScript", "help", "assert",
+    // the server's session switches (user, background job copying the session)
+    "login", "logout", "submitJob",
+];
 
 /// A group-wise aggregate kernel: `(function name, values, group id per row, number of
 /// groups)` → one value per group, or `None` when the kernel does not take this input
@@ -79,7 +103,7 @@ pub struct Builtin {
     /// minimum and maximum argument counts (u8::MAX = variadic)
     pub min: u8,
     pub max: u8,
-    pub call: BuiltinFn,
+    pub call: Call,
     /// parameter names, for keyword arguments (may be empty)
     pub params: &'static [&'static str],
     /// what the function does beyond computing (files, scripts, environment); checked
@@ -100,6 +124,17 @@ pub const fn f(name: &'static str, kind: Kind, min: u8, max: u8, call: BuiltinFn
     fp(name, kind, min, max, call, &[])
 }
 
+/// A session row (receives the whole interpreter; see `SESSION_ROWS`).
+pub const fn fs(name: &'static str, kind: Kind, min: u8, max: u8, call: SessionFn) -> Builtin {
+    fps(name, kind, min, max, call, &[])
+}
+
+/// A session row with parameter names.
+#[rustfmt::skip]
+pub const fn fps(name: &'static str, kind: Kind, min: u8, max: u8, call: SessionFn, params: &'static [&'static str]) -> Builtin {
+    row(name, kind, min, max, Call::Session(call), params)
+}
+
 /// A row with parameter names for keyword arguments.
 pub const fn fp(
     name: &'static str,
@@ -107,6 +142,17 @@ pub const fn fp(
     min: u8,
     max: u8,
     call: BuiltinFn,
+    params: &'static [&'static str],
+) -> Builtin {
+    row(name, kind, min, max, Call::Plain(call), params)
+}
+
+const fn row(
+    name: &'static str,
+    kind: Kind,
+    min: u8,
+    max: u8,
+    call: Call,
     params: &'static [&'static str],
 ) -> Builtin {
     Builtin {
@@ -131,6 +177,11 @@ pub struct Registry {
     /// names registered twice through `extend` (the later row won): a test asserts there
     /// are none, so that no builtin is silently shadowed by another
     pub duplicates: Vec<&'static str>,
+    /// the calls that `wrap` replaced, by (layer, name): a wrapper (storage's `append!`
+    /// for stored tables, streaming's `size` for stream tables) hands other values to the
+    /// row its own layer replaced (`CallCtx::call_wrapped`), so layers that wrap the same
+    /// name chain instead of skipping one another
+    pub wrapped: AHashMap<(&'static str, &'static str), Call>,
 }
 
 impl Registry {
@@ -159,6 +210,19 @@ impl Registry {
                 self.by_name.insert(b.name, self.defs.len() as u32);
                 self.defs.push(b);
             }
+        }
+    }
+    /// Replace the call of a registered row with `b`'s, keeping the row's kind, arity,
+    /// parameter names and capability; the replaced call stays reachable through
+    /// `wrapped` under (`layer`, name). An unregistered name is added as a new row.
+    pub fn wrap(&mut self, layer: &'static str, b: &Builtin) {
+        match self.by_name.get(b.name) {
+            Some(&id) => {
+                let row = &mut self.defs[id as usize];
+                self.wrapped.entry((layer, b.name)).or_insert(row.call);
+                row.call = b.call;
+            }
+            None => self.extend(std::slice::from_ref(b)),
         }
     }
     /// Register `alias` as another name for an existing builtin.

@@ -302,7 +302,7 @@ pub trait Handle: Send + Sync + fmt::Debug {
     /// and a streaming engine computes on them, both with the interpreter. `rows` is a
     /// table or a tuple of columns; None when the handle is not such a target (appends
     /// then go through `table_source`).
-    fn session_append(&self, _i: &mut crate::eval::Interpreter, _rows: &Value) -> Option<crate::error::Result<u64>> {
+    fn session_append(&self, _i: &mut crate::callctx::CallCtx, _rows: &Value) -> Option<crate::error::Result<u64>> {
         None
     }
 }

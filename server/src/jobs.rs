@@ -6,6 +6,7 @@
 //! The pool is per process: the server's sessions and the CLI/batch runner
 //! (`repl/src/main.rs` registers these builtins too) share it.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::eval::Output;
 use beluga_runtime::registry::fp;
 use beluga_runtime::{Column, DataType, Error, Interpreter, Kind, Registry, Result, Table, Value};
@@ -15,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 pub fn register(r: &mut Registry) {
     r.extend(&[
-        fp("submitJob", Kind::System, 3, u8::MAX, submit_job, &["jobId", "jobDesc", "func"]),
+        beluga_runtime::registry::fps("submitJob", Kind::System, 3, u8::MAX, submit_job, &["jobId", "jobDesc", "func"]),
         fp("getJobReturn", Kind::System, 1, 2, get_job_return, &["jobId", "blocking"]),
         fp("getJobStatus", Kind::System, 1, 1, get_job_status, &["jobId"]),
         fp("getRecentJobs", Kind::System, 0, 1, get_recent_jobs, &["n"]),
@@ -214,7 +215,7 @@ fn submit_job(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(&real))
 }
 
-fn get_job_return(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn get_job_return(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let id = str_arg(&args[0], "getJobReturn", "jobId")?;
     let blocking = args.get(1).and_then(|v| v.as_bool()).unwrap_or(false);
     let mut g = lock();
@@ -266,14 +267,14 @@ fn status_table(recs: &[&Rec]) -> Result<Value> {
     Ok(Value::table(Table::new(names.iter().map(|s| s.to_string()).collect(), cols)?))
 }
 
-fn get_job_status(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn get_job_status(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let id = str_arg(&args[0], "getJobStatus", "jobId")?;
     let g = lock();
     let rec = g.recs.get(&id).ok_or_else(|| Error::runtime(format!("getJobStatus: no job with id {id}")))?;
     status_table(&[rec])
 }
 
-fn get_recent_jobs(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn get_recent_jobs(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let g = lock();
     let n = match args.first() {
         Some(v) => match v.as_i64() {
@@ -287,7 +288,7 @@ fn get_recent_jobs(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     status_table(&recs)
 }
 
-fn cancel_job(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn cancel_job(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let ids: Vec<String> = match &args[0] {
         Value::Vector(c) => {
             let t = beluga_runtime::kernels::cast::cast_column(c, DataType::String)?;

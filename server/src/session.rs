@@ -5,8 +5,9 @@
 //! (script, function call, variable upload) with its bookkeeping: clear-memory flag,
 //! per-session memory limit, and the lock that orders writers of `share`d objects.
 
+use beluga_runtime::CallCtx;
 use crate::State;
-use beluga_runtime::registry::{f, fp};
+use beluga_runtime::registry::f;
 use beluga_runtime::{ColData, Column, Error, Interpreter, Kind, Registry, Result, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,8 +37,8 @@ pub fn registries() -> (Arc<Registry>, Arc<Registry>) {
     beluga_storage::register(&mut r);
     r.extend(&[
         f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
-        fp("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
-        f("logout", Kind::System, 0, 2, logout),
+        beluga_runtime::registry::fps("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
+        beluga_runtime::registry::fs("logout", Kind::System, 0, 2, logout),
         f("getCurrentSessionAndUser", Kind::System, 0, 0, current_user),
         f("getSessionMemoryStat", Kind::System, 0, 0, session_memory_stat),
     ]);
@@ -45,17 +46,17 @@ pub fn registries() -> (Arc<Registry>, Arc<Registry>) {
     let full = Arc::new(r.clone());
     for name in GUEST_DENIED {
         if let Some(id) = r.lookup(name) {
-            r.defs[id as usize].call = denied;
+            r.defs[id as usize].call = beluga_runtime::Call::Plain(denied);
         }
     }
     (full, Arc::new(r))
 }
 
-fn denied(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn denied(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Err(Error::runtime("Not logged in: a session must log in before it can read or write files"))
 }
 
-fn is_node_initialized(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn is_node_initialized(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(true))
 }
 
@@ -70,8 +71,8 @@ fn text_arg(v: &Value, what: &str) -> Result<String> {
     }
 }
 
-fn state_of(i: &Interpreter) -> Option<Arc<State>> {
-    i.ext.get(EXT_STATE).and_then(|b| b.downcast_ref::<Arc<State>>()).cloned()
+fn state_of(i: &CallCtx) -> Option<Arc<State>> {
+    i.ext_ref().get(EXT_STATE).and_then(|b| b.downcast_ref::<Arc<State>>()).cloned()
 }
 
 fn login(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
@@ -92,12 +93,12 @@ fn logout(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn current_user(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
-    let u = i.ext.get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into());
+fn current_user(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
+    let u = i.ext_ref().get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into());
     Ok(Value::string(&u))
 }
 
-fn session_memory_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn session_memory_stat(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     use beluga_runtime::{DataType, Table};
     let st = state_of(i).ok_or_else(|| Error::runtime("getSessionMemoryStat: not running inside a server"))?;
     let m = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
@@ -123,8 +124,8 @@ fn session_memory_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> 
     Ok(Value::table(Table::new(names.iter().map(|s| s.to_string()).collect(), cols)?))
 }
 
-pub(crate) fn user_of(i: &Interpreter) -> String {
-    i.ext.get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into())
+pub(crate) fn user_of(i: &CallCtx) -> String {
+    i.ext_ref().get(EXT_USER).and_then(|b| b.downcast_ref::<String>()).cloned().unwrap_or_else(|| "guest".into())
 }
 
 pub(crate) fn now_ms() -> i64 {
@@ -157,8 +158,8 @@ pub(crate) fn set_user(i: &mut Interpreter, st: &Arc<State>, user: Option<String
     }
 }
 
-pub(crate) fn logged_in(i: &Interpreter) -> bool {
-    i.ext.contains_key(EXT_USER)
+pub(crate) fn logged_in(i: &CallCtx) -> bool {
+    i.ext_ref().contains_key(EXT_USER)
 }
 
 /// A fresh guest session.
@@ -320,6 +321,6 @@ fn is_write(text: &str) -> bool {
 }
 
 /// Estimated bytes held by the session's variables.
-pub(crate) fn session_bytes(i: &Interpreter) -> u64 {
-    i.globals.values().map(|v| beluga_stdlib::system::mem_size(v).max(0) as u64).sum()
+pub(crate) fn session_bytes(i: &CallCtx) -> u64 {
+    i.globals().values().map(|v| beluga_stdlib::system::mem_size(v).max(0) as u64).sum()
 }

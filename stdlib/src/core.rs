@@ -1,6 +1,7 @@
 //! Core builtins the language and the test format rely on: introspection, construction,
 //! equality, printing, the test runner.
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, int_arg, like_form, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
@@ -36,11 +37,11 @@ pub fn type_string(v: &Value) -> String {
     }
 }
 
-fn typestr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn typestr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::string(&type_string(&a[0])))
 }
 
-fn type_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn type_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(_) => DataType::Any.id(),
         Value::Type(_) | Value::Constant(..) => DataType::Int.id(),
@@ -49,15 +50,15 @@ fn type_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }))
 }
 
-fn form(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn form(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(a[0].form() as i32))
 }
 
-fn size(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn size(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(a[0].size() as i32))
 }
 
-fn rows(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rows(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(t) => t.rows(),
         Value::Matrix(m) => m.rows,
@@ -65,7 +66,7 @@ fn rows(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     } as i32))
 }
 
-fn cols(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cols(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(match &a[0] {
         Value::Table(t) => t.ncols(),
         Value::Matrix(m) => m.cols,
@@ -74,7 +75,7 @@ fn cols(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     } as i32))
 }
 
-fn shape(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn shape(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (r, c) = match &a[0] {
         Value::Table(t) => (t.rows(), t.ncols()),
         Value::Matrix(m) => (m.rows, m.cols),
@@ -168,7 +169,7 @@ fn cols_equal(x: &Column, y: &Column, tol: f64) -> bool {
     }
 }
 
-fn eq_obj_b(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn eq_obj_b(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = opt(&a, 2).and_then(|v| v.as_i64());
     Ok(Value::bool(eq_obj(&a[0], &a[1], p)))
 }
@@ -184,33 +185,33 @@ fn null_mask(name: &str, v: &Value, want_null: bool) -> Result<Value> {
     })
 }
 
-fn is_null(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_null(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     null_mask("isNull", &a[0], true)
 }
-fn is_valid(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_valid(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     null_mask("isValid", &a[0], false)
 }
-fn is_void(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_void(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(matches!(a[0], Value::Void)))
 }
-fn has_null(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn has_null(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let c = col("hasNull", &a[0])?;
     Ok(Value::bool((0..c.len()).any(|i| c.is_null_strict(i))))
 }
 
 // ------------------------------------------------------------ logic helpers
 
-fn all_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn all_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let c = col("all", &a[0])?;
     Ok(Value::bool((0..c.len()).all(|i| c.is_null(i) || c.f64_at(i).map(|x| x != 0.0).unwrap_or(!c.str_at(i).unwrap_or("").is_empty()))))
 }
-fn any_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn any_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let c = col("any", &a[0])?;
     Ok(Value::bool((0..c.len()).any(|i| c.f64_at(i).map(|x| x != 0.0).unwrap_or(false))))
 }
 
 /// `iif(cond, trueResult, falseResult)`, element-wise.
-fn iif(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn iif(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let cond = col("iif", &a[0])?;
     let n = cond.len();
     let pick = |v: &Value| -> Result<(Column, bool)> {
@@ -291,7 +292,7 @@ fn iif_fast(cond: &Column, t: &Column, ts: bool, e: &Column, es: bool, ty: DataT
 
 // ------------------------------------------------------------ construction
 
-fn til(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn til(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let n = int_arg("til", &a[0], "n")?;
     if n < 0 || n > 2_000_000_000 {
         return Err(Error::arg("The argument of til must be a non-negative integer"));
@@ -303,16 +304,16 @@ fn til(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int_vec((0..n as i32).collect()))
 }
 
-fn seq_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn seq_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::seq(&a[0], &a[1])
 }
 
-fn pair_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn pair_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::pair(&a[0], &a[1])
 }
 
 /// `take(X, n)`: cycle through X.
-fn take(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn take(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     // take(X, counts): element i repeated counts[i] times
     if let (Value::Vector(x), Value::Vector(counts)) = (&a[0], &a[1]) {
         if x.len() != counts.len() {
@@ -446,7 +447,7 @@ fn try_default_column(ty: DataType, n: usize) -> Result<Column> {
 /// `array(type, [size], [capacity], [defaultValue])`.
 /// The first argument may be an existing vector (a template): its type is the new vector's,
 /// and its length the default initial size (funcs/a/array.md: `y = array(x)`).
-fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let Some(et) = beluga_runtime::value::array_elem_type(&a[0]) {
         // array vector: `size` empty rows (DolphinDB allows only 0 here; more rows are empty)
         let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
@@ -483,7 +484,7 @@ fn array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `table(X as a, ...)` or `table(capacity:size, colNames, colTypes)`.
-fn table(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn table(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let _ = i;
     if a.len() == 3 {
         if let (Value::Pair(shape), true) = (&a[0], a[1].data_type().is_literal()) {
@@ -518,7 +519,7 @@ fn table(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     beluga_runtime::table::table_from(names, a)
 }
 
-fn dict_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn dict_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     // dict(keyType, valueType, [ordered]) or dict(keys, values, [ordered])
     let ordered = opt(&a, 2).and_then(|v| v.as_bool()).unwrap_or(false);
     if let (Value::Type(kt), Value::Type(vt)) = (&a[0], &a[1]) {
@@ -546,7 +547,7 @@ fn dict_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(d)
 }
 
-fn set_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn set_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Set(_) => Ok(a[0].clone()),
         v => Ok(ops::make_set(col("set", v)?)),
@@ -559,7 +560,7 @@ fn dict_order(d: &Dict) -> Vec<i64> {
     if d.ordered { (0..n).collect() } else { (0..n).rev().collect() }
 }
 
-fn keys(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn keys(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Dict(d) => Ok(Value::Vector(d.keys.take(&dict_order(d)))),
         Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
@@ -571,7 +572,7 @@ fn keys(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn values(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn values(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Dict(d) => {
             let order = dict_order(d);
@@ -586,13 +587,13 @@ fn values(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `append!(obj, x)` for vectors, tuples, tables, sets.
-fn append(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn append(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let x = a.pop().unwrap_or(Value::Void);
     let target = a.pop().unwrap_or(Value::Void);
     append_value(i, target, x)
 }
 
-pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Value> {
+pub fn append_value(i: &mut CallCtx, target: Value, x: Value) -> Result<Value> {
     match target {
         Value::Vector(mut c) => {
             let add = match &x {
@@ -637,7 +638,7 @@ pub fn append_value(i: &mut Interpreter, target: Value, x: Value) -> Result<Valu
             match append_rows_in_place(Arc::make_mut(&mut t), &x) {
                 Ok(()) => Ok(Value::Table(t)),
                 Err(e) => {
-                    i.inplace_out = Some(Value::Table(t));
+                    *i.inplace_out() = Some(Value::Table(t));
                     Err(e)
                 }
             }
@@ -775,7 +776,7 @@ pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
 
 // ------------------------------------------------------------ output and session
 
-fn print(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn print(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     for v in &a {
         let text = match v {
             Value::Scalar(c) if c.ty.is_literal() => c.str_at(0).unwrap_or("").to_string(),
@@ -786,13 +787,13 @@ fn print(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn share_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn share_(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = crate::util::str_arg("share", &a[1], "name")?.to_string();
     i.share(a[0].clone(), &name)?;
     Ok(a[0].clone())
 }
 
-fn func_by_name(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn func_by_name(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = crate::util::str_arg("funcByName", &a[0], "name")?.to_string();
     let op = match name.as_str() {
         "+" => "add",
@@ -834,9 +835,9 @@ fn assert_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `test(path)`: run DolphinDB `@testing` files and print a summary.
-fn test_(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn test_(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let path = crate::util::str_arg("test", &a[0], "path")?.to_string();
-    let report = crate::testing::run_paths(i.registry.clone(), &[std::path::PathBuf::from(&path)]);
+    let report = crate::testing::run_paths(i.registry().clone(), &[std::path::PathBuf::from(&path)]);
     for line in report.lines() {
         i.emit(&line);
     }
@@ -849,7 +850,7 @@ fn is_function_value(f: &Value) -> bool {
     matches!(f, Value::Function(Func::Builtin(_)) | Value::Function(_))
 }
 
-fn is_function_b(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_function_b(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(is_function_value(&a[0])))
 }
 
@@ -883,7 +884,7 @@ pub const DEFS: &[Builtin] = &[
     f("print", Kind::System, 0, u8::MAX, print),
     f("share", Kind::System, 2, 2, share_),
     f("funcByName", Kind::System, 1, 1, func_by_name),
-    f("assert", Kind::System, 1, 2, assert_),
+    beluga_runtime::registry::fs("assert", Kind::System, 1, 2, assert_),
     f("test", Kind::System, 1, 2, test_),
     f("isFunction", Kind::System, 1, 1, is_function_b),
 ];

@@ -2,6 +2,7 @@
 //! positions (`cumsum(1 2 NULL 3)` is `[1,3,3,6]`). Same statistic kernels as the m-functions
 //! (window_kernels.rs) with cumulative bounds; the cum-only functions are in cum_misc.rs.
 
+use beluga_runtime::CallCtx;
 use crate::cum_misc as cm;
 use crate::window::{call_prep, opt_bool, opt_str, Prep, PrepFn};
 use crate::window_fns::{percent_arg, rank_opt};
@@ -9,7 +10,7 @@ use crate::window_kernels::*;
 use crate::window_order::{interp_arg, OrdOp};
 use crate::window_stats::{Mom, PairStat, NN};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Interpreter, Result, Value};
+use beluga_runtime::{Result, Value};
 
 type R<'a> = Result<Prep<'a>>;
 
@@ -144,7 +145,7 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 
 macro_rules! cum_builtins {
     ($($name:literal => $f:ident = $p:path, $min:literal, $max:literal, [$($par:literal),*];)*) => {
-        $(fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             // DECIMAL running sums stay exact and typed (one size wider)
             if $name == "cumsum" {
                 if let Some(Value::Vector(c)) = a.first() {

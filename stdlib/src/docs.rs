@@ -3,7 +3,8 @@
 //! `help()`'s topic list and the generated `docs/reference.md`. The syntax column may be
 //! left empty: it is then derived from the registry's parameter names and arity.
 
-use beluga_runtime::registry::{Kind, fp};
+use beluga_runtime::CallCtx;
+use beluga_runtime::registry::Kind;
 use beluga_runtime::{Builtin, Error, Func, Interpreter, Registry, Result, Value};
 use std::sync::OnceLock;
 
@@ -76,8 +77,8 @@ pub fn syntax(reg: &Registry, name: &str) -> String {
 }
 
 /// Run an example in a fresh session of the same registry; its console text.
-pub fn run_example(i: &Interpreter, example: &str) -> String {
-    let mut s = Interpreter::with_registry(i.registry.clone());
+pub fn run_example(i: &CallCtx, example: &str) -> String {
+    let mut s = Interpreter::with_registry(i.registry().clone());
     s.run_repl_text(example)
 }
 
@@ -123,8 +124,8 @@ pub fn help_text(i: &Interpreter, name: &str) -> String {
     help_rest(i, name)
 }
 
-fn help_function(i: &Interpreter, name: &str) -> String {
-    let reg = &i.registry;
+fn help_function(i: &CallCtx, name: &str) -> String {
+    let reg = &i.registry();
     {
         let mut out = syntax(reg, name);
         match find(name) {
@@ -197,7 +198,7 @@ fn help(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-pub const DEFS: &[Builtin] = &[fp("help", Kind::System, 0, 1, help, &["name"])];
+pub const DEFS: &[Builtin] = &[beluga_runtime::registry::fps("help", Kind::System, 0, 1, help, &["name"])];
 
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|")

@@ -5,11 +5,12 @@
 //! Latin-1 (ISO-8859-1); other encodings (GBK, EUC-CN ...) accept ASCII text only and
 //! report non-ASCII text as unsupported. `base64Decode` output that is not valid UTF-8 is decoded lossily.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
 use beluga_runtime::fmt::format_elem;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 
 use crate::string::{check_text, strings_to, text_map};
 use crate::util::{describe, opt, str_arg};
@@ -24,7 +25,7 @@ fn md5_i128(data: &[u8]) -> i128 {
     i128::from_be_bytes(md5(data))
 }
 
-fn md5_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn md5_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::unary_col(&a[0], &|c: &Column| {
         check_text("md5", c)?;
         let v: Vec<i128> = strings_to(c, &mut |s| md5_i128(s.as_bytes()));
@@ -33,7 +34,7 @@ fn md5_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `gmd5(X)`: MD5 of each element's text (any scalar type), as INT128.
-fn gmd5(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gmd5(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::unary_col(&a[0], &|c: &Column| {
         let v: Vec<i128> = match &*c.data {
             ColData::Str(_) | ColData::Sym(_) => strings_to(c, &mut |s| md5_i128(s.as_bytes())),
@@ -66,7 +67,7 @@ fn crc32_bytes(t: &[u32; 256], init: u32, data: &[u8]) -> u32 {
 }
 
 /// `crc32(str, [cksum=0])`: CRC-32 as INT (the unsigned value reinterpreted).
-fn crc32(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn crc32(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let init = match opt(&a, 1) {
         None => 0u32,
         Some(v) => v.as_i64().ok_or_else(|| Error::arg("The cksum argument of [crc32] must be an integer"))? as u32,
@@ -127,11 +128,11 @@ fn b64_decode(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn base64_encode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn base64_encode(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("base64Encode", &a[0], &|s, o| b64_encode(s.as_bytes(), o))
 }
 
-fn base64_decode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn base64_decode(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let err = std::cell::Cell::new(false);
     let r = text_map("base64Decode", &a[0], &|s, o| match b64_decode(s) {
         Some(b) => o.push_str(&String::from_utf8_lossy(&b)),
@@ -192,18 +193,18 @@ fn transcode(name: &str, v: &Value, from: Charset, to: Charset, enc: &str) -> Re
     Ok(r)
 }
 
-fn convert_encode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn convert_encode(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let src = str_arg("convertEncode", &a[1], "srcEncode")?.to_string();
     let dst = str_arg("convertEncode", &a[2], "destEncode")?.to_string();
     transcode("convertEncode", &a[0], charset(&src), charset(&dst), &format!("{src}/{dst}"))
 }
 
-fn to_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_utf8(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let enc = str_arg("toUTF8", &a[1], "encode")?.to_string();
     transcode("toUTF8", &a[0], charset(&enc), Charset::Utf8, &enc)
 }
 
-fn from_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn from_utf8(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let enc = str_arg("fromUTF8", &a[1], "encode")?.to_string();
     transcode("fromUTF8", &a[0], Charset::Utf8, charset(&enc), &enc)
 }
@@ -212,7 +213,7 @@ fn from_utf8(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `oneHot(obj, encodingColumns)`: replace each listed column by one INT column per
 /// distinct value (in order of first appearance), named `<column>_<value>`.
-fn one_hot(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn one_hot(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let Value::Table(t) = &a[0] else { return Err(Error::unsupported("oneHot", describe(&a[0]))) };
     let names: Vec<String> = match &a[1] {
         Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal() => (0..c.len()).map(|i| c.str_at(i).unwrap_or("").to_string()).collect(),

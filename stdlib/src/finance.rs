@@ -1,11 +1,12 @@
 //! Finance helpers: maxDrawdown (alias mdd), cummdd, trueRange.
 
+use beluga_runtime::CallCtx;
 use crate::util::aggregate;
 use crate::window::{call_prep, check_num, opt_bool, Prep, PrepFn, Slice};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Result, Value};
 
 /// Running maximum drawdown of `v` (nulls skipped): the largest fall from a previous peak,
 /// as a fraction of the peak (`ratio`) or in absolute value. Null until the first value.
@@ -41,7 +42,7 @@ fn out_col(ty: DataType, ratio: bool, v: Vec<f64>) -> Column {
     }
 }
 
-fn max_drawdown(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn max_drawdown(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let ratio = opt_bool("maxDrawdown", &a, 1, "ratio", true)?;
     aggregate("maxDrawdown", &a[0], &|c: &Column| {
         let s = Slice::whole(c);
@@ -93,10 +94,10 @@ pub fn p_true_range(a: &[Value]) -> Result<Prep<'_>> {
     ))
 }
 
-fn cummdd(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cummdd(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     call_prep(p_cummdd, &a)
 }
-fn true_range(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn true_range(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     call_prep(p_true_range, &a)
 }
 

@@ -5,10 +5,11 @@
 //! Group and window positions are computed once on typed columns; the user function is
 //! then called once per group or window on gathered slices.
 
+use beluga_runtime::CallCtx;
 use crate::containers::{group_ids, group_members, key_cols, sorted_group_ids};
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::{unify_scalars, Interpreter, Rule};
+use beluga_runtime::eval::{unify_scalars, Rule};
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::value::{Func, Matrix};
 use beluga_runtime::{DataType, Error, Result, Table, Value};
@@ -81,7 +82,7 @@ pub fn scalars_to_vector(results: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(results))
 }
 
-fn func_name(i: &Interpreter, f: &Value) -> String {
+fn func_name(i: &CallCtx, f: &Value) -> String {
     match f {
         Value::Function(func) => i.func_name(func),
         _ => String::new(),
@@ -90,8 +91,8 @@ fn func_name(i: &Interpreter, f: &Value) -> String {
 
 /// Names of the argument expressions of the current builtin call, when the interpreter
 /// records them (`ext["argNames"]`: per argument, the variable names of its elements).
-fn arg_names(i: &Interpreter) -> Option<Vec<Vec<Option<String>>>> {
-    i.ext.get("argNames").and_then(|b| b.downcast_ref::<Vec<Vec<Option<String>>>>()).cloned()
+fn arg_names(i: &CallCtx) -> Option<Vec<Vec<Option<String>>>> {
+    i.ext_ref().get("argNames").and_then(|b| b.downcast_ref::<Vec<Vec<Option<String>>>>()).cloned()
 }
 
 // ------------------------------------------------------------------ contextby / groupby
@@ -104,7 +105,7 @@ fn grouping(name: &str, v: &Value) -> Result<Vec<Column>> {
     Ok(cols)
 }
 
-fn contextby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn contextby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let keys = grouping("contextby", &args[2])?;
@@ -187,7 +188,7 @@ fn same_lengths(fargs: &[Value], n: usize, msg: &str) -> Result<()> {
     Ok(())
 }
 
-fn groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn groupby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let keys = grouping("groupby", &args[2])?;
@@ -253,7 +254,7 @@ fn groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn segmentby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn segmentby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let seg = col("segmentby", &args[2])?;
@@ -288,20 +289,20 @@ fn segmentby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 // ------------------------------------------------------------------ byRow / byColumn
 
 /// The row-wise builtin equivalent of an aggregate, when one is registered (`max` → `rowMax`).
-fn row_builtin(i: &Interpreter, f: &Value) -> Option<String> {
+fn row_builtin(i: &CallCtx, f: &Value) -> Option<String> {
     if let Value::Function(Func::Builtin(id)) = f {
-        let name = i.registry.get(*id).name;
+        let name = i.registry().get(*id).name;
         let mut cs = name.chars();
         let first = cs.next()?;
         let row = format!("row{}{}", first.to_ascii_uppercase(), cs.as_str());
-        if i.registry.lookup(&row).is_some() {
+        if i.registry().lookup(&row).is_some() {
             return Some(row);
         }
     }
     None
 }
 
-fn by_row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn by_row(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let x = args[1].clone();
     if let Some(row) = row_builtin(i, &f) {
@@ -379,7 +380,7 @@ fn transpose(m: &Matrix) -> Matrix {
     Matrix { data: m.data.take_usize(&idx), rows: m.cols, cols: m.rows, row_labels: m.col_labels.clone(), col_labels: m.row_labels.clone() }
 }
 
-fn by_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn by_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     match &args[1] {
         Value::Table(t) => {
@@ -444,7 +445,7 @@ fn window_arg(name: &str, v: &Value) -> Result<usize> {
 
 /// Call `f` on the rows `[start, i]` of each data argument, for the rows whose window has at
 /// least `min` rows; other rows get null.
-fn run_windows(i: &mut Interpreter, f: &Value, fargs: &[Value], n: usize, w: usize, min: usize) -> Result<Value> {
+fn run_windows(i: &mut CallCtx, f: &Value, fargs: &[Value], n: usize, w: usize, min: usize) -> Result<Value> {
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         i.check_interrupt()?;
@@ -459,7 +460,7 @@ fn run_windows(i: &mut Interpreter, f: &Value, fargs: &[Value], n: usize, w: usi
     scalars_to_vector(out)
 }
 
-fn moving(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn moving(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let w = window_arg("moving", &args[2])?;
@@ -469,9 +470,9 @@ fn moving(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     };
     // built-in aggregates map onto their O(n) m-function
     if let (Value::Function(Func::Builtin(id)), [x]) = (&f, fargs.as_slice()) {
-        let name = i.registry.get(*id).name;
+        let name = i.registry().get(*id).name;
         if let Some((_, m)) = MOVING_FAST.iter().find(|(a, _)| *a == name) {
-            if i.registry.lookup(m).is_some() && matches!(x, Value::Vector(_)) {
+            if i.registry().lookup(m).is_some() && matches!(x, Value::Vector(_)) {
                 let mut call = vec![x.clone(), args[2].clone()];
                 if let Some(p) = opt(&args, 3) {
                     call.push(p.clone());
@@ -484,7 +485,7 @@ fn moving(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     run_windows(i, &f, &fargs, n, w, min.min(w))
 }
 
-fn moving_valid(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn moving_valid(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let w = window_arg("movingValid", &args[2])?;
@@ -517,7 +518,7 @@ fn moving_valid(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `window(func, funcArgs, range)`: f over rows `[i + a, i + b]` (clipped) of each row.
-fn window(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn window(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let (a, b) = match &args[2] {
@@ -543,7 +544,7 @@ fn window(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `rolling(func, funcArgs, window, [step=1], [fill])`: f over complete windows every `step` rows.
-fn rolling(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rolling(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let w = window_arg("rolling", &args[2])?;
     let step = match opt(&args, 3) {
@@ -567,7 +568,7 @@ fn rolling(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     rolling_one(i, &f, &fargs, w, step)
 }
 
-fn rolling_one(i: &mut Interpreter, f: &Value, fargs: &[Value], w: usize, step: usize) -> Result<Value> {
+fn rolling_one(i: &mut CallCtx, f: &Value, fargs: &[Value], w: usize, step: usize) -> Result<Value> {
     let n = common_len("rolling", fargs)?;
     let mut out = Vec::new();
     let mut end = w;
@@ -582,7 +583,7 @@ fn rolling_one(i: &mut Interpreter, f: &Value, fargs: &[Value], w: usize, step: 
 
 // ------------------------------------------------------------------ null-aware application
 
-fn with_null_fill(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn with_null_fill(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fill = col("withNullFill", &args[3])?;
     let (x, y) = (&args[1], &args[2]);
@@ -623,7 +624,7 @@ fn with_null_fill(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     i.call_value(&f, vec![rewrap(x, xf), rewrap(y, yf)])
 }
 
-fn null_compare(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn null_compare(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let r = i.call_value(&f, vec![args[1].clone(), args[2].clone()])?;
     let nulls = |v: &Value| -> Result<Vec<bool>> {
@@ -649,7 +650,7 @@ fn null_compare(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn nothrow_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn nothrow_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     match i.call_value(&f, args[1..].to_vec()) {
         Ok(v) => Ok(v),
@@ -660,8 +661,8 @@ fn nothrow_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// `compose(first, second)`: a function computing `second(first(args...))`, represented as
 /// a partial application of the internal builtin `composeCall`.
-fn compose(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
-    let id = i.registry.lookup("composeCall").ok_or_else(|| Error::runtime("composeCall is not registered"))?;
+fn compose(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let id = i.registry().lookup("composeCall").ok_or_else(|| Error::runtime("composeCall is not registered"))?;
     Ok(Value::Function(Func::Partial(
         Arc::new(Func::Builtin(id)),
         Arc::new(vec![Some(args[0].clone()), Some(args[1].clone())]),
@@ -669,14 +670,14 @@ fn compose(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     )))
 }
 
-fn compose_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn compose_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let inner = i.call_value(&args[0], args[2..].to_vec())?;
     i.call_value(&args[1], vec![inner])
 }
 
 // ------------------------------------------------------------------ aggrTopN, pivot, talib
 
-fn aggr_top_n(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn aggr_top_n(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let sort = key_cols("aggrTopN", &args[2])?;
@@ -691,7 +692,7 @@ fn aggr_top_n(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     i.call_value(&f, call)
 }
 
-fn pivot(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn pivot(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let rows = col("pivot", &args[2])?;
@@ -724,7 +725,7 @@ fn pivot(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })))
 }
 
-fn talib(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn talib(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let x = col("talib", &args[1])?;
     let n = x.len();
@@ -753,7 +754,7 @@ fn talib(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// `rowGroupby(func, funcArgs, groupingCol, [mode='tuple'], [ascending=true])` over the rows
 /// of a matrix (array vectors are held as tuples of row vectors).
-fn row_groupby(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn row_groupby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let mode = opt(&args, 3).and_then(|v| v.as_str()).unwrap_or("tuple").to_string();
     let asc = opt(&args, 4).and_then(|v| v.as_bool()).unwrap_or(true);

@@ -1,10 +1,10 @@
 //! Builtins: higher-order functions over time windows (tmoving, twindow) and the time-axis
 //! helpers they share with `tmove`.
 
+use beluga_runtime::CallCtx;
 use crate::hof::{func_args, scalars_to_vector};
 use crate::util::{col, describe, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -127,7 +127,7 @@ fn rows(v: &Value, a: usize, b: usize) -> Value {
     }
 }
 
-fn tmoving(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn tmoving(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let t = col("tmoving", &args[1])?;
     let fargs = func_args(&args[2]);
@@ -149,7 +149,7 @@ fn range_pair(name: &str, v: &Value) -> Result<(Value, Value)> {
     }
 }
 
-fn twindow(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn twindow(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let fargs = func_args(&args[1]);
     let t = col("twindow", &args[2])?;

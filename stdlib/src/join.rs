@@ -3,11 +3,12 @@
 //! coalesce, nullIf, distinct). The join kernels live in `beluga_runtime::sql::{join, asof}`
 //! so that `a join b on …` in SQL and these functions share one implementation.
 
+use beluga_runtime::CallCtx;
 use crate::table::{eval_with_columns, names_arg};
 use crate::util::{col, describe, like_form, opt};
 use beluga_lang::ast::BinOp;
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::{ops, Interpreter};
+use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::sql::asof::asof_rows;
@@ -21,22 +22,21 @@ use std::sync::Arc;
 
 /// Prefix for right columns whose names collide: the table's name, else the name of the
 /// variable holding this very table (tables are shared by `Arc`), else `rhs`.
-fn prefix_of(i: &Interpreter, t: &Arc<Table>) -> String {
+fn prefix_of(i: &CallCtx, t: &Arc<Table>) -> String {
     if t.name.is_some() {
         return right_prefix(t);
     }
     let same = |v: &Value| matches!(v, Value::Table(x) if Arc::ptr_eq(x, t));
-    let found = i
-        .frames
+    let found = i.frames()
         .last()
         .and_then(|f| f.vars.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone()))
-        .or_else(|| i.globals.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone()))
-        .or_else(|| i.shared.lock().ok().and_then(|m| m.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone())));
+        .or_else(|| i.globals().iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone()))
+        .or_else(|| i.shared().lock().ok().and_then(|m| m.iter().find(|(_, v)| same(v)).map(|(k, _)| k.clone())));
     found.unwrap_or_else(|| right_prefix(t))
 }
 
 /// A table argument; a partitioned-table handle is loaded whole through the storage hook.
-fn table_arg(_i: &mut Interpreter, name: &str, v: &Value) -> Result<Arc<Table>> {
+fn table_arg(_i: &mut CallCtx, name: &str, v: &Value) -> Result<Arc<Table>> {
     match v {
         Value::Table(t) => Ok(t.clone()),
         Value::Handle(h) => match h.table_source() {
@@ -61,7 +61,7 @@ fn key_names(name: &str, args: &[Value], k: usize) -> Result<(Vec<String>, Vec<S
 }
 
 /// A row filter argument: a BOOL vector/scalar, or metacode evaluated on the table.
-fn filter_arg(i: &mut Interpreter, name: &str, v: Option<&Value>, t: &Table) -> Result<Option<Vec<bool>>> {
+fn filter_arg(i: &mut CallCtx, name: &str, v: Option<&Value>, t: &Table) -> Result<Option<Vec<bool>>> {
     let v = match v {
         None => return Ok(None),
         Some(Value::Code(e)) => eval_with_columns(i, t, e)?,
@@ -83,7 +83,7 @@ fn filter_arg(i: &mut Interpreter, name: &str, v: Option<&Value>, t: &Table) -> 
     Ok(Some((0..c.len()).map(|k| c.i64_at(k).map(|x| x != 0).unwrap_or(false)).collect()))
 }
 
-fn equi(i: &mut Interpreter, name: &str, args: &[Value], kind: EquiKind) -> Result<Table> {
+fn equi(i: &mut CallCtx, name: &str, args: &[Value], kind: EquiKind) -> Result<Table> {
     let left = table_arg(i, name, &args[0])?;
     let right = table_arg(i, name, &args[1])?;
     let (lk, rk) = key_names(name, args, 2)?;
@@ -94,24 +94,24 @@ fn equi(i: &mut Interpreter, name: &str, args: &[Value], kind: EquiKind) -> Resu
     Ok(t)
 }
 
-fn ej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ej(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::table(equi(i, "ej", &a, EquiKind::Inner)?))
 }
 
-fn lj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::table(equi(i, "lj", &a, EquiKind::Left)?))
 }
 
-fn lsj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lsj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::table(equi(i, "lsj", &a, EquiKind::LeftSemi)?))
 }
 
-fn fj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn fj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::table(equi(i, "fj", &a, EquiKind::Full)?))
 }
 
 /// `sej`: `ej` with the result sorted by the join columns.
-fn sej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sej(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let t = equi(i, "sej", &a, EquiKind::Inner)?;
     let (lk, _) = key_names("sej", &a, 2)?;
     let idx = key_indices(&t, &lk, "left")?;
@@ -120,7 +120,7 @@ fn sej(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::table(t.take_usize(&perm)))
 }
 
-fn cj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let left = table_arg(i, "cj", &a[0])?;
     let right = table_arg(i, "cj", &a[1])?;
     let (t, _) = cross_join(&left, &right, &prefix_of(i, &right))?;
@@ -156,7 +156,7 @@ fn ordered_keys(name: &str, left: &Table, right: &Table, lk: &[String], rk: &[St
 
 /// `aj`: for each left row the last right row (same equality keys) whose ordered key is
 /// not after the left one. The right ordered key column is kept (prefixed on collision).
-fn aj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn aj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let left = table_arg(i, "aj", &a[0])?;
     let right = table_arg(i, "aj", &a[1])?;
     let (lk, rk) = key_names("aj", &a, 2)?;
@@ -176,7 +176,7 @@ use window::{pwj, wj};
 
 /// `in(X, Y)`; for a keyed table Y, X gives the key values (a tuple of vectors for
 /// several key columns) and the result says which key combinations exist in Y.
-fn in_(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn in_(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let Value::Table(t) = &a[1] {
         if !t.keys.is_empty() {
             return in_keyed(&a[0], t);
@@ -209,19 +209,19 @@ fn in_keyed(x: &Value, t: &Table) -> Result<Value> {
     let c = Column::from_vec(DataType::Bool, out);
     Ok(if x.is_scalar() { Value::Scalar(c) } else { Value::Vector(c) })
 }
-fn not_in(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn not_in(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::NotIn, &a[0], &a[1])
 }
-fn between(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn between(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::Between, &a[0], &a[1])
 }
-fn not_between(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn not_between(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::NotBetween, &a[0], &a[1])
 }
-fn like_upper(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn like_upper(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::Like, &a[0], &a[1])
 }
-fn not_like(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn not_like(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::binary(BinOp::NotLike, &a[0], &a[1])
 }
 
@@ -237,7 +237,7 @@ fn merge(base: &Column, other: &Column, take_other: &[bool]) -> Column {
 
 /// `coalesce(X1, X2, …)`: each null of X1 filled from the first later argument that is not
 /// null at that position.
-fn coalesce(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn coalesce(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mut ty = DataType::Void;
     for v in &a {
         let t = match v {
@@ -282,7 +282,7 @@ fn coalesce(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `nullIf(X, Y)`: null where X equals Y, else X.
-fn null_if(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn null_if(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let eq = ops::binary(BinOp::Eq, &a[0], &a[1])?;
     let x = col("nullIf", &a[0])?;
     let e = col("nullIf", &eq)?;
@@ -301,7 +301,7 @@ fn null_if(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `distinct(X)`: the distinct elements of a vector (first-appearance order).
-fn distinct(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn distinct(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Table(_) => Err(Error::unsupported("distinct", "a table")),
         v => {
@@ -314,7 +314,7 @@ fn distinct(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `unpivot(obj, keyColNames, valueColNames, [func])`: the value columns stacked into one
 /// `value` column, with `valueType` naming the source column (or `func` of its name).
-fn unpivot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn unpivot(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let t = table_arg(i, "unpivot", &a[0])?;
     let keys = match opt(&a, 1) {
         Some(v) => names_arg("unpivot", v)?,
@@ -356,7 +356,7 @@ fn unpivot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `interval` only has a meaning inside `group by` (the SQL executor handles it there).
-fn interval(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+fn interval(_: &mut CallCtx, _: Vec<Value>) -> Result<Value> {
     Err(Error::runtime("The function [interval] must be used in a group by clause"))
 }
 

@@ -90,47 +90,26 @@ use beluga_runtime::Registry;
 /// Register every stdlib builtin (and the interpreter's higher-order functions).
 pub fn register(r: &mut Registry) {
     r.extend(beluga_runtime::eval::ADVERB_DEFS);
+    // families in folders gather their own rows (each folder's mod.rs `register`)
+    r.extend(core::DEFS);
+    r.extend(stream::DEFS);
+    math::register(r);
+    agg::register(r);
+    r.extend(cum::DEFS);
+    window::register(r);
+    r.extend(tm::DEFS);
+    string::register(r);
+    convert::register(r);
+    r.extend(encoding::DEFS);
+    temporal::register(r);
+    containers::register(r);
+    r.extend(order::DEFS);
+    r.extend(order_search::DEFS);
+    stats::register(r);
+    // flat files
     for defs in [
-        core::DEFS,
-        stream::DEFS,
-        math::DEFS,
-        agg::DEFS,
-        cum::DEFS,
-        window::DEFS,
-        tm::DEFS,
-        string::DEFS,
-        convert::DEFS,
-        convert_build::DEFS,
-        convert_json::DEFS,
-        convert_json_write::DEFS,
-        string_regex_fns::DEFS,
-        string_format::DEFS,
-        string_text::DEFS,
-        encoding::DEFS,
-        temporal::DEFS,
-        temporal_arith::DEFS,
-        temporal_cal::DEFS,
-        temporal_period::DEFS,
-        temporal_tz::DEFS,
-        containers::DEFS,
-        containers_access::DEFS,
-        containers_fill::DEFS,
-        containers_misc::DEFS,
-        containers_shift::DEFS,
-        order::DEFS,
-        order_search::DEFS,
-        stats::DEFS,
-        agg_order::DEFS,
-        agg_stats::DEFS,
         linalg::DEFS,
         linalg_decomp::DEFS,
-        math_calc::DEFS,
-        math_ops::DEFS,
-        stats_desc::DEFS,
-        stats_dist::DEFS,
-        stats_ewm::DEFS,
-        stats_ml::DEFS,
-        stats_model::DEFS,
         random::DEFS,
         table::DEFS,
         reshape::DEFS,
@@ -144,7 +123,6 @@ pub fn register(r: &mut Registry) {
         join::DEFS,
         topn::DEFS,
         ta::DEFS,
-        row::DEFS,
         finance::DEFS,
         series::DEFS,
         docs::DEFS,
@@ -152,6 +130,7 @@ pub fn register(r: &mut Registry) {
     ] {
         r.extend(defs);
     }
+    row::register(r);
     r.set_caps(CAPS);
     stream::wrap(r);
     set_kernels(r);

@@ -2,12 +2,13 @@
 //! tril, triu, diag, repmat, gram, gramSchmidt. Decompositions that need iteration (svd,
 //! eig, schur, pinverse, matrixRank) live in linalg_decomp.rs.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{bool_opt, dmat, dvec, mat_arg};
 use crate::util::{int_arg, opt};
 use beluga_runtime::column::Column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 use std::sync::Arc;
 
 /// Element (r, c) of a column-major matrix with `rows` rows.
@@ -155,7 +156,7 @@ pub fn inverse_of(a: &[f64], n: usize) -> Option<Vec<f64>> {
 }
 
 /// `det(obj)`: null elements count as 0 (DolphinDB: `det(1 2 3 6 5 4 8 7 NULL$3:3)` is 42).
-fn det(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn det(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if !matches!(a[0], Value::Matrix(_) | Value::Table(_)) {
         return Err(Error::arg("The argument of [det] must be a matrix"));
     }
@@ -169,13 +170,13 @@ fn det(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::double(det_of(&m, r)))
 }
 
-fn inverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn inverse(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (m, n) = square_arg("inverse", &a[0])?;
     let inv = inverse_of(&m, n).ok_or_else(|| Error::runtime("The matrix is singular and can't be inverted"))?;
     Ok(dmat(inv, n, n))
 }
 
-fn solve(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn solve(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (m, n) = square_arg("solve", &a[0])?;
     let (b, br, bc) = mat_arg("solve", &a[1])?;
     if br != n {
@@ -186,7 +187,7 @@ fn solve(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `lu(obj, [permute=false])`: (P, L, U) with obj = P·L·U, or (P·L, U) when permute.
-fn lu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lu(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("lu", &a[0])?;
     let permute = bool_opt(&a, 1, false);
     let k = m.min(n);
@@ -324,7 +325,7 @@ fn qr_mode(v: Option<&Value>) -> Result<String> {
 /// `qr(obj, [mode='full'], [pivoting=false])`: `full` (Q m×m, R m×n), `economic`
 /// (Q m×k, R k×n), `r` (R only) or `raw` (LAPACK's compact H, tau, and R); with `pivoting`
 /// the column permutation is appended.
-fn qr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn qr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("qr", &a[0])?;
     let mode = qr_mode(opt(&a, 1))?;
     let pivoting = bool_opt(&a, 2, false);
@@ -379,7 +380,7 @@ pub fn cholesky_of(a: &[f64], n: usize) -> Option<Vec<f64>> {
     Some(l)
 }
 
-fn cholesky(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cholesky(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (m, n) = square_arg("cholesky", &a[0])?;
     let lower = bool_opt(&a, 1, true);
     let l = cholesky_of(&m, n).ok_or_else(|| Error::runtime("The matrix passed to [cholesky] is not positive definite"))?;
@@ -412,15 +413,15 @@ fn triangle(name: &str, a: &[Value], lower: bool) -> Result<Value> {
     Ok(Value::Matrix(Arc::new(Matrix { data, ..(*m).clone() })))
 }
 
-fn tril(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn tril(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     triangle("tril", &a, true)
 }
-fn triu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn triu(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     triangle("triu", &a, false)
 }
 
 /// `diag(X)`: a diagonal matrix from a vector, or the diagonal of a matrix.
-fn diag(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn diag(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Matrix(m) => {
             let k = m.rows.min(m.cols);
@@ -440,7 +441,7 @@ fn diag(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `repmat(X, rowRep, colRep)`: tile a matrix.
-fn repmat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn repmat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (data, rows, cols) = match &a[0] {
         Value::Matrix(m) => (m.data.clone(), m.rows, m.cols),
         Value::Vector(c) => (c.clone(), c.len(), 1),
@@ -464,7 +465,7 @@ fn repmat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `gram(X)`: X' X.
-fn gram(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gram(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = mat_arg("gram", &a[0])?;
     let x: Vec<f64> = x.into_iter().map(|v| if v.is_nan() { 0.0 } else { v }).collect();
     let t = transpose(&x, m, n);
@@ -472,7 +473,7 @@ fn gram(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `gramSchmidt(X, [normalize=true])`: orthogonalise the columns (modified Gram-Schmidt).
-fn gram_schmidt(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gram_schmidt(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (mut x, m, n) = full_arg("gramSchmidt", &a[0])?;
     let normalize = bool_opt(&a, 1, true);
     for j in 0..n {

@@ -1,11 +1,12 @@
 //! Iterative decompositions: svd (one-sided Jacobi), eig (symmetric Jacobi), schur (shifted
 //! QR iteration), pinverse and matrixRank (via svd).
 
+use beluga_runtime::CallCtx;
 use crate::linalg::{full_arg, identity, matmul, qr_of, square_arg, transpose};
 use crate::math_util::{bool_opt, dmat, dvec, f64_arg, str_dict};
 use crate::util::opt;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 /// Thin SVD of an m×n matrix with m >= n: (U m×n, s, V n×n) with A = U diag(s) V'.
 fn jacobi_svd_tall(a: &[f64], m: usize, n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
@@ -128,7 +129,7 @@ fn fix_null_columns(u: &mut Vec<f64>, m: usize, s: &[f64]) {
 
 /// `svd(obj, [fullMatrices=true], [computeUV=true])`: (U, s, V) with V holding the right
 /// singular vectors as rows.
-fn svd(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn svd(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("svd", &a[0])?;
     let full = bool_opt(&a, 1, true);
     let uv = bool_opt(&a, 2, true);
@@ -203,7 +204,7 @@ pub fn sym_eig(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// `eig(A)`: eigenvalues and eigenvectors of a real symmetric matrix (as numpy's eigh).
-fn eig(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn eig(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (m, n) = square_arg("eig", &a[0])?;
     let (vals, vecs) = sym_eig(&m, n);
     str_dict(vec![("vectors", dmat(vecs, n, n)), ("values", dvec(vals))])
@@ -276,7 +277,7 @@ pub fn schur_of(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     (t, z)
 }
 
-fn schur(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn schur(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (m, n) = square_arg("schur", &a[0])?;
     if opt(&a, 1).is_some() {
         return Err(Error::arg("The sort option of [schur] is not supported"));
@@ -308,12 +309,12 @@ pub fn pinv_of(a: &[f64], m: usize, n: usize) -> Vec<f64> {
     out
 }
 
-fn pinverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn pinverse(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("pinverse", &a[0])?;
     Ok(dmat(pinv_of(&x, m, n), n, m))
 }
 
-fn matrix_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn matrix_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (x, m, n) = full_arg("matrixRank", &a[0])?;
     let (_, s, _) = svd_of(&x, m, n);
     let smax = s.iter().cloned().fold(0.0, f64::max);

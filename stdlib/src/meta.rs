@@ -6,6 +6,7 @@
 //! a reference to the variable holding them (found by identity) or to a hidden session
 //! variable `__metaN`.
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, opt};
 use beluga_lang::ast::{
     Arg, BinOp, Expr, ExprKind, FromItem, FuncBody, FuncDef, GroupKind, Literal, OrderItem, SelectItem, SelectQuery, Stmt,
@@ -65,7 +66,7 @@ fn literal_at(c: &Column, k: usize) -> Option<Literal> {
 
 /// Find a variable of the current scope holding exactly this (shared) object: the name of
 /// an argument passed as a plain variable (the smallest name when several share it).
-pub fn var_holding(i: &Interpreter, v: &Value) -> Option<String> {
+pub fn var_holding(i: &CallCtx, v: &Value) -> Option<String> {
     let same = |a: &Value| match (a, v) {
         (Value::Table(x), Value::Table(y)) => Arc::ptr_eq(x, y),
         (Value::Dict(x), Value::Dict(y)) => Arc::ptr_eq(x, y),
@@ -75,32 +76,32 @@ pub fn var_holding(i: &Interpreter, v: &Value) -> Option<String> {
         _ => false,
     };
     let pick = |names: Vec<&String>| names.into_iter().min().cloned();
-    if let Some(f) = i.frames.last() {
+    if let Some(f) = i.frames().last() {
         if let Some(k) = pick(f.vars.iter().filter(|(_, a)| same(a)).map(|(k, _)| k).collect()) {
             return Some(k);
         }
     }
-    if let Some(k) = pick(i.globals.iter().filter(|(k, a)| !k.starts_with("__") && same(a)).map(|(k, _)| k).collect()) {
+    if let Some(k) = pick(i.globals().iter().filter(|(k, a)| !k.starts_with("__") && same(a)).map(|(k, _)| k).collect()) {
         return Some(k);
     }
-    i.shared.lock().ok().and_then(|m| pick(m.iter().filter(|(_, a)| same(a)).map(|(k, _)| k).collect()))
+    i.shared().lock().ok().and_then(|m| pick(m.iter().filter(|(_, a)| same(a)).map(|(k, _)| k).collect()))
 }
 
 /// Keep a value in a hidden session variable and refer to it by name.
-fn hidden_var(i: &mut Interpreter, v: Value) -> Expr {
-    let n = i.globals.keys().filter(|k| k.starts_with("__meta")).count();
+fn hidden_var(i: &mut CallCtx, v: Value) -> Expr {
+    let n = i.globals().keys().filter(|k| k.starts_with("__meta")).count();
     let mut name = format!("__meta{n}");
     let mut k = n;
-    while i.globals.contains_key(&name) {
+    while i.globals().contains_key(&name) {
         k += 1;
         name = format!("__meta{k}");
     }
-    i.globals.insert(name.clone(), v);
+    i.set_global(name.clone(), v);
     ex(ExprKind::Ident(name))
 }
 
 /// Metacode standing for a value.
-pub fn value_expr(i: &mut Interpreter, v: &Value) -> Expr {
+pub fn value_expr(i: &mut CallCtx, v: &Value) -> Expr {
     match v {
         Value::Code(e) => (**e).clone(),
         Value::Void => ex(ExprKind::Lit(Literal::Null)),
@@ -118,7 +119,7 @@ pub fn value_expr(i: &mut Interpreter, v: &Value) -> Expr {
                 },
             }
         }
-        Value::Function(Func::Builtin(id)) => ex(ExprKind::FuncRef(i.registry.get(*id).name.to_string())),
+        Value::Function(Func::Builtin(id)) => ex(ExprKind::FuncRef(i.registry().get(*id).name.to_string())),
         Value::Function(Func::User(u)) if u.def.name.is_some() && u.captured.is_empty() => {
             ex(ExprKind::FuncRef(u.def.name.clone().unwrap_or_default()))
         }
@@ -130,22 +131,22 @@ pub fn value_expr(i: &mut Interpreter, v: &Value) -> Expr {
 }
 
 /// The binary operator a function value stands for (`add` → `+`).
-fn binop_of(i: &Interpreter, v: &Value) -> Option<BinOp> {
+fn binop_of(i: &CallCtx, v: &Value) -> Option<BinOp> {
     use BinOp::*;
     const ALL: &[BinOp] = &[
         Add, Sub, Mul, Div, Ratio, Mod, Dot, Cast, Join, Seq, Pair, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne,
         In, NotIn, Like, NotLike, ILike, Between, NotBetween, And, Or, At,
     ];
     let name = match v {
-        Value::Function(Func::Builtin(id)) => i.registry.get(*id).name,
+        Value::Function(Func::Builtin(id)) => i.registry().get(*id).name,
         _ => return None,
     };
     ALL.iter().copied().find(|op| op.func_name() == name)
 }
 
-fn unop_of(i: &Interpreter, v: &Value) -> Option<UnOp> {
+fn unop_of(i: &CallCtx, v: &Value) -> Option<UnOp> {
     match v {
-        Value::Function(Func::Builtin(id)) => match i.registry.get(*id).name {
+        Value::Function(Func::Builtin(id)) => match i.registry().get(*id).name {
             "not" => Some(UnOp::Not),
             "neg" => Some(UnOp::Neg),
             "bitNot" => Some(UnOp::BitNot),
@@ -155,7 +156,7 @@ fn unop_of(i: &Interpreter, v: &Value) -> Option<UnOp> {
     }
 }
 
-fn call_expr(i: &mut Interpreter, f: &Value, args: &[Value]) -> Expr {
+fn call_expr(i: &mut CallCtx, f: &Value, args: &[Value]) -> Expr {
     let fe = value_expr(i, f);
     let args: Vec<Arg> = args.iter().map(|a| Arg::Pos(Some(value_expr(i, a)))).collect();
     ex(ExprKind::Call(Box::new(fe), args))
@@ -163,7 +164,7 @@ fn call_expr(i: &mut Interpreter, f: &Value, args: &[Value]) -> Expr {
 
 // ------------------------------------------------------------------ building expressions
 
-fn expr_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn expr_fn(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(op) = unop_of(i, &args[0]) {
         if args.len() == 2 {
             let x = value_expr(i, &args[1]);
@@ -186,13 +187,13 @@ fn expr_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(code(acc))
 }
 
-fn binary_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn binary_expr(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let op = binop_of(i, &args[2]).ok_or_else(|| Error::arg("The optr argument of [binaryExpr] must be a binary operator"))?;
     let (x, y) = (value_expr(i, &args[0]), value_expr(i, &args[1]));
     Ok(code(ex(ExprKind::Binary(op, Box::new(x), Box::new(y)))))
 }
 
-fn unified_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn unified_expr(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let objs = match &args[0] {
         Value::Tuple(t) => t.iter().cloned().collect::<Vec<_>>(),
         other => return Err(Error::arg(format!("The objs argument of [unifiedExpr] must be a tuple, not {}", describe(other)))),
@@ -213,11 +214,11 @@ fn unified_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(code(acc))
 }
 
-fn make_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn make_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(code(call_expr(i, &args[0].clone(), &args[1..])))
 }
 
-fn make_unified_call(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn make_unified_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let rest: Vec<Value> = match &args[1] {
         Value::Tuple(t) => t.iter().cloned().collect(),
         other => vec![other.clone()],
@@ -253,8 +254,8 @@ fn eval_fn(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// Replace identifiers bound in `vars` by metacode for their values.
-fn substitute(i: &mut Interpreter, e: &mut Expr, vars: &[(String, Value)]) {
-    let sub = |i: &mut Interpreter, x: &mut Expr| substitute(i, x, vars);
+fn substitute(i: &mut CallCtx, e: &mut Expr, vars: &[(String, Value)]) {
+    let sub = |i: &mut CallCtx, x: &mut Expr| substitute(i, x, vars);
     match &mut e.kind {
         ExprKind::Ident(n) => {
             if let Some((_, v)) = vars.iter().find(|(k, _)| k == n) {
@@ -308,7 +309,7 @@ fn substitute(i: &mut Interpreter, e: &mut Expr, vars: &[(String, Value)]) {
     }
 }
 
-fn parse_expr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn parse_expr(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let text = args[0].as_str().ok_or_else(|| Error::arg("The text argument of [parseExpr] must be a string"))?.to_string();
     let mut e = {
         let is_fn = |n: &str| i.is_function_name(n);
@@ -346,11 +347,11 @@ pub fn split_alias(e: &Expr) -> (Expr, Vec<String>) {
     (e.clone(), vec![])
 }
 
-fn alias_builtin(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn alias_builtin(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(args.into_iter().next().unwrap_or(Value::Void))
 }
 
-fn col_code(name: &str, func: Option<&Value>, alias: Option<&str>, i: &mut Interpreter) -> Value {
+fn col_code(name: &str, func: Option<&Value>, alias: Option<&str>, i: &mut CallCtx) -> Value {
     let c = ex(ExprKind::Ident(name.to_string()));
     match func {
         None => code(match alias {
@@ -370,14 +371,14 @@ fn col_code(name: &str, func: Option<&Value>, alias: Option<&str>, i: &mut Inter
     }
 }
 
-fn sql_col(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql_col(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let names = col("sqlCol", &args[0])?;
     if !names.ty.is_literal() {
         return Err(Error::arg("The colName argument of [sqlCol] must be a string"));
     }
     let func = opt(&args, 1).cloned();
     let aliases: Option<Column> = opt(&args, 2).map(|v| col("sqlCol", v)).transpose()?;
-    let one = |i: &mut Interpreter, k: usize| -> Value {
+    let one = |i: &mut CallCtx, k: usize| -> Value {
         let alias = aliases.as_ref().and_then(|a| a.str_at(if a.len() == 1 { 0 } else { k }).map(|s| s.to_string()));
         col_code(names.str_at(k).unwrap_or(""), func.as_ref(), alias.as_deref(), i)
     };
@@ -388,7 +389,7 @@ fn sql_col(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(items))
 }
 
-fn sql_col_alias(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql_col_alias(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let e = value_expr(i, &args[0]);
     match opt(&args, 1) {
         None => Ok(code(e)),
@@ -400,7 +401,7 @@ fn sql_col_alias(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn sql_tuple(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql_tuple(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let names = col("sqlTuple", &args[0])?;
     let items: Vec<Expr> = (0..names.len()).map(|k| ex(ExprKind::Ident(names.str_at(k).unwrap_or("").to_string()))).collect();
     let _ = i;
@@ -408,7 +409,7 @@ fn sql_tuple(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// Metacode items of a select/where/group argument: one code object or a tuple of them.
-fn code_list(i: &mut Interpreter, v: Option<&Value>) -> Vec<Expr> {
+fn code_list(i: &mut CallCtx, v: Option<&Value>) -> Vec<Expr> {
     match v {
         None => vec![],
         Some(Value::Tuple(items)) => items.clone().iter().map(|x| value_expr(i, x)).collect(),
@@ -430,7 +431,7 @@ fn select_items(es: Vec<Expr>) -> Vec<SelectItem> {
         .collect()
 }
 
-fn table_ref(i: &mut Interpreter, v: &Value) -> Expr {
+fn table_ref(i: &mut CallCtx, v: &Value) -> Expr {
     match v {
         Value::Scalar(c) if c.ty.is_literal() => ex(ExprKind::Ident(c.str_at(0).unwrap_or("").to_string())),
         other => value_expr(i, other),
@@ -444,7 +445,7 @@ fn bools(v: Option<&Value>, n: usize) -> Vec<bool> {
     }
 }
 
-fn sql(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let items = select_items(code_list(i, Some(&args[0])));
     let from = table_ref(i, &args[1]);
     let where_ = code_list(i, opt(&args, 2));
@@ -527,7 +528,7 @@ fn stmt_code(s: StmtKind) -> Value {
     code(ex(ExprKind::Call(Box::new(ex(ExprKind::Lambda(Arc::new(def)))), vec![])))
 }
 
-fn sql_update(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql_update(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let table = table_ref(i, &args[0]);
     let mut sets = Vec::new();
     for e in code_list(i, Some(&args[1])) {
@@ -553,7 +554,7 @@ fn sql_update(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(stmt_code(StmtKind::Update(Box::new(u))))
 }
 
-fn sql_delete(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sql_delete(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let table = table_ref(i, &args[0]);
     let where_ = code_list(i, opt(&args, 1));
     Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_ }))))
@@ -561,10 +562,10 @@ fn sql_delete(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ syntax
 
-fn syntax(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn syntax(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let text = match &args[0] {
         Value::Function(Func::Builtin(id)) => {
-            let b = i.registry.get(*id);
+            let b = i.registry().get(*id);
             let params: Vec<String> = b
                 .params
                 .iter()
@@ -661,7 +662,7 @@ fn defs(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `login(user, password)` / `logout([user])`: Beluga runs one local session with no users;
 /// both succeed and do nothing, so tutorial scripts that start with them run.
-fn login(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn login(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     for (k, v) in a.iter().enumerate().take(2) {
         if v.as_str().is_none() {
             return Err(Error::arg(format!(
@@ -673,17 +674,17 @@ fn login(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn logout(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+fn logout(_: &mut CallCtx, _: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
 pub const DEFS: &[Builtin] = &[
-    fp("defs", Kind::System, 0, 1, defs, &["X"]),
+    beluga_runtime::registry::fps("defs", Kind::System, 0, 1, defs, &["X"]),
     fp("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
     fp("logout", Kind::System, 0, 2, logout, &["userId", "closeSessions"]),
     f("__alias", Kind::System, 1, 2, alias_builtin),
     f("binaryExpr", Kind::System, 3, 3, binary_expr),
-    fp("eval", Kind::System, 1, 1, eval_fn, &["obj"]),
+    beluga_runtime::registry::fps("eval", Kind::System, 1, 1, eval_fn, &["obj"]),
     f("expr", Kind::System, 2, u8::MAX, expr_fn),
     f("makeCall", Kind::System, 1, u8::MAX, make_call),
     fp("makeUnifiedCall", Kind::System, 2, 2, make_unified_call, &["func", "args"]),

@@ -5,9 +5,9 @@
 //! first ascending and last descending); sorting then works on `(key, index)` pairs, which
 //! makes it O(n log n) and stable without a per-element `Value`.
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, opt, vector_fn};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
@@ -66,12 +66,12 @@ fn sort_value(name: &str, x: &Value, asc: bool) -> Result<Value> {
     }
 }
 
-fn sort(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sort(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flag("sort", opt(&args, 1))?;
     sort_value("sort", &args[0], asc)
 }
 
-fn sort_inplace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sort_inplace(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flag("sort!", opt(&args, 1))?;
     sort_value("sort!", &args[0], asc)
 }
@@ -88,7 +88,7 @@ fn key_columns(name: &str, x: &Value) -> Result<Vec<Column>> {
     }
 }
 
-fn isort(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn isort(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flags("isort", opt(&args, 1))?;
     if let Value::Scalar(_) = &args[0] {
         return Ok(to_int_vec(&[0]));
@@ -99,7 +99,7 @@ fn isort(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// `isort!(X, ascending, y)` = `y[isort(X, ascending)]`. The interpreter writes an in-place
 /// result back to the first argument only, so X is left unchanged and the result returned.
-fn isort_inplace(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn isort_inplace(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flags("isort!", opt(&args, 1))?;
     let keys = key_columns("isort!", &args[0])?;
     let idx = argsort_multi(&keys, &asc)?;
@@ -113,11 +113,11 @@ fn isort_inplace(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
         Some(other) => return Err(Error::unsupported("isort!", describe(other))),
         None => to_int_vec(&idx),
     };
-    i.inplace_out = Some(args[0].clone());
+    *i.inplace_out() = Some(args[0].clone());
     Ok(out)
 }
 
-fn isort_top(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn isort_top(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let top = crate::util::int_arg("isortTop", &args[1], "top")?;
     let asc = asc_flags("isortTop", opt(&args, 2))?;
     let keys = key_columns("isortTop", &args[0])?;
@@ -140,7 +140,7 @@ fn isort_top(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(to_int_vec(&idx))
 }
 
-fn is_sorted(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn is_sorted(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flag("isSorted", opt(&args, 1))?;
     let c = match &args[0] {
         Value::Vector(c) | Value::Pair(c) => c.clone(),
@@ -282,7 +282,7 @@ fn rank_value(name: &str, x: &Value, o: &RankOpts, dense: bool) -> Result<Value>
     }
 }
 
-fn rank(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rank(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flag("rank", opt(&args, 1))?;
     let group_num = match opt(&args, 2) {
         None => None,
@@ -323,7 +323,7 @@ fn rank(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     rank_value("rank", &args[0], &o, false)
 }
 
-fn dense_rank(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn dense_rank(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let asc = asc_flag("denseRank", opt(&args, 1))?;
     let ignore_na = bool_opt("denseRank", opt(&args, 2), "ignoreNA", true)?;
     let percent = bool_opt("denseRank", opt(&args, 3), "percent", false)?;

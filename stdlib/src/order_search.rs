@@ -1,10 +1,10 @@
 //! Builtins: searching sorted and unsorted data (find, binsrch, asof, lowerBound, searchK,
 //! bucket, bucketCount, cutPoints, digitize, firstHit, ifirstHit).
 
+use beluga_runtime::CallCtx;
 use crate::order::sort_keys;
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column};
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::kernels::cmp::{compare, ord_f64, CmpOp};
@@ -103,7 +103,7 @@ fn search_cols(name: &str, x: &Value, y: &Value) -> Result<(Column, Column)> {
     Ok((xc, col(name, y)?))
 }
 
-fn binsrch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn binsrch(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (x, y) = search_cols("binsrch", &args[0], &args[1])?;
     let c = Cmp2::new("binsrch", &x, &y)?;
     let n = x.len();
@@ -116,7 +116,7 @@ fn binsrch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(int_result(&args[1], out))
 }
 
-fn asof(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn asof(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (x, y) = search_cols("asof", &args[0], &args[1])?;
     let c = Cmp2::new("asof", &x, &y)?;
     let n = x.len();
@@ -124,7 +124,7 @@ fn asof(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(int_result(&args[1], out))
 }
 
-fn lower_bound(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn lower_bound(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (x, y) = search_cols("lowerBound", &args[0], &args[1])?;
     let c = Cmp2::new("lowerBound", &x, &y)?;
     let n = x.len();
@@ -173,7 +173,7 @@ pub fn find_first(x: &Column, y: &Column) -> Result<Vec<i32>> {
     Ok((0..y.len()).map(|j| first.get(&Key::of(&y, j)).copied().unwrap_or(-1)).collect())
 }
 
-fn find(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn find(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Dict(_) => i.index_value(args[0].clone(), vec![args[1].clone()]),
         Value::Table(t) => {
@@ -229,7 +229,7 @@ fn find(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn search_k(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn search_k(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = match &args[0] {
         Value::Vector(c) | Value::Pair(c) => c.clone(),
         other => return Err(Error::unsupported("searchK", describe(other))),
@@ -292,12 +292,12 @@ fn bucket_args(name: &str, args: &[Value]) -> Result<(Column, f64, f64, i64, boo
     Ok((x, lo, hi, n, outbound))
 }
 
-fn bucket(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn bucket(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (x, lo, hi, n, outbound) = bucket_args("bucket", &args)?;
     Ok(int_result(&args[0], bucket_ids("bucket", &x, lo, hi, n, outbound)?))
 }
 
-fn bucket_count(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn bucket_count(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (x, lo, hi, n, outbound) = bucket_args("bucketCount", &args)?;
     let ids = bucket_ids("bucketCount", &x, lo, hi, n, outbound)?;
     let m = if outbound { n as usize + 2 } else { n as usize };
@@ -310,7 +310,7 @@ fn bucket_count(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(Column::from_vec(DataType::Int, counts)))
 }
 
-fn cut_points(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn cut_points(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = col("cutPoints", &args[0])?;
     if !(x.ty.is_numeric() || x.ty.is_temporal() || x.ty.is_literal()) {
         return Err(Error::unsupported("cutPoints", x.ty));
@@ -384,7 +384,7 @@ fn cut_points(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(out))
 }
 
-fn digitize(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn digitize(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = col("digitize", &args[0])?;
     let bins = col("digitize", &args[1])?;
     let right = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);
@@ -421,7 +421,7 @@ fn digitize(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ firstHit
 
-fn cmp_op_of(i: &Interpreter, f: &Value) -> Result<CmpOp> {
+fn cmp_op_of(i: &CallCtx, f: &Value) -> Result<CmpOp> {
     let name = match f {
         Value::Function(func) => i.func_name(func),
         _ => String::new(),
@@ -446,7 +446,7 @@ fn first_hit_col(x: &Column, op: CmpOp, target: &Column) -> Result<Option<usize>
     Ok((0..x.len()).find(|&k| m[k] == 1 && !x.is_null(k)))
 }
 
-fn first_hit_impl(i: &mut Interpreter, args: &[Value], index: bool) -> Result<Value> {
+fn first_hit_impl(i: &mut CallCtx, args: &[Value], index: bool) -> Result<Value> {
     let name = if index { "ifirstHit" } else { "firstHit" };
     let op = cmp_op_of(i, &args[0])?;
     let target = col(name, &args[2])?;
@@ -464,11 +464,11 @@ fn first_hit_impl(i: &mut Interpreter, args: &[Value], index: bool) -> Result<Va
     crate::util::aggregate(name, &args[1], &one)
 }
 
-fn first_hit(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn first_hit(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     first_hit_impl(i, &args, false)
 }
 
-fn ifirst_hit(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ifirst_hit(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     first_hit_impl(i, &args, true)
 }
 

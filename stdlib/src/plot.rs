@@ -9,10 +9,11 @@
 //! values outside the range are left out. (The manual pages funcs/p/plot.md and
 //! funcs/p/plotHist.md were not in the mirror; parameters follow DolphinDB's signatures.)
 
+use beluga_runtime::CallCtx;
 use crate::util::{describe, f64s};
 use beluga_runtime::fmt::format_elem;
 use beluga_runtime::registry::{Kind, fp};
-use beluga_runtime::{Builtin, Column, DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{Builtin, Column, DataType, Error, Result, Value};
 use std::fmt::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -346,7 +347,7 @@ fn next_path() -> std::path::PathBuf {
     dir.join(format!("beluga-plot-{}-{k}.svg", std::process::id()))
 }
 
-fn plot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn plot(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (series, default_labels) = series_of(&a[0])?;
     let labels = match a.get(1) {
         None | Some(Value::Void) => default_labels,
@@ -358,7 +359,7 @@ fn plot(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     write_chart(i, "plot", doc)
 }
 
-fn write_chart(i: &mut Interpreter, name: &str, doc: String) -> Result<Value> {
+fn write_chart(i: &mut CallCtx, name: &str, doc: String) -> Result<Value> {
     let path = next_path();
     std::fs::write(&path, doc).map_err(|e| Error::new(beluga_runtime::ErrorKind::Io, format!("{name}: can't write {}: {e}", path.display())))?;
     let p = path.display().to_string();
@@ -367,7 +368,7 @@ fn write_chart(i: &mut Interpreter, name: &str, doc: String) -> Result<Value> {
 }
 
 /// `plotHist(data, [binNum=10], [range], [title])`.
-fn plot_hist(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn plot_hist(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (series, _) = series_of(&a[0])?;
     let bins = match a.get(1) {
         None | Some(Value::Void) => HIST_BINS,

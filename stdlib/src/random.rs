@@ -3,6 +3,7 @@
 //! randBeta, randBinomial, randChiSquare, randF, randLogistic, randPoisson, randStudent,
 //! randWeibull, randDiscrete, randMultivariateNormal.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{bool_opt, dmat, f64_arg, mat_arg, vec_arg};
 use crate::stats_dist::ln_gamma;
 use crate::util::col;
@@ -10,16 +11,16 @@ use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 use std::sync::Arc;
 
 /// Uniform in [0, 1).
-pub fn u01(i: &mut Interpreter) -> f64 {
+pub fn u01(i: &mut CallCtx) -> f64 {
     (i.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Uniform in (0, 1) (never exactly 0, for logarithms).
-fn u01_open(i: &mut Interpreter) -> f64 {
+fn u01_open(i: &mut CallCtx) -> f64 {
     loop {
         let u = u01(i);
         if u > 0.0 {
@@ -29,7 +30,7 @@ fn u01_open(i: &mut Interpreter) -> f64 {
 }
 
 /// Standard normal (Marsaglia polar method).
-pub fn std_normal(i: &mut Interpreter) -> f64 {
+pub fn std_normal(i: &mut CallCtx) -> f64 {
     loop {
         let u = 2.0 * u01(i) - 1.0;
         let v = 2.0 * u01(i) - 1.0;
@@ -41,7 +42,7 @@ pub fn std_normal(i: &mut Interpreter) -> f64 {
 }
 
 /// Gamma(shape, 1) (Marsaglia-Tsang).
-pub fn std_gamma(i: &mut Interpreter, shape: f64) -> f64 {
+pub fn std_gamma(i: &mut CallCtx, shape: f64) -> f64 {
     if shape < 1.0 {
         let u = u01_open(i);
         return std_gamma(i, shape + 1.0) * u.powf(1.0 / shape);
@@ -66,7 +67,7 @@ pub fn std_gamma(i: &mut Interpreter, shape: f64) -> f64 {
 }
 
 /// Uniform integer in [0, n) without modulo bias.
-pub fn below(i: &mut Interpreter, n: u64) -> u64 {
+pub fn below(i: &mut CallCtx, n: u64) -> u64 {
     if n == 0 {
         return 0;
     }
@@ -79,7 +80,7 @@ pub fn below(i: &mut Interpreter, n: u64) -> u64 {
     }
 }
 
-fn poisson(i: &mut Interpreter, lam: f64) -> i64 {
+fn poisson(i: &mut CallCtx, lam: f64) -> i64 {
     if lam < 30.0 {
         let l = (-lam).exp();
         let (mut k, mut p) = (0i64, 1.0);
@@ -115,7 +116,7 @@ fn poisson(i: &mut Interpreter, lam: f64) -> i64 {
     }
 }
 
-fn binomial(i: &mut Interpreter, n: i64, p: f64) -> i64 {
+fn binomial(i: &mut CallCtx, n: i64, p: f64) -> i64 {
     if p <= 0.0 || n <= 0 {
         return 0;
     }
@@ -226,12 +227,12 @@ fn wrap(shape: Shape, c: Column) -> Value {
     }
 }
 
-fn doubles(i: &mut Interpreter, shape: Shape, mut f: impl FnMut(&mut Interpreter) -> f64) -> Value {
+fn doubles(i: &mut CallCtx, shape: Shape, mut f: impl FnMut(&mut CallCtx) -> f64) -> Value {
     let v: Vec<f64> = (0..shape.len()).map(|_| f64::from_f64(f(i))).collect();
     wrap(shape, Column::from_vec(DataType::Double, v))
 }
 
-fn ints(i: &mut Interpreter, shape: Shape, mut f: impl FnMut(&mut Interpreter) -> i64) -> Value {
+fn ints(i: &mut CallCtx, shape: Shape, mut f: impl FnMut(&mut CallCtx) -> i64) -> Value {
     let v: Vec<i32> = (0..shape.len()).map(|_| f(i) as i32).collect();
     wrap(shape, Column::from_vec(DataType::Int, v))
 }
@@ -240,7 +241,7 @@ fn ints(i: &mut Interpreter, shape: Shape, mut f: impl FnMut(&mut Interpreter) -
 
 /// `rand(X, count)`: uniform values below a scalar X (of X's type), or a sample with
 /// replacement from a vector X.
-fn rand(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let shape = shape_arg("rand", &a[1])?;
     let n = shape.len();
     match &a[0] {
@@ -279,7 +280,7 @@ fn rand(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn norm(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn norm(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mu = f64_arg("norm", &a[0], "mean")?;
     let sd = f64_arg("norm", &a[1], "stdev")?;
     if sd < 0.0 {
@@ -289,7 +290,7 @@ fn norm(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(doubles(i, shape, |i| mu + sd * std_normal(i)))
 }
 
-fn rand_uniform(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_uniform(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let lo = f64_arg("randUniform", &a[0], "lower")?;
     let hi = f64_arg("randUniform", &a[1], "upper")?;
     if hi < lo {
@@ -307,20 +308,20 @@ fn pos(name: &str, v: &Value, what: &str) -> Result<f64> {
     Ok(x)
 }
 
-fn rand_exp(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_exp(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mean = pos("randExp", &a[0], "mean")?;
     let shape = shape_arg("randExp", &a[1])?;
     Ok(doubles(i, shape, |i| -mean * u01_open(i).ln()))
 }
 
-fn rand_gamma(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_gamma(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let k = pos("randGamma", &a[0], "shape")?;
     let theta = pos("randGamma", &a[1], "scale")?;
     let shape = shape_arg("randGamma", &a[2])?;
     Ok(doubles(i, shape, |i| theta * std_gamma(i, k)))
 }
 
-fn rand_beta(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_beta(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let al = pos("randBeta", &a[0], "alpha")?;
     let be = pos("randBeta", &a[1], "beta")?;
     let shape = shape_arg("randBeta", &a[2])?;
@@ -331,13 +332,13 @@ fn rand_beta(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }))
 }
 
-fn rand_chi_square(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_chi_square(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let df = pos("randChiSquare", &a[0], "df")?;
     let shape = shape_arg("randChiSquare", &a[1])?;
     Ok(doubles(i, shape, |i| 2.0 * std_gamma(i, df / 2.0)))
 }
 
-fn rand_f(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_f(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let d1 = pos("randF", &a[0], "numeratorDF")?;
     let d2 = pos("randF", &a[1], "denominatorDF")?;
     let shape = shape_arg("randF", &a[2])?;
@@ -348,7 +349,7 @@ fn rand_f(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }))
 }
 
-fn rand_student(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_student(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let df = pos("randStudent", &a[0], "df")?;
     let shape = shape_arg("randStudent", &a[1])?;
     Ok(doubles(i, shape, |i| {
@@ -358,7 +359,7 @@ fn rand_student(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }))
 }
 
-fn rand_logistic(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_logistic(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mu = f64_arg("randLogistic", &a[0], "mean")?;
     let s = pos("randLogistic", &a[1], "s")?;
     let shape = shape_arg("randLogistic", &a[2])?;
@@ -368,20 +369,20 @@ fn rand_logistic(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }))
 }
 
-fn rand_weibull(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_weibull(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let k = pos("randWeibull", &a[0], "alpha")?;
     let lam = pos("randWeibull", &a[1], "beta")?;
     let shape = shape_arg("randWeibull", &a[2])?;
     Ok(doubles(i, shape, |i| lam * (-u01_open(i).ln()).powf(1.0 / k)))
 }
 
-fn rand_poisson(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_poisson(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let lam = pos("randPoisson", &a[0], "mean")?;
     let shape = shape_arg("randPoisson", &a[1])?;
     Ok(ints(i, shape, |i| poisson(i, lam)))
 }
 
-fn rand_binomial(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_binomial(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let n = crate::util::int_arg("randBinomial", &a[0], "trials")?;
     let p = f64_arg("randBinomial", &a[1], "p")?;
     if n < 0 || !(0.0..=1.0).contains(&p) {
@@ -392,7 +393,7 @@ fn rand_binomial(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `randDiscrete(v, p, count)`: sample from v with probabilities p (normalised).
-fn rand_discrete(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_discrete(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let v = col("randDiscrete", &a[0])?;
     let p = vec_arg("randDiscrete", &a[1])?;
     if v.len() != p.len() || v.is_empty() {
@@ -422,7 +423,7 @@ fn rand_discrete(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `randMultivariateNormal(mean, covar, count, [sampleAsRow=true])`.
-fn rand_mv_normal(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rand_mv_normal(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mean = vec_arg("randMultivariateNormal", &a[0])?;
     let (cov, r, c) = mat_arg("randMultivariateNormal", &a[1])?;
     let k = mean.len();

@@ -1,10 +1,10 @@
 //! Builtins: reshaping matrices and panels (reshape, concatMatrix, regroup, eye, panel,
 //! toTuple, toColumnarTuple, merge, align, resample, rollingPanel).
 
+use beluga_runtime::CallCtx;
 use crate::containers::{group_members, sorted_group_ids};
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
@@ -42,7 +42,7 @@ fn matrix_from_cols(cols: Vec<Column>, rows: usize, row_labels: Option<Column>, 
     })))
 }
 
-fn reshape(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn reshape(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match opt(&args, 1) {
         Some(Value::Pair(c)) | Some(Value::Vector(c)) if c.len() == 2 => {
             let rows = c.i64_at(0).unwrap_or(-1);
@@ -58,7 +58,7 @@ fn reshape(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn concat_matrix(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn concat_matrix(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let ms: Vec<Arc<Matrix>> = match &args[0] {
         Value::Tuple(items) => items.iter().map(|v| mat("concatMatrix", v).cloned()).collect::<Result<_>>()?,
         Value::Matrix(m) => vec![m.clone()],
@@ -90,7 +90,7 @@ fn concat_matrix(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn eye(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn eye(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let n = int_arg("eye", &args[0], "n")?;
     if !(0..=100_000).contains(&n) {
         return Err(Error::arg("The argument of [eye] must be a non-negative integer"));
@@ -114,7 +114,7 @@ fn row_subset(m: &Matrix, rows: &[usize]) -> Matrix {
 }
 
 /// Aggregate `func` over the columns of `m`: one value per column.
-fn agg_columns(i: &mut Interpreter, f: &Value, m: Matrix) -> Result<Column> {
+fn agg_columns(i: &mut CallCtx, f: &Value, m: Matrix) -> Result<Column> {
     let cols = m.cols;
     let r = i.call_value(f, vec![Value::Matrix(Arc::new(m.clone()))])?;
     match r {
@@ -130,7 +130,7 @@ fn agg_columns(i: &mut Interpreter, f: &Value, m: Matrix) -> Result<Column> {
     }
 }
 
-fn regroup(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn regroup(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let m = mat("regroup", &args[0])?.clone();
     let label = col("regroup", &args[1])?;
     let f = args[2].clone();
@@ -163,7 +163,7 @@ fn regroup(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn panel(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn panel(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let row = col("panel", &args[0])?;
     let colv = col("panel", &args[1])?;
     if row.len() != colv.len() {
@@ -220,7 +220,7 @@ fn panel(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(if mats.len() == 1 && !matches!(args[2], Value::Tuple(_)) { mats.into_iter().next().unwrap_or(Value::Void) } else { Value::tuple(mats) })
 }
 
-fn to_tuple(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn to_tuple(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Tuple(_) => Ok(args[0].clone()),
         Value::Vector(c) => Ok(Value::tuple((0..c.len()).map(|k| Value::Scalar(c.slice(k, k + 1))).collect())),
@@ -238,7 +238,7 @@ fn indexed(name: &str, v: &Value) -> Result<(Column, Arc<Matrix>)> {
     Ok((labels, m.clone()))
 }
 
-fn merge(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn merge(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (ll, lm) = indexed("merge", &args[0])?;
     let (rl, rm) = indexed("merge", &args[1])?;
     let how = opt(&args, 2).and_then(|v| v.as_str()).unwrap_or("inner").to_string();
@@ -275,7 +275,7 @@ fn merge(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     matrix_from_cols(cols, labels.len(), Some(labels), col_labels)
 }
 
-fn align(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn align(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (ll, lm) = indexed("align", &args[0])?;
     let (rl, rm) = indexed("align", &args[1])?;
     let how = opt(&args, 2).and_then(|v| v.as_str()).unwrap_or("outer").to_string();
@@ -305,7 +305,7 @@ fn align(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(vec![pick(&ll, &lm)?, pick(&rl, &rm)?]))
 }
 
-fn resample(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn resample(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (labels, m) = indexed("resample", &args[0])?;
     let rule = match &args[1] {
         Value::Scalar(c) if c.ty.is_literal() => {
@@ -337,7 +337,7 @@ fn resample(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     matrix_from_cols(cols, g, Some(bars.take_usize(&firsts)), labels_col(&m.col_labels))
 }
 
-fn rolling_panel(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rolling_panel(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = match &args[0] {
         Value::Table(t) => t.clone(),
         other => return Err(Error::unsupported("rollingPanel", describe(other))),

@@ -1,8 +1,8 @@
 //! Builtins: bucketing values into bars (bar, dailyAlignedBar, volumeBar, sessionWindow).
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, opt};
 use beluga_runtime::column::{ColData, Column};
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -143,7 +143,7 @@ fn bar_col(c: &Column, interval: &Value, right: bool) -> Result<Column> {
     }
 }
 
-fn bar(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn bar(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let right = match opt(&args, 2).and_then(|v| v.as_str()) {
         None | Some("left") => false,
         Some("right") => true,
@@ -173,7 +173,7 @@ fn day_clock(name: &str, ty: DataType) -> Result<(DataType, i64)> {
     })
 }
 
-fn daily_aligned_bar(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn daily_aligned_bar(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = "dailyAlignedBar";
     let x = col(name, &args[0])?;
     let (clock, day) = day_clock(name, x.ty)?;
@@ -235,7 +235,7 @@ fn daily_aligned_bar(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ volumeBar, sessionWindow
 
-fn volume_bar(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn volume_bar(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = col("volumeBar", &args[0])?;
     if !x.ty.is_numeric() {
         return Err(Error::unsupported("volumeBar", x.ty));
@@ -275,7 +275,7 @@ fn volume_bar(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn session_window(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn session_window(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = col("sessionWindow", &args[0])?;
     if !(x.ty.is_integral() || x.ty.is_temporal()) {
         return Err(Error::unsupported("sessionWindow", x.ty));

@@ -1,9 +1,10 @@
 //! Builtins: decompositions of tables and series (pca, stl) and the differential evolution
 //! optimiser (differentialEvolution).
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, f64s, int_arg, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::{build_dict_pub, Interpreter};
+use beluga_runtime::eval::build_dict_pub;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
@@ -104,7 +105,7 @@ fn data_columns(name: &str, v: &Value, names: Option<&Value>) -> Result<(Vec<Str
     }
 }
 
-fn pca(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn pca(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (_, mut cols) = data_columns("pca", &args[0], opt(&args, 1))?;
     let p = cols.len();
     let k = match opt(&args, 2) {
@@ -313,7 +314,7 @@ fn next_odd(x: f64) -> usize {
     if k % 2 == 0 { k + 1 } else { k }
 }
 
-fn stl(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn stl(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let data = col("stl", &args[0])?;
     if !data.ty.is_numeric() {
         return Err(Error::unsupported("stl", data.ty));
@@ -372,11 +373,11 @@ fn stl(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ differentialEvolution
 
-fn uniform(i: &mut Interpreter) -> f64 {
+fn uniform(i: &mut CallCtx) -> f64 {
     (i.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-fn differential_evolution(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn differential_evolution(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = args[0].clone();
     let bounds: Vec<(f64, f64)> = match &args[1] {
         Value::Matrix(m) if m.cols == 2 => (0..m.rows).map(|r| (m.data.f64_at(r).unwrap_or(f64::NAN), m.data.f64_at(m.rows + r).unwrap_or(f64::NAN))).collect(),
@@ -410,12 +411,12 @@ fn differential_evolution(i: &mut Interpreter, args: Vec<Value>) -> Result<Value
     let tol = opt(&args, 7).and_then(|v| v.as_f64()).unwrap_or(0.01);
     let atol = opt(&args, 8).and_then(|v| v.as_f64()).unwrap_or(0.0);
     if let Some(seed) = opt(&args, 10).and_then(|v| v.as_i64()) {
-        i.rng = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        *i.rng() = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     }
     let free = bounds.iter().filter(|(a, b)| a != b).count().max(1);
     let np = (pop_mult * free).max(5);
     let mut fcalls = 0usize;
-    let eval = |i: &mut Interpreter, x: &[f64], fcalls: &mut usize| -> Result<f64> {
+    let eval = |i: &mut CallCtx, x: &[f64], fcalls: &mut usize| -> Result<f64> {
         *fcalls += 1;
         let r = i.call_value(&f, vec![dvec(x.to_vec())])?;
         r.as_f64().ok_or_else(|| Error::arg("The function of [differentialEvolution] must return a numeric scalar"))

@@ -1,11 +1,12 @@
 //! Series analysis: isMonotonic(Increasing|Decreasing), isPeak, isValley, zigzag.
 
+use beluga_runtime::CallCtx;
 use crate::util::{describe, vector_fn};
 use crate::window::{num_arg, opt_bool, Slice};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::cmp::Ordering;
 
 /// Order of elements i and j of a column, nulls first (the minimum).
@@ -37,10 +38,10 @@ fn monotonic(name: &str, a: &[Value], increasing: bool) -> Result<Value> {
     Ok(Value::bool(ok))
 }
 
-fn is_monotonic_increasing(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_monotonic_increasing(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     monotonic("isMonotonicIncreasing", &a, true)
 }
-fn is_monotonic_decreasing(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_monotonic_decreasing(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     monotonic("isMonotonicDecreasing", &a, false)
 }
 
@@ -86,10 +87,10 @@ fn peak_fn(name: &str, a: &[Value], valley: bool) -> Result<Value> {
     }
 }
 
-fn is_peak(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_peak(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     peak_fn("isPeak", &a, false)
 }
-fn is_valley(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_valley(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     peak_fn("isValley", &a, true)
 }
 
@@ -170,7 +171,7 @@ pub fn zigzag_points(high: &[f64], low: &[f64], change: f64, pct: bool, retrace:
     out
 }
 
-fn zigzag(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn zigzag(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "zigzag";
     let change = match crate::util::opt(&a, 1) {
         None => 10.0,

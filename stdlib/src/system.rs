@@ -2,6 +2,7 @@
 //! objs, defined, undef, objByName, member, memSize, mem, refCount, run, runScript,
 //! evalTimer, partial, setRandomSeed, setMaxMemSize, getMaxMemSize).
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::Interpreter;
@@ -16,11 +17,11 @@ fn strings(v: &[String]) -> Column {
     Column::new(DataType::String, ColData::Str(StrCol::from_iter(v.iter().map(|s| s.as_str()))))
 }
 
-fn version(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn version(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(VERSION))
 }
 
-fn get_home_dir(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn get_home_dir(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     let dir = std::env::var("BELUGA_HOME")
         .ok()
         .or_else(|| std::env::current_dir().ok().map(|p| p.display().to_string()))
@@ -28,21 +29,21 @@ fn get_home_dir(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(&dir))
 }
 
-fn get_env(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn get_env(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("The name argument of [getEnv] must be a string"))?;
     let default = opt(&args, 1).and_then(|v| v.as_str()).unwrap_or("").to_string();
     Ok(Value::string(&std::env::var(name).unwrap_or(default)))
 }
 
-fn get_os(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn get_os(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(std::env::consts::OS))
 }
 
-fn get_os_bit(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn get_os_bit(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::int((std::mem::size_of::<usize>() * 8) as i32))
 }
 
-fn sleep(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sleep(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let ms = int_arg("sleep", &args[0], "milliseconds")?;
     if ms < 0 {
         return Err(Error::arg("The argument of [sleep] must be non-negative"));
@@ -59,7 +60,7 @@ fn sleep(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// `setMaxMemSize(memSize)`: the session's memory budget in GB (fractions allowed); large
 /// allocations beyond it fail with an out-of-memory error instead of ending the process.
-fn set_max_mem_size(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn set_max_mem_size(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let gb = match &args[0] {
         Value::Scalar(c) if c.ty.is_numeric() => args[0].as_f64(),
         _ => None,
@@ -75,7 +76,7 @@ fn set_max_mem_size(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 /// `getMaxMemSize()`: the session's memory budget in GB (a Beluga addition, the counterpart
 /// of setMaxMemSize).
-fn get_max_mem_size(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn get_max_mem_size(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     Ok(Value::double(beluga_runtime::guard::max_memory() as f64 / (1u64 << 30) as f64))
 }
 
@@ -137,16 +138,15 @@ pub fn mem_size(v: &Value) -> i64 {
     }
 }
 
-fn objs(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn objs(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let with_shared = opt(&args, 0).and_then(|v| v.as_bool()).unwrap_or(false);
-    let mut entries: Vec<(String, Value, bool)> = i
-        .globals
+    let mut entries: Vec<(String, Value, bool)> = i.globals()
         .iter()
         .filter(|(k, _)| !k.starts_with("__"))
         .map(|(k, v)| (k.clone(), v.clone(), false))
         .collect();
     if with_shared {
-        if let Ok(m) = i.shared.lock() {
+        if let Ok(m) = i.shared().lock() {
             entries.extend(m.iter().map(|(k, v)| (k.clone(), v.clone(), true)));
         }
     }
@@ -242,7 +242,7 @@ fn undef(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn obj_by_name(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn obj_by_name(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("The name argument of [objByName] must be a string"))?.to_string();
     let shared_only = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false);
     if !shared_only {
@@ -253,7 +253,7 @@ fn obj_by_name(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     i.get_shared(&name).ok_or_else(|| Error::name(format!("Can't find the object named {name}")))
 }
 
-fn member(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn member(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let key = args[1].clone();
     match &args[0] {
         Value::Table(t) => {
@@ -265,11 +265,11 @@ fn member(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn mem_size_fn(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn mem_size_fn(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(Value::long(mem_size(&args[0])))
 }
 
-fn mem(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+fn mem(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = |key: &str| -> i64 {
         status
@@ -280,13 +280,13 @@ fn mem(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
             .unwrap_or(0)
             * 1024
     };
-    let used: i64 = i.globals.values().map(mem_size).sum();
+    let used: i64 = i.globals().values().map(mem_size).sum();
     let keys = vec![Value::string("allocatedBytes"), Value::string("freeBytes"), Value::string("residentBytes")];
     let vals = vec![Value::long(used), Value::long(0), Value::long(kb("VmRSS:"))];
     beluga_runtime::eval::build_dict_pub(&keys, vals, true)
 }
 
-fn ref_count(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ref_count(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("The argument of [refCount] must be a variable name"))?;
     let v = i.get_var(name).ok_or_else(|| Error::name(format!("Cannot recognize the token {name}")))?;
     let n = match v {
@@ -319,7 +319,7 @@ fn run_script(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     i.run_source(&text, None).map(|_| Value::Void)
 }
 
-fn eval_timer(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn eval_timer(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let funcs: Vec<Value> = match &args[0] {
         Value::Tuple(t) => t.iter().cloned().collect(),
         other => vec![other.clone()],
@@ -348,7 +348,7 @@ fn eval_timer(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     )?))
 }
 
-fn partial(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn partial(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let func = match &args[0] {
         Value::Function(f) => f.clone(),
         other => return Err(Error::arg(format!("The first argument of [partial] must be a function, not {}", describe(other)))),
@@ -357,18 +357,18 @@ fn partial(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Function(Func::Partial(Arc::new(func), Arc::new(fixed), Arc::new(vec![]))))
 }
 
-fn set_random_seed(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn set_random_seed(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let seed = int_arg("setRandomSeed", &args[0], "seed")?;
     // splitmix64 of the seed: a non-zero xorshift state
     let mut z = (seed as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    i.rng = (z ^ (z >> 31)) | 1;
+    *i.rng() = (z ^ (z >> 31)) | 1;
     Ok(Value::Void)
 }
 
 pub const DEFS: &[Builtin] = &[
-    fp("defined", Kind::System, 1, 2, defined, &["names", "type"]),
+    beluga_runtime::registry::fps("defined", Kind::System, 1, 2, defined, &["names", "type"]),
     fp("evalTimer", Kind::System, 1, 2, eval_timer, &["funcs", "count"]),
     f("getEnv", Kind::System, 1, 2, get_env),
     f("getHomeDir", Kind::System, 0, 0, get_home_dir),
@@ -381,12 +381,12 @@ pub const DEFS: &[Builtin] = &[
     fp("objs", Kind::System, 0, 1, objs, &["shared"]),
     f("partial", Kind::System, 1, u8::MAX, partial),
     fp("refCount", Kind::System, 1, 1, ref_count, &["varName"]),
-    fp("run", Kind::System, 1, 3, run, &["scriptFile", "newSession", "clean"]),
-    fp("runScript", Kind::System, 1, 1, run_script, &["script"]),
+    beluga_runtime::registry::fps("run", Kind::System, 1, 3, run, &["scriptFile", "newSession", "clean"]),
+    beluga_runtime::registry::fps("runScript", Kind::System, 1, 1, run_script, &["script"]),
     fp("setMaxMemSize", Kind::System, 1, 1, set_max_mem_size, &["memSize"]),
     f("getMaxMemSize", Kind::System, 0, 0, get_max_mem_size),
     fp("setRandomSeed", Kind::System, 1, 1, set_random_seed, &["seed"]),
     fp("sleep", Kind::System, 1, 1, sleep, &["milliseconds"]),
-    fp("undef", Kind::System, 1, 2, undef, &["obj", "objType"]),
+    beluga_runtime::registry::fps("undef", Kind::System, 1, 2, undef, &["obj", "objType"]),
     f("version", Kind::System, 0, 0, version),
 ];

@@ -2,9 +2,9 @@
 //! mkdir, rmdir, rm, saveTextFile); `files` and `saveText` live with the CSV code in
 //! storage's text.rs.
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Handle;
 use beluga_runtime::{DataType, Error, ErrorKind, Result, Value};
@@ -56,7 +56,7 @@ fn str_arg(name: &str, v: &Value, what: &str) -> Result<String> {
     v.as_str().map(|s| s.to_string()).ok_or_else(|| Error::arg(format!("The {what} argument of [{name}] must be a string")))
 }
 
-fn file(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn file(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_arg("file", &args[0], "filename")?;
     let mode = opt(&args, 1).and_then(|v| v.as_str()).unwrap_or("r").to_string();
     let state = match mode.as_str() {
@@ -70,7 +70,7 @@ fn file(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Handle(Arc::new(FileHandle { path, state: Mutex::new(state) })))
 }
 
-fn close(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn close(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("close", &args[0])?;
     let mut st = h.state.lock().map_err(|_| Error::runtime("file lock poisoned"))?;
     if let FileState::Write(w) = &mut *st {
@@ -100,7 +100,7 @@ fn read_lines_n(h: &FileHandle, n: usize) -> Result<Vec<String>> {
     Ok(out)
 }
 
-fn read_line(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn read_line(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("readLine", &args[0])?;
     Ok(match read_lines_n(h, 1)?.pop() {
         Some(l) => Value::string(&l),
@@ -108,7 +108,7 @@ fn read_line(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn read_lines(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn read_lines(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let n = match opt(&args, 1) {
         Some(v) => v.as_i64().filter(|k| *k > 0).ok_or_else(|| Error::arg("The length argument of [readLines] must be positive"))? as usize,
         None => 1024,
@@ -145,14 +145,14 @@ fn texts(name: &str, v: &Value) -> Result<Vec<String>> {
     Ok((0..c.len()).map(|k| beluga_runtime::fmt::format_elem(&c, k)).collect())
 }
 
-fn write_line(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn write_line(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("writeLine", &args[0])?;
     let lines = texts("writeLine", &args[1])?;
     write_strings(h, &lines)?;
     Ok(Value::int(lines.len() as i32))
 }
 
-fn write_lines(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn write_lines(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("writeLines", &args[0])?;
     let lines = texts("writeLines", &args[1])?;
     write_strings(h, &lines)?;
@@ -161,20 +161,20 @@ fn write_lines(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ directories
 
-fn exists(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn exists(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let c = col("exists", &args[0])?;
     let out: Vec<i8> = (0..c.len()).map(|k| std::path::Path::new(c.str_at(k).unwrap_or("")).exists() as i8).collect();
     let r = Column::from_vec(DataType::Bool, out);
     Ok(if args[0].is_scalar() { Value::Scalar(r) } else { Value::Vector(r) })
 }
 
-fn mkdir(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn mkdir(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_arg("mkdir", &args[0], "directory")?;
     std::fs::create_dir_all(&path).map_err(|e| io_err("create the directory", &path, e))?;
     Ok(Value::Void)
 }
 
-fn rmdir(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rmdir(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_arg("rmdir", &args[0], "directory")?;
     let recursive = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false);
     let r = if recursive { std::fs::remove_dir_all(&path) } else { std::fs::remove_dir(&path) };
@@ -182,13 +182,13 @@ fn rmdir(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn rm(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rm(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_arg("rm", &args[0], "filename")?;
     std::fs::remove_file(&path).map_err(|e| io_err("remove", &path, e))?;
     Ok(Value::Void)
 }
 
-fn save_text_file(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn save_text_file(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let content = str_arg("saveTextFile", &args[0], "content")?;
     let path = str_arg("saveTextFile", &args[1], "filename")?;
     let append = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);

@@ -3,12 +3,13 @@
 //! and the window starts at the first non-null value; the first window-1 results are null.
 //! Interior nulls give a null result and leave the recursive state unchanged.
 
+use beluga_runtime::CallCtx;
 use crate::window::{call_prep, check_num, num_arg, opt_bool, rolling, win_spec, Bounds, Gate, Prep, PrepFn, Slice};
 use crate::window_stats::{Mom, Moments, PairMoments, PairStat};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 /// Apply `f` to the values after the leading nulls; the leading nulls stay null.
 fn after_leading_nulls(v: &[f64], f: impl Fn(&[f64]) -> Vec<f64>) -> Vec<f64> {
@@ -286,7 +287,7 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 
 macro_rules! ta_builtins {
     ($($name:literal => $f:ident = $p:ident, $min:literal, $max:literal, [$($par:literal),*];)*) => {
-        $(fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             call_prep($p, &a)
         })*
         /// The TA-lib builtins.

@@ -2,27 +2,24 @@
 //! replaceColumn!, reorderColumns!, sortBy!, tableInsert, upsert!, keyedTable, indexedTable,
 //! streamTable, keyedStreamTable, unionAll, sliceByKey).
 
+use beluga_runtime::CallCtx;
 use crate::containers::group_ids;
 use crate::util::{col, describe, opt};
 use ahash::AHashMap;
 use beluga_lang::ast::{Expr, ExprKind};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::sync::Arc;
 
 /// Evaluate an expression with the columns of `t` in scope (metacode filters, sort keys).
-pub fn eval_with_columns(i: &mut Interpreter, t: &Table, e: &Expr) -> Result<Value> {
+pub fn eval_with_columns(i: &mut CallCtx, t: &Table, e: &Expr) -> Result<Value> {
     let mut scope = AHashMap::with_capacity(t.ncols());
     for (n, c) in t.names.iter().zip(&t.cols) {
         scope.insert(n.clone(), Value::Vector(c.clone()));
     }
-    i.col_scopes.push(scope);
-    let r = i.eval(e);
-    i.col_scopes.pop();
-    r
+    i.eval_with_columns(scope, e)
 }
 
 fn table_arg<'a>(name: &str, v: &'a Value) -> Result<&'a Arc<Table>> {
@@ -58,7 +55,7 @@ fn conform(name: &str, c: &Column, ty: DataType) -> Result<Column> {
 
 // ------------------------------------------------------------------ metadata
 
-fn column_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn column_names(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
         Value::Matrix(m) => match &m.col_labels {
@@ -70,14 +67,14 @@ fn column_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `rowNames(X)`: the row labels of a matrix (VOID when it has none).
-fn row_names(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn row_names(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Matrix(m) => Ok(m.row_labels.as_deref().cloned().unwrap_or(Value::Void)),
         other => Err(Error::unsupported("rowNames", describe(other))),
     }
 }
 
-fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn schema(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("schema", &args[0])?;
     let n = t.ncols();
     let types: Vec<String> = t.cols.iter().map(|c| c.ty.full_name()).collect();
@@ -103,7 +100,7 @@ fn schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 // ------------------------------------------------------------------ column edits
 
 /// `addColumn(table, colNames, colTypes)`: new null columns (modifies the table).
-fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn add_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut t = (**table_arg("addColumn", &args[0])?).clone();
     let names = names_arg("addColumn", &args[1])?;
     let types: Vec<DataType> = match &args[2] {
@@ -135,7 +132,7 @@ fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(out)
 }
 
-fn drop_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn drop_columns(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("dropColumns!", &args[0])?;
     let names = names_arg("dropColumns!", &args[1])?;
     let mut drop = vec![false; t.ncols()];
@@ -151,7 +148,7 @@ fn drop_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(out))
 }
 
-fn rename(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rename(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Table(t) => {
             let mut out = (**t).clone();
@@ -207,7 +204,7 @@ fn rename(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn replace_column(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn replace_column(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("replaceColumn!", &args[0])?;
     let names = names_arg("replaceColumn!", &args[1])?;
     let mut out = (**t).clone();
@@ -238,7 +235,7 @@ fn replace_column(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(out))
 }
 
-fn reorder_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn reorder_columns(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("reorderColumns!", &args[0])?;
     let names = names_arg("reorderColumns!", &args[1])?;
     let mut order: Vec<usize> = Vec::with_capacity(t.ncols());
@@ -260,7 +257,7 @@ fn reorder_columns(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(out))
 }
 
-fn sort_by(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sort_by(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("sortBy!", &args[0])?.clone();
     let keys: Vec<Column> = match &args[1] {
         Value::Code(e) => {
@@ -417,14 +414,14 @@ pub fn insert_rows(t: &Table, src: &[Column]) -> Result<Table> {
 /// `tableInsert` and `addColumn` modify their table although their names have no `!`: the
 /// new table replaces the variable that holds the argument (found by identity), and is also
 /// offered to the interpreter's in-place write-back.
-fn replace_in_caller(i: &mut Interpreter, orig: &Value, new: Value) {
+fn replace_in_caller(i: &mut CallCtx, orig: &Value, new: Value) {
     if let Some(name) = crate::meta::var_holding(i, orig) {
         let _ = i.set_var(&name, new.clone());
     }
-    i.inplace_out = Some(new);
+    *i.inplace_out() = Some(new);
 }
 
-fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
+fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
     if let Value::Handle(h) = &args[0] {
         // stream tables and streaming engines (see stream/)
         let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
@@ -438,7 +435,7 @@ fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
         // take the caller's variable out, so that this call holds the only reference and
         // the columns grow in place (amortised O(rows inserted)); a table also held
         // elsewhere is copied first (copy on write)
-        i.inplace_out = None;
+        *i.inplace_out() = None;
         let name = crate::meta::var_holding(i, &args[0]);
         let held = name.as_ref().and_then(|n| i.take_var(n));
         let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
@@ -451,7 +448,7 @@ fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
         if let Some(name) = name {
             let _ = i.set_var(&name, new.clone());
         }
-        i.inplace_out = Some(new);
+        *i.inplace_out() = Some(new);
         return Ok(Value::int(n as i32));
     }
     let t = table_arg("tableInsert", &args[0])?.clone();
@@ -460,7 +457,7 @@ fn table_insert(i: &mut Interpreter, mut args: Vec<Value>) -> Result<Value> {
     Ok(Value::int(n as i32))
 }
 
-fn upsert(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn upsert(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("upsert!", &args[0])?.clone();
     let ignore_null = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);
     let key_names = match opt(&args, 3) {
@@ -484,7 +481,7 @@ fn upsert(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ keyed and stream tables
 
-pub(crate) fn build_table(i: &mut Interpreter, rest: Vec<Value>) -> Result<Table> {
+pub(crate) fn build_table(i: &mut CallCtx, rest: Vec<Value>) -> Result<Table> {
     let schema_form = rest.len() == 3 && matches!(rest[0], Value::Pair(_));
     let v = if let [Value::Table(t)] = rest.as_slice() {
         Value::Table(t.clone())
@@ -515,7 +512,7 @@ fn dedupe_keys(t: Table, keys: &[String]) -> Result<Table> {
     })
 }
 
-fn keyed(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
+fn keyed(i: &mut CallCtx, name: &str, args: Vec<Value>) -> Result<Value> {
     let keys = names_arg(name, &args[0])?;
     if keys.is_empty() {
         return Err(Error::arg(format!("{name}: at least one key column is required")));
@@ -527,15 +524,15 @@ fn keyed(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(dedupe_keys(t, &keys)?))
 }
 
-fn keyed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn keyed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     keyed(i, "keyedTable", args)
 }
 
-fn indexed_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn indexed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     keyed(i, "indexedTable", args)
 }
 
-fn keyed_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn keyed_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     // a keyed stream table drops rows whose key already exists instead of updating them
     let keys = names_arg("keyedStreamTable", &args[0])?;
     let t = build_table(i, args[1..].to_vec())?;
@@ -549,7 +546,7 @@ fn keyed_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ combining and slicing
 
-fn union_all(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn union_all(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (tables, by_name): (Vec<Arc<Table>>, bool) = match &args[0] {
         Value::Tuple(items) => (
             items.iter().map(|v| table_arg("unionAll", v).cloned()).collect::<Result<_>>()?,
@@ -581,7 +578,7 @@ fn union_all(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(out))
 }
 
-fn slice_by_key(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn slice_by_key(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = table_arg("sliceByKey", &args[0])?;
     if t.keys.is_empty() {
         return Err(Error::arg("sliceByKey needs a keyed or indexed table"));

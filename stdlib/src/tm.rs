@@ -2,6 +2,7 @@
 //! j <= i with T[j] in (temporalAdd(T[i], -window), T[i]]. Same statistic kernels as the
 //! m-functions (window_kernels.rs) with time bounds and no warm-up rows.
 
+use beluga_runtime::CallCtx;
 use crate::window::{call_prep, opt_bool, opt_str, win_len, Prep, PrepFn, Slice, WinLen};
 use crate::window_fns::{percent_arg, rank_opt};
 use crate::window_kernels::*;
@@ -9,7 +10,7 @@ use crate::window_misc;
 use crate::window_order::{interp_arg, OrdOp};
 use crate::window_stats::{Mom, PairStat};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 type R<'a> = Result<Prep<'a>>;
 
@@ -134,7 +135,7 @@ pub fn p_tmwavg(a: &[Value]) -> R<'_> {
 }
 
 /// tmovingWindowData(T, X, window, [leftClosed=false]): one vector per row (see window_misc).
-pub fn tmoving_window_data(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn tmoving_window_data(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "tmovingWindowData";
     let w = window_at(name, &a, 2)?;
     let left_closed = opt_bool(name, &a, 3, "leftClosed", false)?;
@@ -182,7 +183,7 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 
 macro_rules! tm_builtins {
     ($($name:literal => $f:ident = $p:ident, $min:literal, $max:literal, [$($par:literal),*];)*) => {
-        $(fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             call_prep($p, &a)
         })*
         /// The tm-function builtins.

@@ -9,6 +9,7 @@
 //! higher moments, pair statistics and percentiles gather the selected rows (O(top log n)) and
 //! sum them around their own mean, which avoids the cancellation of running power sums.
 
+use beluga_runtime::CallCtx;
 use crate::window::{call_prep, check_num, num_arg, opt_bool, opt_str, rolling, time_bounds, win_len, Bounds, Gate, Prep, PrepFn, Slice};
 use crate::window_order::{cmp_native, interp_arg, percentile_of, Fenwick, FenwickF, Interp};
 use crate::window_stats::{moment_stat, pair_stat, Mom, PairStat};
@@ -16,7 +17,7 @@ use crate::{window::Window, with_slice};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 use std::cmp::Ordering;
 
 /// The aggregate of a TopN function.
@@ -390,7 +391,7 @@ macro_rules! topn {
                 static D: Def = Def { name: $name, fam: Fam::$fam, agg: $agg, pair: $pair, biased: $biased, ties: $ties };
                 p_top(&D, a)
             }
-            fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+            fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
                 call_prep($pf, &a)
             }
         )*

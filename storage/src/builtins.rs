@@ -1,49 +1,41 @@
 //! The storage builtin table, and wrappers that extend generic builtins registered
 //! earlier (`append!`, `tableInsert`, `schema`, …) to stored-table handles.
 
+use beluga_runtime::CallCtx;
 use crate::builtins_db as db;
 use crate::handle::{as_db, as_table};
-use ahash::AHashMap;
-use beluga_runtime::registry::{f, fp, BuiltinFn};
-use beluga_runtime::{Builtin, Error, Interpreter, Kind, Result, Value};
-use std::sync::{Mutex, OnceLock};
+use beluga_runtime::registry::{f, fp};
+use beluga_runtime::{Builtin, Error, Kind, Result, Value};
 
-static PREV: OnceLock<Mutex<AHashMap<&'static str, BuiltinFn>>> = OnceLock::new();
-
-/// Remember the builtin a wrapper replaces (called by `register`).
-pub fn remember(name: &'static str, call: BuiltinFn) {
-    let m = PREV.get_or_init(|| Mutex::new(AHashMap::new()));
-    if let Ok(mut g) = m.lock() {
-        g.entry(name).or_insert(call);
+/// The row a wrapper replaced (kept by the session's registry, `Registry::wrap`).
+fn prev(i: &mut CallCtx, name: &'static str, args: Vec<Value>) -> Result<Value> {
+    if !i.registry().wrapped.contains_key(&(LAYER, name)) {
+        return Err(Error::unsupported(name, beluga_runtime::eval::ops::describe(args.first().unwrap_or(&Value::Void))));
     }
+    i.call_wrapped(LAYER, name, args).unwrap_or(Ok(Value::Void))
 }
 
-fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
-    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.get(name).copied()));
-    match call {
-        Some(c) => c(i, args),
-        None => Err(Error::unsupported(name, beluga_runtime::eval::ops::describe(args.first().unwrap_or(&Value::Void)))),
-    }
-}
+/// The layer name storage's wrappers are kept under (`Registry::wrap`).
+pub const LAYER: &str = "storage";
 
-fn append(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if as_table(&args[0]).is_some() {
         return db::handle_append(i, args);
     }
     prev(i, "append!", args)
 }
 
-fn table_insert(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn table_insert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
         let n = db::append_to(h, &data)?;
-        i.inplace_out = Some(args[0].clone());
+        *i.inplace_out() = Some(args[0].clone());
         return Ok(Value::int(n as i32));
     }
     prev(i, "tableInsert", args)
 }
 
-fn schema(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn schema(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return db::table_schema(h);
     }
@@ -53,7 +45,7 @@ fn schema(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "schema", args)
 }
 
-fn column_names(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn column_names(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let m = h.meta()?;
         return Ok(Value::string_vec(m.names.iter().map(|s| s.as_str())));
@@ -61,21 +53,21 @@ fn column_names(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "columnNames", args)
 }
 
-fn rows(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rows(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return Ok(Value::int(h.meta()?.rows() as i32));
     }
     prev(i, "rows", args)
 }
 
-fn size(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn size(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         return Ok(Value::int(h.meta()?.rows() as i32));
     }
     prev(i, "size", args)
 }
 
-fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn add_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         db::stored_add_column(h, &args)?;
         return Ok(args[0].clone());
@@ -83,7 +75,7 @@ fn add_column(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "addColumn", args)
 }
 
-fn drop_columns(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn drop_columns(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         db::stored_drop_columns(h, &args)?;
         return Ok(args[0].clone());
@@ -91,7 +83,7 @@ fn drop_columns(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     prev(i, "dropColumns!", args)
 }
 
-fn rename(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn rename(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         db::stored_rename(h, &args)?;
         return Ok(args[0].clone());

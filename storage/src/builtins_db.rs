@@ -3,13 +3,14 @@
 //! truncate, getTables, schema. Queries, indexing and `append!` reach stored tables
 //! through the table handle's `TableSource` (`handle.rs`), not through builtins.
 
+use beluga_runtime::CallCtx;
 use crate::catalog::{self, DbMeta};
 use crate::handle::{as_db, as_table, db_value, table_value, DbHandle, TableHandle};
 use crate::partition::Level;
 use crate::store::Appender;
 use beluga_runtime::column::Column;
 use beluga_runtime::table_source::TableSource;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::sync::Arc;
 
 pub fn str_of<'a>(f: &str, v: &'a Value, what: &str) -> Result<&'a str> {
@@ -61,7 +62,7 @@ fn same_scheme(a: &[Level], b: &[Level]) -> bool {
 }
 
 /// `database(directory, [partitionType], [partitionScheme], [locations], [engine], [atomic], [chunkGranularity])`
-pub fn database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn database(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = match args.first() {
         Some(Value::Void) | None => "",
         Some(v) => str_of("database", v, "directory")?,
@@ -154,16 +155,16 @@ fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     Ok(table_value(db, name))
 }
 
-pub fn create_partitioned_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn create_partitioned_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     create(&args, "createPartitionedTable", true)
 }
 
-pub fn create_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn create_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     create(&args, "createTable", false)
 }
 
 /// `loadTable(database, tableName)`.
-pub fn load_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn load_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("loadTable", &args[0])?;
     let name = str_of("loadTable", &args[1], "tableName")?;
     let dir = db.dir()?;
@@ -174,12 +175,12 @@ pub fn load_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(table_value(db, name))
 }
 
-pub fn exists_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn exists_database(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let p = str_of("existsDatabase", &args[0], "dbUrl")?;
     Ok(Value::bool(catalog::db_dir(p)?.is_some_and(|d| catalog::db_exists(&d))))
 }
 
-pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn drop_database(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let p = str_of("dropDatabase", &args[0], "dbUrl")?;
     let dir = catalog::db_dir(p)?.ok_or_else(|| Error::arg("The database path can't be empty"))?;
     if !catalog::db_exists(&dir) {
@@ -190,13 +191,13 @@ pub fn drop_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-pub fn exists_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn exists_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let p = str_of("existsTable", &args[0], "dbUrl")?;
     let name = str_of("existsTable", &args[1], "tableName")?;
     Ok(Value::bool(catalog::db_dir(p)?.is_some_and(|d| catalog::db_exists(&d) && catalog::table_exists(&d, name))))
 }
 
-pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn drop_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("dropTable", &args[0])?;
     let name = str_of("dropTable", &args[1], "tableName")?;
     let dir = db.dir()?;
@@ -213,13 +214,13 @@ pub fn drop_table(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `clearAllCache()`: drop the cached data of stored tables (decoded columns, manifests).
-pub fn clear_all_cache(_i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+pub fn clear_all_cache(_i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     crate::cache::clear();
     Ok(Value::Void)
 }
 
 /// `clearCachedDatabase(dbUrl, [tableName])`: drop the cached data of one database or table.
-pub fn clear_cached_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn clear_cached_database(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let p = str_of("clearCachedDatabase", &args[0], "dbUrl")?;
     let dir = catalog::db_dir(p)?.ok_or_else(|| Error::arg("The database path can't be empty"))?;
     match opt(&args, 1) {
@@ -229,7 +230,7 @@ pub fn clear_cached_database(_i: &mut Interpreter, args: Vec<Value>) -> Result<V
     Ok(Value::Void)
 }
 
-pub fn get_tables(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn get_tables(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("getTables", &args[0])?;
     let dir = db.dir()?;
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -243,7 +244,7 @@ pub fn get_tables(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `truncate(dbUrl, tableName)`: delete every row, keep the schema.
-pub fn truncate(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn truncate(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("truncate", &args[0])?;
     let name = str_of("truncate", &args[1], "tableName")?;
     let mut ap = Appender::open(db.dir()?, name)?;
@@ -253,7 +254,7 @@ pub fn truncate(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `dropPartition(dbHandle, partitionPaths, tableName)`: paths ("/20170807/0_50") or values.
-pub fn drop_partition(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn drop_partition(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_arg("dropPartition", &args[0])?;
     let dir = db.dir()?.clone();
     let tables: Vec<String> = match opt(&args, 2) {
@@ -325,7 +326,7 @@ pub fn append_to(h: &TableHandle, data: &Value) -> Result<u64> {
 }
 
 /// `append!` on a stored table.
-pub fn handle_append(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn handle_append(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("append!", &args[0])?;
     append_to(h, &args[1])?;
     Ok(args[0].clone())
@@ -535,7 +536,7 @@ pub fn stored_rename(h: &TableHandle, args: &[Value]) -> Result<()> {
 }
 
 /// `setColumnComment(table, {col: comment, …})` on a stored table.
-pub fn set_column_comment(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn set_column_comment(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = as_table(&args[0]).ok_or_else(|| Error::arg("[setColumnComment] expects a stored table handle"))?;
     let Value::Dict(d) = &args[1] else {
         return Err(Error::arg("The second argument of [setColumnComment] must be a dictionary of column names to comments"));

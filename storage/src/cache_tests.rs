@@ -1,6 +1,7 @@
 //! Tests of the read caches: hits share data, every kind of write is seen, eviction keeps
 //! the budget, `clearAllCache` empties everything.
 
+use beluga_runtime::CallCtx;
 use super::*;
 use crate::catalog::{write_db_meta, DbMeta};
 use crate::handle::{db_value, DbHandle, TableHandle};
@@ -48,7 +49,7 @@ fn rows(t: &Table) -> Vec<(i64, String, u64)> {
     v
 }
 
-fn load_all(_i: &mut Interpreter, h: &TableHandle) -> Table {
+fn load_all(_i: &mut CallCtx, h: &TableHandle) -> Table {
     crate::load::load(h, None, &[], None).unwrap()
 }
 

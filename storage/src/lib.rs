@@ -37,18 +37,8 @@ use beluga_runtime::Registry;
 /// Register the storage builtins (after stdlib: the wrapped builtins delegate to the
 /// versions registered before them for values that are not stored tables).
 pub fn register(r: &mut Registry) {
-    for b in builtins::WRAPPED {
-        match r.lookup(b.name) {
-            Some(id) => {
-                // keep the earlier row's kind, arity and parameter names; only the call changes
-                let mut old = *r.get(id);
-                builtins::remember(b.name, old.call);
-                old.call = b.call;
-                r.replace(&[old]);
-            }
-            None => r.extend(std::slice::from_ref(b)),
-        }
-    }
+    // keep the earlier row's kind, arity and parameter names; only the call changes
+    builtins::WRAPPED.iter().for_each(|b| r.wrap(builtins::LAYER, b));
     r.extend(builtins::DEFS);
     r.set_caps(CAPS);
 }

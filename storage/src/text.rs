@@ -1,6 +1,7 @@
 //! Text import and export: loadText, ploadText, loadTextEx (streaming, parallel chunks,
 //! one transaction), saveText, extractTextSchema, and `files`.
 
+use beluga_runtime::CallCtx;
 use crate::builtins_db::{names_of, str_of};
 use crate::csv::infer::{clean_name, first_record, infer_types, looks_like_header, SAMPLE_RECORDS};
 use crate::csv::lexer::{blank_line, boundaries, record, Dialect, Field, Rec};
@@ -10,7 +11,7 @@ use crate::store::Appender;
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::kernels::parse::TemporalPattern;
 use beluga_runtime::null::Native;
-use beluga_runtime::{DataType, Error, ErrorKind, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, ErrorKind, Result, Table, Value};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -494,7 +495,7 @@ fn split_arrays(mut t: Table, arrays: &[(usize, DataType)], delim: &str) -> Resu
 }
 
 /// `loadText(filename, [delimiter], [schema], [skipRows], [arrayDelimiter], [containHeader])`.
-pub fn load_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn load_text(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_of("loadText", &args[0], "filename")?;
     let (delim, schema, skip) = common_args(&args, "loadText", 1)?;
     let mut p = plan(path, &delim, schema.as_deref(), skip, contain_header(opt(&args, 5)))?;
@@ -506,7 +507,7 @@ pub fn load_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `extractTextSchema(filename, [delimiter], [skipRows])`.
-pub fn extract_text_schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn extract_text_schema(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_of("extractTextSchema", &args[0], "filename")?;
     let delim = match opt(&args, 1) {
         Some(v) => str_of("extractTextSchema", v, "delimiter")?.to_string(),
@@ -526,7 +527,7 @@ pub fn extract_text_schema(_i: &mut Interpreter, args: Vec<Value>) -> Result<Val
 }
 
 /// `loadTextEx(dbHandle, tableName, partitionColumns, filename, [delimiter], [schema], [skipRows], [transform], …)`.
-pub fn load_text_ex(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn load_text_ex(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let f = "loadTextEx";
     let db = as_db(&args[0]).ok_or_else(|| Error::arg("The first argument of [loadTextEx] must be a database handle"))?;
     let tname = match &args[1] {
@@ -639,7 +640,7 @@ fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
 }
 
 /// `saveText(obj, filename, [delimiter], [append], [header], [bom])`.
-pub fn save_text(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn save_text(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_of("saveText", &args[1], "filename")?.to_string();
     let delim = match opt(&args, 2) {
         Some(v) => str_of("saveText", v, "delimiter")?.to_string(),
@@ -722,7 +723,7 @@ fn like(name: &str, pat: &str) -> bool {
 }
 
 /// `files(directory, [pattern])`: filename, isDir, fileSize, lastAccessed, lastModified.
-pub fn files(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn files(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let dir = str_of("files", &args[0], "directory")?;
     let pat = match opt(&args, 1) {
         Some(v) => Some(str_of("files", v, "pattern")?.to_string()),

@@ -16,6 +16,23 @@ fn no_builtin_is_registered_twice() {
 }
 
 #[test]
+fn session_rows_are_few_and_named() {
+    // a builtin that receives the whole interpreter is listed in SESSION_ROWS; every other
+    // builtin sees only the narrow CallCtx
+    use beluga_runtime::registry::{Call, SESSION_ROWS};
+    let r = registry();
+    let session: Vec<&str> = r.defs.iter().filter(|b| matches!(b.call, Call::Session(_))).map(|b| b.name).collect();
+    for n in &session {
+        assert!(SESSION_ROWS.contains(n), "{n} receives the interpreter but is not in SESSION_ROWS");
+    }
+    assert!(session.contains(&"eval") && session.contains(&"run"), "{session:?}");
+    assert!(!session.contains(&"sum") && !session.contains(&"each"), "{session:?}");
+    let plain = r.defs.iter().filter(|b| matches!(b.call, Call::Plain(_))).count();
+    assert!(session.len() <= SESSION_ROWS.len() && SESSION_ROWS.len() < 16, "{session:?}");
+    assert!(plain > 800, "{plain} plain rows");
+}
+
+#[test]
 fn file_and_environment_builtins_carry_a_capability() {
     let r = registry();
     for name in ["loadText", "loadTextEx", "saveText", "files", "file", "rm", "rmdir", "mkdir", "run", "getEnv", "database", "dropDatabase", "exists"] {

@@ -1,6 +1,7 @@
 //! Higher-order functions (function templates): each, eachLeft, eachRight, eachPre,
 //! eachPost, accumulate, reduce, cross, loop, and their `:E :L :R :P :O :A :T :C :U` forms.
 
+use crate::callctx::CallCtx;
 use super::Interpreter;
 use crate::column::Column;
 use crate::error::{Error, Result};
@@ -635,60 +636,60 @@ fn rule_arg(args: &mut Vec<Value>, allowed: usize) -> Rule {
     Rule::Default
 }
 
-fn b_each(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn b_each(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let f = a.remove(0);
-    i.each(&f, a, Rule::Default)
+    i.interp().each(&f, a, Rule::Default)
 }
-fn b_loop(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn b_loop(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let f = a.remove(0);
-    i.each(&f, a, Rule::Tuple)
+    i.interp().each(&f, a, Rule::Tuple)
 }
-fn b_each_left(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn b_each_left(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let r = rule_arg(&mut a, 3);
     let y = a.pop().unwrap_or(Value::Void);
     let x = a.pop().unwrap_or(Value::Void);
-    i.each_left(&a[0].clone(), x, y, r)
+    i.interp().each_left(&a[0].clone(), x, y, r)
 }
-fn b_each_right(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn b_each_right(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let r = rule_arg(&mut a, 3);
     let y = a.pop().unwrap_or(Value::Void);
     let x = a.pop().unwrap_or(Value::Void);
-    i.each_right(&a[0].clone(), x, y, r)
+    i.interp().each_right(&a[0].clone(), x, y, r)
 }
-fn b_each_pre(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_each_pre(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let pre = a.get(2).cloned().filter(|v| !matches!(v, Value::Void));
-    i.each_pre(&a[0], a[1].clone(), pre, Rule::Default)
+    i.interp().each_pre(&a[0], a[1].clone(), pre, Rule::Default)
 }
-fn b_each_post(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_each_post(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let post = a.get(2).cloned().filter(|v| !matches!(v, Value::Void));
-    i.each_post(&a[0], a[1].clone(), post, Rule::Default)
+    i.interp().each_post(&a[0], a[1].clone(), post, Rule::Default)
 }
-fn b_accumulate(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_accumulate(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let init = a.get(2).cloned().filter(|v| !matches!(v, Value::Void));
     // accumulate(func, X, [init]) — DolphinDB's order is (func, X, init) for binary functions
-    i.fold(&a[0], a[1].clone(), init, true, Rule::Default)
+    i.interp().fold(&a[0], a[1].clone(), init, true, Rule::Default)
 }
-fn b_reduce(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_reduce(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let init = a.get(2).cloned().filter(|v| !matches!(v, Value::Void));
-    i.fold(&a[0], a[1].clone(), init, false, Rule::Default)
+    i.interp().fold(&a[0], a[1].clone(), init, false, Rule::Default)
 }
-fn b_cross(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_cross(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let y = a.get(2).cloned().unwrap_or_else(|| a[1].clone());
-    i.cross(&a[0], a[1].clone(), y)
+    i.interp().cross(&a[0], a[1].clone(), y)
 }
-fn b_call(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+fn b_call(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     let f = a.remove(0);
-    i.call_value(&f, a)
+    i.interp().call_value(&f, a)
 }
-fn b_unified_call(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn b_unified_call(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let args = match &a[1] {
         Value::Tuple(t) => t.iter().cloned().collect(),
         other => vec![other.clone()],
     };
-    i.call_value(&a[0], args)
+    i.interp().call_value(&a[0], args)
 }
-fn b_each_at(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
-    i.each_at(a[0].clone(), a[1].clone())
+fn b_each_at(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    i.interp().each_at(a[0].clone(), a[1].clone())
 }
 
 /// Higher-order builtins implemented by the interpreter.

@@ -257,7 +257,11 @@ impl Interpreter {
                         return Err(e);
                     }
                 }
-                Ok(((b.call)(self, args)?, vec![]))
+                let v = match b.call {
+                    crate::registry::Call::Plain(g) => g(crate::callctx::CallCtx::of(self), args)?,
+                    crate::registry::Call::Session(g) => g(self, args)?,
+                };
+                Ok((v, vec![]))
             }
             Func::User(u) => self.call_user(u, pos, named),
             Func::Partial(inner, fixed, fixed_named) => {

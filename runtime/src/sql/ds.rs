@@ -10,6 +10,7 @@
 //! because splitting a query needs its syntax; the storage crate registers them and reads
 //! partitions only through `TableSource`.
 
+use crate::callctx::CallCtx;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
 use crate::table_source::{table_source, Scan};
@@ -21,7 +22,8 @@ use rayon::prelude::*;
 const PART_VAR: &str = "__sqlds_partition";
 
 /// `sqlDS(sqlObj)`: one data source per partition of the stored table the query reads.
-pub fn sql_ds(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn sql_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let i = c.interp();
     let q = match &args[0] {
         Value::Code(e) => match &e.kind {
             ExprKind::Select(q) => q.clone(),
@@ -89,7 +91,8 @@ fn reduce2(i: &mut Interpreter, f: &Value, a: Value, b: Value) -> Result<Value> 
 }
 
 /// `mr(ds, mapFunc, [reduceFunc], [finalFunc], [parallel=true])`.
-pub fn mr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn mr(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let i = c.interp();
     let ds: Vec<Value> = match &args[0] {
         Value::Tuple(items) => items.to_vec(),
         _ => return Err(Error::arg("mr: ds must be a tuple of data sources (wrap a single one in a tuple)")),
@@ -143,7 +146,8 @@ pub fn mr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 /// itself without finalFunc). terminateFunc(previous estimate, new estimate) returning true
 /// ends the loop; an integer terminateFunc runs that many iterations. Returns the last
 /// estimate.
-pub fn imr(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn imr(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let i = c.interp();
     let ds: Vec<Value> = match &args[0] {
         Value::Tuple(items) => items.to_vec(),
         _ => return Err(Error::arg("imr: ds must be a tuple of data sources (wrap a single one in a tuple)")),

@@ -7,6 +7,7 @@
 //! min/max/first/last keep the input type. Nulls are skipped; an all-null or empty input
 //! gives a null.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{form_err, is_num};
 use beluga_runtime::kernels::intacc;
 use crate::util::{aggregate, col};
@@ -14,7 +15,7 @@ use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::value::{DictVals, Key};
-use beluga_runtime::{with_numeric, DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{with_numeric, DataType, Error, Result, Value};
 use std::cmp::Ordering;
 
 pub use crate::agg_group::{grouped, grouped2};
@@ -325,33 +326,33 @@ pub fn agg_any(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Value>) -> R
 
 // ------------------------------------------------------------------ builtins
 
-fn sum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("sum", &a[0], &sum_col)
 }
-fn sum2(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sum2(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("sum2", &a[0], &|c| sum_pow_col("sum2", c, 2))
 }
-fn sum3(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sum3(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("sum3", &a[0], &|c| sum_pow_col("sum3", c, 3))
 }
-fn sum4(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sum4(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("sum4", &a[0], &|c| sum_pow_col("sum4", c, 4))
 }
-fn avg(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn avg(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("avg", &a[0], &avg_col)
 }
-fn prod(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn prod(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("prod", &a[0], &prod_col)
 }
 
-fn max(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn max(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if a.len() == 2 {
         return crate::math_ops::elem_extreme("max", &a[0], &a[1], true, false);
     }
     agg_any("max", &a[0], &max_col)
 }
 
-fn min(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn min(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if a.len() == 2 {
         return crate::math_ops::elem_extreme("min", &a[0], &a[1], false, false);
     }
@@ -373,7 +374,7 @@ pub fn count_value(v: &Value) -> Result<usize> {
     })
 }
 
-fn count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn count(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::int(count_value(&a[0])? as i32))
 }
 
@@ -402,10 +403,10 @@ fn first_last(name: &str, v: &Value, last: bool) -> Result<Value> {
     }
 }
 
-fn first(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn first(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     first_last("first", &a[0], false)
 }
-fn last(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn last(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     first_last("last", &a[0], true)
 }
 
@@ -419,10 +420,10 @@ fn first_not_any(name: &str, a: &[Value], from_end: bool) -> Result<Value> {
     aggregate(name, &a[0], &|c| Ok(first_not_col(c, k.as_ref(), from_end)))
 }
 
-fn first_not(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn first_not(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     first_not_any("firstNot", &a, false)
 }
-fn last_not(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn last_not(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     first_not_any("lastNot", &a, true)
 }
 
@@ -459,13 +460,13 @@ pub fn nunique_col(c: &Column, ignore_null: bool) -> usize {
     }
 }
 
-fn nunique(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn nunique(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let ig = crate::math_util::bool_opt(&a, 1, false);
     agg_any("nunique", &a[0], &|c| Ok(Value::int(nunique_col(c, ig) as i32)))
 }
 
 /// `difference(X)`: last element minus first element.
-fn difference(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn difference(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate("difference", &a[0], &|c| {
         if c.is_empty() {
             return Ok(Value::Scalar(Column::nulls(c.ty, 1)));
@@ -501,3 +502,8 @@ pub mod order;
 pub mod stats;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, order::DEFS, stats::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -1,6 +1,7 @@
 //! Order statistics: med/median, percentile, quantile, quantileSeries, percentileRank,
 //! qcut, mode. Selection uses `select_nth_unstable` (O(n)); nulls are skipped.
 
+use beluga_runtime::CallCtx;
 use crate::agg::agg_any;
 use crate::math_util::{need_num, valid_f64};
 use crate::util::{aggregate, opt, str_arg};
@@ -8,7 +9,7 @@ use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Key;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 /// Interpolation between neighbouring order statistics.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -81,7 +82,7 @@ pub fn med_col(c: &Column) -> Result<Value> {
     Ok(Value::double(if v.is_empty() { f64::NAN } else { median_of(&mut v) }))
 }
 
-fn med(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn med(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("med", &a[0], &med_col)
 }
 
@@ -93,7 +94,7 @@ fn interp_arg(name: &str, a: &[Value], i: usize) -> Result<Interp> {
 }
 
 /// `percentile(X, percent, [interpolation='linear'])`.
-fn percentile(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn percentile(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = crate::math_util::f64_arg("percentile", &a[1], "percent")?;
     if !(0.0..=100.0).contains(&p) {
         return Err(Error::arg("The percent of [percentile] must be between 0 and 100"));
@@ -107,7 +108,7 @@ fn percentile(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `quantile(X, q, [interpolation='linear'])`.
-fn quantile(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn quantile(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let q = crate::math_util::f64_arg("quantile", &a[1], "q")?;
     if !(0.0..=1.0).contains(&q) {
         return Err(Error::arg("The q of [quantile] must be between 0 and 1"));
@@ -121,7 +122,7 @@ fn quantile(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `quantileSeries(X, q, [interpolation='linear'])`: several quantiles at once (sorted once).
-fn quantile_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn quantile_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let qs = crate::math_util::vec_arg("quantileSeries", &a[1])?;
     if qs.iter().any(|q| q.is_nan() || !(0.0..=1.0).contains(q)) {
         return Err(Error::arg("The q of [quantileSeries] must be between 0 and 1"));
@@ -141,7 +142,7 @@ fn quantile_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `percentileRank(X, score, [method='excel'])`: percentile (0-100) of score within X.
-fn percentile_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn percentile_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let score = crate::math_util::f64_arg("percentileRank", &a[1], "score")?;
     let method = match opt(&a, 2) {
         Some(v) => str_arg("percentileRank", v, "method")?.to_ascii_lowercase(),
@@ -194,7 +195,7 @@ fn percentile_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `qcut(X, q, [labels], [dropDuplicates=false])`: quantile bin of each element.
-fn qcut(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn qcut(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = crate::math_util::vec_arg("qcut", &a[0])?;
     let probs: Vec<f64> = if a[1].is_scalar() {
         let k = crate::util::int_arg("qcut", &a[1], "q")?;
@@ -290,7 +291,7 @@ pub fn mode_col(c: &Column) -> Result<Value> {
     })
 }
 
-fn mode(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn mode(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("mode", &a[0], &mode_col)
 }
 

@@ -3,13 +3,14 @@
 //! contextSum2. All statistics are DOUBLE and skip nulls (pairs where either is null for the
 //! two-argument forms).
 
+use beluga_runtime::CallCtx;
 use crate::agg::{agg_any, extreme_index};
 use crate::math_util::{aggregate2, bool_opt, is_num, need_num, valid_pairs};
 use crate::util::{aggregate, opt};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{with_numeric, DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{with_numeric, DataType, Error, Result, Value};
 
 /// Count, mean and centred power sums (m2, m3, m4) of the non-null values, in two passes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -114,29 +115,29 @@ pub fn kurtosis_col(c: &Column, biased: bool) -> Result<Value> {
     Ok(Value::double(excess + 3.0))
 }
 
-fn std(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn std(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("std", &a[0], &|c| std_col("std", c, false))
 }
-fn stdp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn stdp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("stdp", &a[0], &|c| std_col("stdp", c, true))
 }
-fn var(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn var(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("var", &a[0], &|c| var_col("var", c, false))
 }
-fn varp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn varp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("varp", &a[0], &|c| var_col("varp", c, true))
 }
-fn skew(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn skew(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let biased = bool_opt(&a, 1, true);
     agg_any("skew", &a[0], &|c| skew_col(c, biased))
 }
-fn kurtosis(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn kurtosis(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let biased = bool_opt(&a, 1, true);
     agg_any("kurtosis", &a[0], &|c| kurtosis_col(c, biased))
 }
 
 /// Standard error of the mean: std / sqrt(n).
-fn sem(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sem(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("sem", &a[0], &|c| {
         need_num("sem", c)?;
         let m = moments(c, 2);
@@ -149,7 +150,7 @@ fn sem(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// Root mean square.
-fn rms(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rms(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     agg_any("rms", &a[0], &|c| {
         need_num("rms", c)?;
         let v = crate::math_util::valid_f64(c);
@@ -176,7 +177,7 @@ pub fn mad_col(c: &Column, use_median: bool) -> Result<Value> {
     Ok(Value::double(v.iter().map(|x| (x - mean).abs()).sum::<f64>() / v.len() as f64))
 }
 
-fn mad(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn mad(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let um = bool_opt(&a, 1, false);
     agg_any("mad", &a[0], &|c| mad_col(c, um))
 }
@@ -193,10 +194,10 @@ fn index_col(name: &str, c: &Column, want_max: bool) -> Result<Value> {
     Ok(Value::int(extreme_index(c, want_max).map(|i| i as i32).unwrap_or(-1)))
 }
 
-fn imax(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn imax(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate("imax", &a[0], &|c| index_col("imax", c, true))
 }
-fn imin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn imin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate("imin", &a[0], &|c| index_col("imin", c, false))
 }
 
@@ -212,10 +213,10 @@ fn at_extreme(name: &str, a: &[Value], want_max: bool) -> Result<Value> {
     })
 }
 
-fn at_imax(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn at_imax(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     at_extreme("atImax", &a, true)
 }
-fn at_imin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn at_imin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     at_extreme("atImin", &a, false)
 }
 
@@ -262,13 +263,13 @@ fn wsum2_col(x: &Column, y: &Column) -> Result<Value> {
     Ok(Value::double(p.iter().zip(&q).map(|(a, b)| a * a * b).sum::<f64>()))
 }
 
-fn wavg(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wavg(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("wavg", &a[0], &a[1], &wavg_col)
 }
-fn wsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wsum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("wsum", &a[0], &a[1], &wsum_col)
 }
-fn wsum2(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wsum2(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("wsum2", &a[0], &a[1], &wsum2_col)
 }
 
@@ -291,18 +292,18 @@ fn context(name: &'static str, a: &[Value], power: i32) -> Result<Value> {
     })
 }
 
-fn context_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn context_count(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     context("contextCount", &a, 0)
 }
-fn context_sum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn context_sum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     context("contextSum", &a, 1)
 }
-fn context_sum2(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn context_sum2(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     context("contextSum2", &a, 2)
 }
 
 /// `wcovar(X, Y, W)`: weighted covariance, sum(w(x-mx)(y-my))/sum(w) scaled by n/(n-1).
-fn wcovar(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wcovar(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = crate::math_util::vec_arg("wcovar", &a[0])?;
     let y = crate::math_util::vec_arg("wcovar", &a[1])?;
     let w = crate::math_util::vec_arg("wcovar", &a[2])?;
@@ -322,7 +323,7 @@ fn wcovar(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `demean(X)`: X minus its mean (DOUBLE), column by column for matrices and tables.
-fn demean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn demean(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     crate::util::vector_fn("demean", &a[0], &|c| {
         need_num("demean", c)?;
         let m = moments(c, 2);
@@ -332,7 +333,7 @@ fn demean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `percentChange(X, [n=1])`: X[i] / X[i-n] - 1.
-fn percent_change(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn percent_change(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let n = match opt(&a, 1) {
         Some(v) => crate::util::int_arg("percentChange", v, "n")?,
         None => 1,
@@ -357,7 +358,7 @@ fn percent_change(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `boxcox(X, [lambda])`: Box-Cox transform; without lambda the maximum-likelihood lambda
 /// is estimated and a tuple (transformed, lambda) is returned.
-fn boxcox(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn boxcox(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = crate::math_util::vec_arg("boxcox", &a[0])?;
     if x.iter().any(|v| !v.is_nan() && *v <= 0.0) {
         return Err(Error::arg("The data of [boxcox] must be positive"));
@@ -396,7 +397,7 @@ fn boxcox(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `wc(X)`: number of words (whitespace-separated) in each string.
-fn wc(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wc(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     beluga_runtime::eval::ops::unary_col(&a[0], &|c: &Column| {
         if !c.ty.is_literal() {
             return Err(Error::unsupported("wc", c.ty));

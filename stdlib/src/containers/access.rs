@@ -1,9 +1,9 @@
 //! Builtins: taking parts of containers (head, tail, ifirstNot, ilastNot, at, subarray, slice, cell, cells, row, col, drop, cut, flatten,
 //! dropna, shuffle, shuffle!).
 
+use beluga_runtime::CallCtx;
 use crate::util::{aggregate, col, describe, int_arg, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
@@ -52,7 +52,7 @@ fn len_of(v: &Value) -> usize {
 }
 
 /// One element: a scalar, a matrix column, a table row (dict), a tuple item.
-fn element_of(i: &mut Interpreter, v: &Value, k: usize) -> Result<Value> {
+fn element_of(i: &mut CallCtx, v: &Value, k: usize) -> Result<Value> {
     match v {
         Value::Vector(c) | Value::Pair(c) => {
             if k < c.len() { Ok(Value::Scalar(c.slice(k, k + 1))) } else { Ok(Value::null_of(c.ty)) }
@@ -62,7 +62,7 @@ fn element_of(i: &mut Interpreter, v: &Value, k: usize) -> Result<Value> {
     }
 }
 
-fn head_tail(i: &mut Interpreter, args: &[Value], head: bool) -> Result<Value> {
+fn head_tail(i: &mut CallCtx, args: &[Value], head: bool) -> Result<Value> {
     let name = if head { "head" } else { "tail" };
     let x = &args[0];
     if let Value::Scalar(_) = x {
@@ -87,11 +87,11 @@ fn head_tail(i: &mut Interpreter, args: &[Value], head: bool) -> Result<Value> {
     }
 }
 
-fn head(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn head(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     head_tail(i, &args, true)
 }
 
-fn tail(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn tail(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     head_tail(i, &args, false)
 }
 
@@ -145,13 +145,13 @@ fn tuple_index_not(name: &str, items: &[Value], from_start: bool) -> Result<Valu
     Ok(Value::int(p.map_or(-1, |k| k as i32)))
 }
 
-fn ifirst_not(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ifirst_not(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Tuple(items) => tuple_index_not("ifirstNot", items, true),
         _ => first_not_impl(&args, true, true),
     }
 }
-fn ilast_not(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ilast_not(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Tuple(items) => tuple_index_not("ilastNot", items, false),
         _ => first_not_impl(&args, false, true),
@@ -160,7 +160,7 @@ fn ilast_not(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ indexing functions
 
-fn at(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn at(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match args.len() {
         1 => {
             let c = col("at", &args[0])?;
@@ -202,7 +202,7 @@ fn pair_range(name: &str, v: &Value, n: usize) -> Result<(usize, usize)> {
     Ok((a.min(n), b.min(n).max(a.min(n))))
 }
 
-fn subarray(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn subarray(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Vector(c) => {
             let (a, b) = pair_range("subarray", &args[1], c.len())?;
@@ -220,7 +220,7 @@ fn subarray(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn slice(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn slice(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Matrix(m) if args.len() == 2 => match &args[1] {
             // slice(m, rows): row selection
@@ -234,7 +234,7 @@ fn slice(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn cell_at(i: &mut Interpreter, obj: &Value, r: i64, c: i64) -> Result<Value> {
+fn cell_at(i: &mut CallCtx, obj: &Value, r: i64, c: i64) -> Result<Value> {
     match obj {
         Value::Matrix(m) => {
             if r < 0 || c < 0 || r as usize >= m.rows || c as usize >= m.cols {
@@ -257,13 +257,13 @@ fn cell_at(i: &mut Interpreter, obj: &Value, r: i64, c: i64) -> Result<Value> {
     }
 }
 
-fn cell(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn cell(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let r = int_arg("cell", &args[1], "row")?;
     let c = int_arg("cell", &args[2], "col")?;
     cell_at(i, &args[0], r, c)
 }
 
-fn cells(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn cells(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let rc = col("cells", &args[1])?;
     let cc = col("cells", &args[2])?;
     if rc.len() != cc.len() {
@@ -275,7 +275,7 @@ fn cells(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(beluga_runtime::eval::unify_scalars(&items)?.unwrap_or(Value::tuple(items)))
 }
 
-fn row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn row(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = int_arg("row", &args[1], "index")?;
     match &args[0] {
         Value::Matrix(m) => {
@@ -308,7 +308,7 @@ fn row(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn col_fn(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn col_fn(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = int_arg("col", &args[1], "index")?;
     let (n, get): (usize, Box<dyn Fn(usize) -> Column>) = match &args[0] {
         Value::Matrix(m) => (m.cols, Box::new(move |c| m.column(c))),
@@ -326,7 +326,7 @@ fn col_fn(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ drop, cut, flatten
 
-fn drop(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn drop(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = &args[0];
     let k = int_arg("drop", &args[1], "count")?;
     let n = len_of(x);
@@ -334,7 +334,7 @@ fn drop(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     if k >= 0 { range_of("drop", x, m, n) } else { range_of("drop", x, 0, n - m) }
 }
 
-fn cut(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn cut(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = &args[0];
     if x.is_scalar() {
         return Ok(Value::tuple(vec![x.clone()]));
@@ -385,7 +385,7 @@ fn flatten_into(v: &Value, out: &mut Vec<Value>) {
     }
 }
 
-fn flatten(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn flatten(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     flatten_value(&args[0])
 }
 
@@ -421,7 +421,7 @@ fn flatten_value(v: &Value) -> Result<Value> {
     }
 }
 
-fn dropna(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn dropna(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let by_row = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(true);
     let thresh = opt(&args, 2).map(|v| int_arg("dropna", v, "thresh")).transpose()?;
     match &args[0] {
@@ -489,7 +489,7 @@ fn dropna(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ shuffle
 
-fn permutation(i: &mut Interpreter, n: usize) -> Vec<usize> {
+fn permutation(i: &mut CallCtx, n: usize) -> Vec<usize> {
     let mut p: Vec<usize> = (0..n).collect();
     for k in (1..n).rev() {
         let j = (i.next_u64() % (k as u64 + 1)) as usize;
@@ -498,7 +498,7 @@ fn permutation(i: &mut Interpreter, n: usize) -> Vec<usize> {
     p
 }
 
-fn shuffle(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn shuffle(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Vector(c) => {
             let p = permutation(i, c.len());

@@ -4,9 +4,9 @@
 //! Fills build a source index per element and gather once (`take_usize`), so one generic
 //! pass serves every column type, including SYMBOL and STRING.
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column};
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
@@ -162,17 +162,17 @@ fn lfill_col(c: &Column) -> Result<Column> {
     })
 }
 
-fn ffill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ffill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let limit = limit_arg("ffill", &args)?;
     per_column("ffill", &args[0], &|c| Ok(ffill_col(c, limit)))
 }
 
-fn bfill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn bfill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let limit = limit_arg("bfill", &args)?;
     per_column("bfill", &args[0], &|c| Ok(bfill_col(c, limit)))
 }
 
-fn lfill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn lfill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     per_column("lfill", &args[0], &lfill_col)
 }
 
@@ -208,7 +208,7 @@ fn fill_col(name: &str, v: &Value) -> Result<Column> {
     }
 }
 
-fn null_fill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn null_fill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = &args[0];
     let y = &args[1];
     if let Value::Table(_) = x {
@@ -250,16 +250,16 @@ fn if_null_impl(args: &[Value], valid: bool) -> Result<Value> {
     }
 }
 
-fn if_null(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn if_null(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if_null_impl(&args, false)
 }
 
-fn if_valid(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn if_valid(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if_null_impl(&args, true)
 }
 
 /// `fill!(obj, index, value)` = `obj[index] = value` (a tuple index addresses matrix rows/cells).
-fn fill_inplace(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn fill_inplace(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (obj, idx, v) = (args[0].clone(), args[1].clone(), args[2].clone());
     match (&obj, &idx) {
         (Value::Matrix(m), Value::Tuple(t)) => {
@@ -290,7 +290,7 @@ fn nan_inf_flags(c: &Column, include_null: bool) -> Vec<bool> {
     }
 }
 
-fn is_nan_inf(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn is_nan_inf(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let include_null = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false);
     per_column("isNanInf", &args[0], &|c| {
         let f = nan_inf_flags(c, include_null);
@@ -298,7 +298,7 @@ fn is_nan_inf(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn count_nan_inf(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn count_nan_inf(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let include_null = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false);
     let count = |c: &Column| nan_inf_flags(c, include_null).into_iter().filter(|&b| b).count() as i32;
     match &args[0] {
@@ -308,7 +308,7 @@ fn count_nan_inf(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn nan_inf_fill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn nan_inf_fill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let yc = fill_col("nanInfFill", &args[1])?;
     per_column("nanInfFill", &args[0], &|c| {
         if !c.ty.is_floating() {
@@ -320,7 +320,7 @@ fn nan_inf_fill(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn mask(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn mask(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let cond = fill_col("mask", &args[1])?;
     let f = |c: &Column| -> Result<Column> {
         if cond.len() != c.len() && cond.len() != 1 {
@@ -335,7 +335,7 @@ fn mask(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn is_nothing(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn is_nothing(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     // arguments that were not passed arrive as VOID; an explicit NULL is indistinguishable
     Ok(Value::bool(matches!(args.first(), None | Some(Value::Void))))
 }
@@ -419,7 +419,7 @@ fn interpolate_col(c: &Column, method: Method, limit: usize, dir: &str, area: &s
     Ok(Column::from_vec(DataType::Double, out))
 }
 
-fn interpolate(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn interpolate(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let method = match opt(&args, 1).and_then(|v| v.as_str()).unwrap_or("linear") {
         "linear" | "values" | "index" => Method::Linear,
         "pad" | "ffill" => Method::Pad,

@@ -1,11 +1,11 @@
 //! Builtins: imaxLast, iminLast, eqFloat, eqPercent, loc (label-based access of indexed
 //! matrices) and coevent.
 
+use beluga_runtime::CallCtx;
 use crate::order::sort_keys;
 use crate::util::{aggregate, col, describe, int_arg, opt};
 use ahash::AHashMap;
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -32,11 +32,11 @@ fn last_extreme(c: &Column, max: bool) -> i32 {
     best.map(|(_, k)| k as i32).unwrap_or(-1)
 }
 
-fn imax_last(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn imax_last(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     aggregate("imaxLast", &args[0], &|c: &Column| Ok(Value::int(last_extreme(c, true))))
 }
 
-fn imin_last(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn imin_last(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     aggregate("iminLast", &args[0], &|c: &Column| Ok(Value::int(last_extreme(c, false))))
 }
 
@@ -53,7 +53,7 @@ fn numeric_data(name: &str, v: &Value) -> Result<Column> {
     Ok(c)
 }
 
-fn eq_float(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn eq_float(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = numeric_data("eqFloat", &args[0])?;
     let y = numeric_data("eqFloat", &args[1])?;
     let p = match opt(&args, 2) {
@@ -87,7 +87,7 @@ fn eq_float(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn eq_percent(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn eq_percent(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let data = |v: &Value| -> Option<Column> {
         let c = match v {
             Value::Matrix(m) => m.data.clone(),
@@ -143,7 +143,7 @@ fn label_positions(name: &str, l: &Column, f: &Value) -> Result<Vec<usize>> {
     }
 }
 
-fn loc(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn loc(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let row_f = args[1].clone();
     let col_f = opt(&args, 2).cloned().unwrap_or(Value::Void);
     match &args[0] {
@@ -201,7 +201,7 @@ fn loc(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ coevent
 
-fn coevent(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn coevent(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let ev = col("coevent", &args[0])?;
     let tm = col("coevent", &args[1])?;
     if ev.len() != tm.len() {

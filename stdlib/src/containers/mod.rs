@@ -2,9 +2,9 @@
 //! clear!, dictUpdate!, push!, join!, appendTuple!, memberModify!), copies, set union,
 //! duplicates and grouping helpers (isDuplicated, groups).
 
+use beluga_runtime::CallCtx;
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::value::{Dict, DictVals, Key, Matrix, SetVal};
 use beluga_runtime::{DataType, Error, Result, Value};
@@ -79,20 +79,20 @@ fn keep_except(n: usize, drop: &[bool]) -> Vec<usize> {
 
 // ------------------------------------------------------------------ in-place removal
 
-fn pop(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn pop(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Vector(c) => {
             let n = c.len();
             if n == 0 {
                 return Ok(Value::null_of(c.ty));
             }
-            i.inplace_out = Some(Value::Vector(c.slice(0, n - 1)));
+            *i.inplace_out() = Some(Value::Vector(c.slice(0, n - 1)));
             Ok(Value::Scalar(c.slice(n - 1, n)))
         }
         Value::Tuple(t) => {
             let mut v = (**t).clone();
             let last = v.pop().unwrap_or(Value::Void);
-            i.inplace_out = Some(Value::tuple(v));
+            *i.inplace_out() = Some(Value::tuple(v));
             Ok(last)
         }
         other => Err(Error::unsupported("pop!", describe(other))),
@@ -119,7 +119,7 @@ fn index_list(name: &str, v: &Value, n: usize) -> Result<Vec<bool>> {
     Ok(drop)
 }
 
-fn remove(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn remove(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Vector(c) => {
             let drop = index_list("remove!", &args[1], c.len())?;
@@ -162,7 +162,7 @@ fn remove_ends(name: &str, v: &Value, n: i64, head: bool) -> Result<Value> {
     }
 }
 
-fn remove_head(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn remove_head(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let n = match opt(&args, 1) {
         Some(v) => int_arg("removeHead!", v, "n")?,
         None => 1,
@@ -170,7 +170,7 @@ fn remove_head(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     remove_ends("removeHead!", &args[0], n, true)
 }
 
-fn remove_tail(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn remove_tail(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let n = match opt(&args, 1) {
         Some(v) => int_arg("removeTail!", v, "n")?,
         None => 1,
@@ -178,7 +178,7 @@ fn remove_tail(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     remove_ends("removeTail!", &args[0], n, false)
 }
 
-fn erase(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn erase(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Dict(d) => {
             let k = col("erase!", &args[1])?;
@@ -212,7 +212,7 @@ fn erase(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn clear(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn clear(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(match &args[0] {
         Value::Vector(c) => Value::Vector(c.slice(0, 0)),
         Value::Matrix(m) => Value::Matrix(Arc::new(Matrix {
@@ -242,7 +242,7 @@ pub fn dict_has(d: &Dict, k: &Column) -> bool {
     !kc.is_empty() && d.index.contains_key(&Key::of(&kc, 0))
 }
 
-fn dict_update(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn dict_update(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let d = match &args[0] {
         Value::Dict(d) => d.clone(),
         other => return Err(Error::unsupported("dictUpdate!", describe(other))),
@@ -284,7 +284,7 @@ fn dict_update(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ appending
 
-fn push(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn push(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     i.call_builtin_by_name("append!", args)
 }
 
@@ -314,18 +314,18 @@ pub fn join_values(x: &Value, y: &Value) -> Result<Value> {
     beluga_runtime::eval::ops::join(x, y)
 }
 
-fn join(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn join(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     join_values(&args[0], &args[1])
 }
 
-fn join_inplace(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn join_inplace(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Table(_) | Value::Vector(_) => i.call_builtin_by_name("append!", args),
         _ => join_values(&args[0], &args[1]),
     }
 }
 
-fn append_tuple(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn append_tuple(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut t = match &args[0] {
         Value::Tuple(t) => (**t).clone(),
         other => return Err(Error::unsupported("appendTuple!", describe(other))),
@@ -339,7 +339,7 @@ fn append_tuple(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(t))
 }
 
-fn member_modify(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn member_modify(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut t = match &args[0] {
         Value::Tuple(t) => (**t).clone(),
         other => return Err(Error::unsupported("memberModify!", describe(other))),
@@ -365,19 +365,19 @@ fn member_modify(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
             Value::Function(fu) => i.func_name(fu),
             _ => String::new(),
         };
-        i.inplace_out = None;
+        *i.inplace_out() = None;
         let r = i.call_value(&func, call_args)?;
-        let newv = if name.ends_with('!') { i.inplace_out.take().unwrap_or(r) } else { r };
+        let newv = if name.ends_with('!') { i.inplace_out().take().unwrap_or(r) } else { r };
         t[p as usize] = newv;
     }
     Ok(Value::tuple(t))
 }
 
-fn copy(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn copy(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(args[0].clone())
 }
 
-fn deep_copy(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn deep_copy(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     fn deep(v: &Value) -> Value {
         match v {
             Value::Tuple(t) => Value::tuple(t.iter().map(deep).collect()),
@@ -403,7 +403,7 @@ fn as_set(name: &str, v: &Value) -> Result<Arc<SetVal>> {
     }
 }
 
-fn union(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn union(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = as_set("union", &args[0])?;
     let y = as_set("union", &args[1])?;
     let (xi, yi) = crate::order_search::align_keys(&x.items, &y.items)?;
@@ -434,7 +434,7 @@ fn keep_policy(v: Option<&Value>) -> Result<i64> {
     }
 }
 
-fn is_duplicated(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn is_duplicated(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let keep = keep_policy(opt(&args, 1))?;
     let cols = key_cols("isDuplicated", &args[0])?;
     let (ids, g, _) = group_ids(&cols)?;
@@ -470,7 +470,7 @@ fn is_duplicated(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(Column::from_vec(DataType::Bool, out)))
 }
 
-fn groups(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn groups(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = match &args[0] {
         Value::Vector(c) | Value::Pair(c) => c.clone(),
         other => return Err(Error::unsupported("groups", describe(other))),
@@ -534,3 +534,8 @@ pub mod fill;
 pub mod misc;
 pub mod shift;
 pub mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, access::DEFS, fill::DEFS, misc::DEFS, shift::DEFS].iter().for_each(|defs| r.extend(defs));
+}

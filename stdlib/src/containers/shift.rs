@@ -3,10 +3,10 @@
 //! sumbars, replace, replace!, zscore, winsorize, winsorize!, stretch, hashBucket,
 //! conditionalFilter, talibNull).
 
+use beluga_runtime::CallCtx;
 use crate::order::sort_keys;
 use crate::util::{col, describe, int_arg, opt};
 use beluga_runtime::column::{ColData, Column};
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::{arith, as_native, ArithOp};
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
@@ -52,16 +52,16 @@ fn steps_arg(name: &str, args: &[Value], i: usize, default: i64) -> Result<i64> 
     }
 }
 
-fn move_(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn move_(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = steps_arg("move", &args, 1, 1)?;
     by_column("move", &args[0], &|c| Ok(shift(c, k)))
 }
 
-fn prev(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn prev(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("prev", &args[0], &|c| Ok(shift(c, 1)))
 }
 
-fn next(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn next(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("next", &args[0], &|c| Ok(shift(c, -1)))
 }
 
@@ -73,7 +73,7 @@ fn numeric_check(name: &str, c: &Column) -> Result<()> {
     }
 }
 
-fn deltas(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn deltas(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = steps_arg("deltas", &args, 1, 1)?;
     by_column("deltas", &args[0], &|c| {
         numeric_check("deltas", c)?;
@@ -82,7 +82,7 @@ fn deltas(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn ratios(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn ratios(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = steps_arg("ratios", &args, 1, 1)?;
     by_column("ratios", &args[0], &|c| {
         numeric_check("ratios", c)?;
@@ -91,7 +91,7 @@ fn ratios(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 }
 
 /// `tmove(T, X, window)`: X at the last time not after `T[i] - window`.
-fn tmove(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn tmove(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = col("tmove", &args[0])?;
     let x = col("tmove", &args[1])?;
     if t.len() != x.len() {
@@ -143,15 +143,15 @@ fn state_col(c: &Column, prev: bool) -> Column {
     c.take(&idx)
 }
 
-fn prev_state(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn prev_state(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("prevState", &args[0], &|c| Ok(state_col(c, true)))
 }
 
-fn next_state(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn next_state(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("nextState", &args[0], &|c| Ok(state_col(c, false)))
 }
 
-fn value_changed(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn value_changed(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mode = opt(&args, 1).and_then(|v| v.as_str()).unwrap_or("prev").to_ascii_lowercase();
     if !matches!(mode.as_str(), "prev" | "next" | "either" | "both") {
         return Err(Error::arg("The mode argument of [valueChanged] must be prev, next, either or both"));
@@ -175,7 +175,7 @@ fn value_changed(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn segment(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn segment(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let offset = opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(true);
     let c = col("segment", &args[0])?;
     let keys = sort_keys(&c);
@@ -225,15 +225,15 @@ fn range_col(c: &Column, top: bool) -> Column {
     Column::from_vec(DataType::Int, out)
 }
 
-fn top_range(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn top_range(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("topRange", &args[0], &|c| Ok(range_col(c, true)))
 }
 
-fn low_range(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn low_range(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("lowRange", &args[0], &|c| Ok(range_col(c, false)))
 }
 
-fn max_positive_streak(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn max_positive_streak(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     crate::util::aggregate("maxPositiveStreak", &args[0], &|c: &Column| {
         if !(c.ty.is_integral()) {
             return Err(Error::unsupported("maxPositiveStreak", c.ty));
@@ -254,7 +254,7 @@ fn max_positive_streak(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> 
 
 /// `sumbars(X, Y)`: how many elements, counting back from each position, are needed for
 /// their sum to reach Y (0 when the whole prefix falls short).
-fn sumbars(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn sumbars(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let y = args[1].as_f64().ok_or_else(|| Error::arg("The Y argument of [sumbars] must be a number"))?;
     by_column("sumbars", &args[0], &|c| {
         numeric_check("sumbars", c)?;
@@ -307,7 +307,7 @@ fn replace_col(c: &Column, old: &Column, new: &Column) -> Result<Column> {
     Ok(combined.take_usize(&idx))
 }
 
-fn replace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn replace(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let old = col("replace", &args[1])?;
     let new = col("replace", &args[2])?;
     if old.len() != 1 || new.len() != 1 {
@@ -318,7 +318,7 @@ fn replace(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
 
 // ------------------------------------------------------------------ statistics transforms
 
-fn zscore(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn zscore(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     by_column("zscore", &args[0], &|c| {
         numeric_check("zscore", c)?;
         let v = as_native::<f64>(c);
@@ -335,7 +335,7 @@ fn zscore(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn winsorize(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn winsorize(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let lim = col("winsorize", &args[1])?;
     let (lo, hi) = match lim.len() {
         1 => (lim.f64_at(0), lim.f64_at(0)),
@@ -377,7 +377,7 @@ fn winsorize(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn stretch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn stretch(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let c = match &args[0] {
         Value::Vector(c) => c.clone(),
         other => return Err(Error::unsupported("stretch", describe(other))),
@@ -402,7 +402,7 @@ fn stretch(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(c.take_usize(&idx)))
 }
 
-fn hash_bucket(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn hash_bucket(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let b = int_arg("hashBucket", &args[1], "buckets")?;
     if b <= 0 {
         return Err(Error::arg("The buckets argument of [hashBucket] must be positive"));
@@ -432,7 +432,7 @@ fn hash_bucket(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(if args[0].is_scalar() { Value::Scalar(r) } else { Value::Vector(r) })
 }
 
-fn conditional_filter(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn conditional_filter(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let x = col("conditionalFilter", &args[0])?;
     let cond = col("conditionalFilter", &args[1])?;
     if x.len() != cond.len() && cond.len() != 1 {
@@ -458,7 +458,7 @@ fn conditional_filter(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::Vector(Column::from_vec(DataType::Bool, out)))
 }
 
-fn talib_null(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+fn talib_null(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let cols: Vec<Column> = args.iter().map(|v| col("talibNull", v)).collect::<Result<_>>()?;
     let n = cols.first().map(|c| c.len()).unwrap_or(0);
     if cols.iter().any(|c| c.len() != n) {

@@ -8,6 +8,7 @@
 //! one flat column; `a[i]` is row i). An indexed series/matrix is a matrix with row labels
 //! (the runtime keeps no separate "indexed" flag).
 
+use beluga_runtime::CallCtx;
 use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::unify_scalars;
@@ -17,7 +18,7 @@ use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::types::common_type;
 use beluga_runtime::value::{ArrayVec, Dict, DictVals, Key, Matrix};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::sync::Arc;
 
 use crate::util::{describe, opt};
@@ -48,7 +49,7 @@ fn matrix_columns(v: &Value, out: &mut Vec<Column>) -> Result<()> {
 
 /// `matrix(X1, [X2], ...)` (columns side by side) or
 /// `matrix(dataType, rows, cols, [columnsCapacity], [defaultValue])`.
-fn matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let Value::Type(ty) = &a[0] {
         let rows = a.get(1).and_then(|v| v.as_i64()).filter(|&r| r >= 0);
         let cols = a.get(2).and_then(|v| v.as_i64()).filter(|&c| c >= 0);
@@ -117,7 +118,7 @@ fn transpose_data(c: &Column, rows: usize, cols: usize) -> Column {
     c.take_usize(&idx)
 }
 
-fn transpose(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn transpose(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Matrix(m) => Ok(Value::Matrix(Arc::new(Matrix {
             data: transpose_data(&m.data, m.rows, m.cols),
@@ -191,7 +192,7 @@ fn make_dict(keys: Column, vals: Vec<Value>, ordered: bool) -> Dict {
     Dict { keys, vals, index, ordered, key_type, val_type }
 }
 
-fn reverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn reverse(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rev = |n: usize| -> Vec<usize> { (0..n).rev().collect() };
     match &a[0] {
         Value::Vector(c) => Ok(Value::Vector(c.take_usize(&rev(c.len())))),
@@ -213,23 +214,23 @@ fn reverse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `enlist(X)`: a scalar becomes a one-element vector, anything else a one-element tuple.
-fn enlist(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn enlist(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Scalar(c) => Ok(Value::Vector(c.clone())),
         other => Ok(Value::tuple(vec![other.clone()])),
     }
 }
 
-fn sync_dict(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sync_dict(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     i.call_builtin_by_name("dict", a)
 }
 
-fn bigarray(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn bigarray(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     i.call_builtin_by_name("array", a)
 }
 
 /// `arrayVector(index, value)`: rows end at the offsets in `index`.
-fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn array_vector(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (Value::Vector(idx), Value::Vector(vals)) = (&a[0], &a[1]) else {
         return Err(Error::arg("The arguments of [arrayVector] must be an index vector and a value vector"));
     };
@@ -261,7 +262,7 @@ fn array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `fixedLengthArrayVector(args...)`: each argument (a vector, a tuple of vectors, or a
 /// table) contributes columns; all columns must have the same length.
-fn fixed_length_array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn fixed_length_array_vector(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mut cols = Vec::new();
     for v in &a {
         matrix_columns(v, &mut cols)?;
@@ -289,7 +290,7 @@ fn fixed_length_array_vector(_: &mut Interpreter, a: Vec<Value>) -> Result<Value
 }
 
 /// `subtuple(X, range)`: slice every vector of a tuple by the pair `range` ([a, b)).
-fn subtuple(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn subtuple(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let Value::Tuple(items) = &a[0] else { return Err(Error::unsupported("subtuple", describe(&a[0]))) };
     let (lo, hi) = match &a[1] {
         Value::Pair(c) => (c.i64_at(0), c.i64_at(1)),
@@ -395,11 +396,11 @@ fn make_key_impl(name: &str, a: &[Value], sorted: bool) -> Result<Value> {
     Ok(if all_scalar { Value::Scalar(c) } else { Value::Vector(c) })
 }
 
-fn make_key(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn make_key(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     make_key_impl("makeKey", &a, false)
 }
 
-fn make_sorted_key(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn make_sorted_key(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     make_key_impl("makeSortedKey", &a, true)
 }
 
@@ -418,7 +419,7 @@ fn sorted_labels(name: &str, c: &Column) -> Result<()> {
 }
 
 /// `indexedSeries(index, value)`: a one-column matrix labelled by a sorted index.
-fn indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (Value::Vector(idx), Value::Vector(vals)) = (&a[0], &a[1]) else {
         return Err(Error::arg("The arguments of [indexedSeries] must be two vectors"));
     };
@@ -442,11 +443,11 @@ fn row_labels_of(m: &Matrix) -> Option<&Column> {
     }
 }
 
-fn is_indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if m.cols == 1 && row_labels_of(m).is_some())))
 }
 
-fn is_indexed_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_indexed_matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if row_labels_of(m).is_some() && m.col_labels.is_some())))
 }
 
@@ -469,21 +470,21 @@ fn set_indexed(name: &str, a: &[Value], series: bool) -> Result<Value> {
     Ok(a[0].clone())
 }
 
-fn set_indexed_series(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn set_indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     set_indexed("setIndexedSeries!", &a, true)
 }
 
-fn set_indexed_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn set_indexed_matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     set_indexed("setIndexedMatrix!", &a, false)
 }
 
-fn is_ordered_dict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_ordered_dict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     Ok(Value::bool(matches!(&a[0], Value::Dict(d) if d.ordered)))
 }
 
 /// `toArray(X)`: an aggregate that makes the values of X one row of an array vector, so
 /// `select toArray(v) from t group by k` gives an `ELEM[]` column (arrayVector.md).
-fn to_array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => {
             if DataType::array_of(c.ty).is_none() {
@@ -499,7 +500,7 @@ fn to_array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `ungroup(t)`: each row of a table with array-vector columns becomes one row per element
 /// (the other columns repeated); rows of the array columns must have equal lengths.
-fn ungroup(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ungroup(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let Value::Table(t) = &a[0] else {
         return Err(Error::type_err(format!("ungroup: expects a table, not {}", describe(&a[0]))));
     };

@@ -5,13 +5,14 @@
 //!
 //! The writers (`toJson`, `toStdJson`) are in `convert_json_write`.
 
+use beluga_runtime::CallCtx;
 use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::unify_scalars;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::value::{Dict, DictVals, Key};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::fmt::Write;
 
 use crate::convert_json_write::push_json_str;
@@ -248,7 +249,7 @@ fn from_std(j: &Json) -> Result<Value> {
     })
 }
 
-fn from_std_json(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn from_std_json(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     from_std(&parse_json(str_arg("fromStdJson", &a[0], "X")?)?)
 }
 
@@ -396,13 +397,13 @@ fn from_dolphin(j: &Json) -> Result<Value> {
     })
 }
 
-fn from_json(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn from_json(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     from_dolphin(&parse_json(str_arg("fromJson", &a[0], "X")?)?)
 }
 
 /// `jsonExtract(json, location, type)`: the value at `location` (a key, an array index, or
 /// a vector/tuple path of them) converted to `type`; missing → null.
-fn json_extract(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn json_extract(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let ty = match &a[2] {
         Value::Type(t) => *t,
         Value::Scalar(c) if c.ty.is_literal() => {
@@ -497,7 +498,7 @@ fn write_json(out: &mut String, j: &Json) {
 /// objects or from newline-delimited objects. Without a schema, columns appear in order of
 /// first appearance with types inferred (LONG, DOUBLE, BOOL, else STRING); a schema table
 /// gives column names (first column) and types (second column).
-fn parse_json_table(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn parse_json_table(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "parseJsonTable";
     let text = str_arg(name, &a[0], "json")?;
     let case_sensitive = opt(&a, 2).and_then(|v| v.as_bool()).unwrap_or(true);

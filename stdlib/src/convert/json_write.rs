@@ -2,11 +2,12 @@
 //! `size`, `value`) and `toStdJson` (plain JSON). `toJson` cannot see the caller's variable
 //! name, so `name` is empty except for table columns and dictionary parts.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::fmt::format_elem;
 use beluga_runtime::registry::{f, Builtin, Kind};
 use beluga_runtime::value::DictVals;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 use std::fmt::Write;
 
 use crate::util::describe;
@@ -172,7 +173,7 @@ fn to_json_value(out: &mut String, name: &str, v: &Value) -> Result<()> {
     Ok(())
 }
 
-fn to_json(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_json(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mut out = String::new();
     to_json_value(&mut out, "", &a[0])?;
     Ok(Value::string(&out))
@@ -256,7 +257,7 @@ fn std_json(out: &mut String, v: &Value) -> Result<()> {
     Ok(())
 }
 
-fn to_std_json(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_std_json(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if matches!(a[0].data_type(), DataType::Uuid | DataType::IpAddr | DataType::Int128) || matches!(a[0], Value::Matrix(_) | Value::Pair(_)) {
         return Err(Error::unsupported("toStdJson", describe(&a[0])));
     }

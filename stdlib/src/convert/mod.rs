@@ -10,13 +10,14 @@
 //! DECIMAL32/64/128 are exact scaled integers (`kernels::decimal`); the constructors here
 //! only check the scale argument and call the cast.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::{cast_column, cast_value, temporal_format_column, temporal_parse_column};
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 use crate::string::{check_text, str_col, strings_to};
 use crate::util::{describe, map_f64, opt, str_arg};
@@ -30,38 +31,38 @@ fn conv(ty: DataType, a: &[Value]) -> Result<Value> {
     }
 }
 
-fn to_bool(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_bool(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Bool, &a)
 }
-fn to_char(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_char(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Char, &a)
 }
-fn to_short(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_short(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Short, &a)
 }
-fn to_int(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_int(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Int, &a)
 }
-fn to_long(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_long(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Long, &a)
 }
-fn to_float(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_float(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Float, &a)
 }
-fn to_double(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_double(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Double, &a)
 }
-fn to_string(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_string(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     // metacode converts to its console form `< expr >`
     if let Some(Value::Code(e)) = a.first() {
         return Ok(Value::string(&format!("< {} >", beluga_runtime::fmt::expr_text(e))));
     }
     conv(DataType::String, &a)
 }
-fn to_symbol(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_symbol(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Symbol, &a)
 }
-fn to_blob(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_blob(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let Some(v) = a.first() {
         if !matches!(v.data_type(), DataType::String | DataType::Blob | DataType::Symbol | DataType::Void) {
             return Err(Error::unsupported("blob", describe(v)));
@@ -72,39 +73,39 @@ fn to_blob(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
     conv(DataType::Blob, &a)
 }
-fn to_date(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_date(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Date, &a)
 }
-fn to_month(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_month(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Month, &a)
 }
-fn to_time(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_time(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Time, &a)
 }
-fn to_minute(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_minute(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Minute, &a)
 }
-fn to_second(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_second(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Second, &a)
 }
-fn to_datetime(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_datetime(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::DateTime, &a)
 }
-fn to_timestamp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_timestamp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Timestamp, &a)
 }
-fn to_nanotime(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_nanotime(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::NanoTime, &a)
 }
-fn to_nanotimestamp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_nanotimestamp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::NanoTimestamp, &a)
 }
-fn to_datehour(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_datehour(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::DateHour, &a)
 }
 
 /// `cast(X, type)` / `X $ type` / `X $ rows:cols`.
-fn cast(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cast(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::cast(&a[0], &a[1])
 }
 
@@ -166,13 +167,13 @@ fn to_binary(name: &str, ty: DataType, a: &[Value], parse: fn(&str) -> Option<i1
     })
 }
 
-fn uuid(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn uuid(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     to_binary("uuid", DataType::Uuid, &a, parse_uuid)
 }
-fn ipaddr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ipaddr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     to_binary("ipaddr", DataType::IpAddr, &a, parse_ip)
 }
-fn int128(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn int128(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     to_binary("int128", DataType::Int128, &a, parse_int128)
 }
 
@@ -195,16 +196,16 @@ fn half(name: &str, a: &[Value], high: bool, double: bool) -> Result<Value> {
     })
 }
 
-fn high_long(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn high_long(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     half("highLong", &a, true, false)
 }
-fn low_long(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn low_long(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     half("lowLong", &a, false, false)
 }
-fn high_double(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn high_double(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     half("highDouble", &a, true, true)
 }
-fn low_double(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn low_double(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     half("lowDouble", &a, false, true)
 }
 
@@ -224,7 +225,7 @@ fn push_hex(out: &mut String, bytes: &[u8], reverse: bool) {
 }
 
 /// `hex(X, [reverse=false])`: big-endian hexadecimal of each value's bytes (reversed on request).
-fn hex(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn hex(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let reverse = match opt(&a, 1) {
         None => false,
         Some(v) => v.as_bool().ok_or_else(|| Error::arg("The reverse argument of [hex] must be a boolean"))?,
@@ -287,7 +288,7 @@ fn parse_radix_prefix(s: &str, radix: u32) -> std::result::Result<Option<i64>, (
 }
 
 /// `parseInteger(X, type, [radix=10])` into CHAR/SHORT/INT/LONG (out of range → null).
-fn parse_integer(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn parse_integer(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "parseInteger";
     let ty = match &a[1] {
         Value::Type(t) => *t,
@@ -329,7 +330,7 @@ fn parse_integer(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn symbol_code(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn symbol_code(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::unary_col(&a[0], &|c: &Column| match &*c.data {
         ColData::Sym(s) => Ok(Column::from_vec(DataType::Int, s.codes.iter().map(|&x| x as i32).collect::<Vec<i32>>())),
         _ => Err(Error::unsupported("symbolCode", c.ty)),
@@ -337,7 +338,7 @@ fn symbol_code(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `duration("20H")`: a DURATION from text (`[-]n` followed by a unit or a calendar name).
-fn duration(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn duration(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let Value::Duration(..) = &a[0] {
         return Ok(a[0].clone());
     }
@@ -357,7 +358,7 @@ fn duration(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- temporal parse/format
 
-fn temporal_parse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_parse(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let fmt = str_arg("temporalParse", &a[1], "format")?.to_string();
     ops::unary_col(&a[0], &|c: &Column| {
         if c.ty == DataType::Void {
@@ -367,7 +368,7 @@ fn temporal_parse(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn temporal_format(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_format(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let fmt = str_arg("temporalFormat", &a[1], "format")?.to_string();
     ops::unary_col(&a[0], &|c: &Column| temporal_format_column(c, &fmt))
 }
@@ -389,13 +390,13 @@ fn decimal_like(name: &str, a: &[Value], ty: DataType) -> Result<Value> {
     ops::unary_col(&a[0], &|c: &Column| beluga_runtime::kernels::decimal::cast_to(c, to))
 }
 
-fn decimal32(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn decimal32(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     decimal_like("decimal32", &a, DataType::Decimal32(0))
 }
-fn decimal64(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn decimal64(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     decimal_like("decimal64", &a, DataType::Decimal64(0))
 }
-fn decimal128(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn decimal128(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     decimal_like("decimal128", &a, DataType::Decimal128(0))
 }
 
@@ -403,7 +404,7 @@ fn decimal128(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 /// (rounded) when the manual's conditions allow it (funcs/d/decimalMultiply.md): both
 /// DECIMAL with min(S1,S2) <= scale <= S1+S2, or one DECIMAL whose scale equals it;
 /// otherwise the plain product.
-fn decimal_multiply(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn decimal_multiply(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let scale = match a[2].as_i64() {
         Some(s) if (0..=38).contains(&s) => s as u8,
         _ => return Err(Error::arg("The targetScale argument of [decimalMultiply] must be an integer in [0, 38]")),
@@ -428,10 +429,10 @@ fn decimal_multiply(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- angles
 
-fn deg2rad(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn deg2rad(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     map_f64("deg2rad", &a[0], &|x| x.to_radians())
 }
-fn rad2deg(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rad2deg(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     map_f64("rad2deg", &a[0], &|x| x.to_degrees())
 }
 
@@ -463,11 +464,11 @@ fn pack_doubles(name: &str, ty: DataType, a: &[Value]) -> Result<Value> {
     Ok(if x.scalar && y.scalar { Value::Scalar(c) } else { Value::Vector(c) })
 }
 
-fn complex(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn complex(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pack_doubles("complex", DataType::Complex, &a)
 }
 
-fn point(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn point(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pack_doubles("point", DataType::Point, &a)
 }
 
@@ -570,3 +571,8 @@ mod tests {
 pub mod build;
 pub mod json;
 pub mod json_write;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, build::DEFS, json::DEFS, json_write::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -4,11 +4,11 @@
 //! the window ends, all in parallel over the left rows. Other aggregates are evaluated on
 //! each window's slice.
 
+use beluga_runtime::CallCtx;
 use super::{key_names, ordered_keys, table_arg, Ordered};
 use crate::util::describe;
 use beluga_lang::ast::{Arg, Expr, ExprKind};
 use beluga_runtime::column::Column;
-use beluga_runtime::eval::Interpreter;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::sql::asof::{duration_in_unit, time_values, window_rows, Windows};
@@ -193,7 +193,7 @@ fn nan_f64(c: &Column) -> Vec<f64> {
 }
 
 /// One aggregate over every window: a fast path for common forms, else per-window evaluation.
-fn window_agg(i: &mut Interpreter, e: &Expr, names: &[String], cols: &[Column], win: &Windows) -> Result<Column> {
+fn window_agg(i: &mut CallCtx, e: &Expr, names: &[String], cols: &[Column], win: &Windows) -> Result<Column> {
     let col_of = |x: &Expr| -> Option<&Column> {
         match &x.kind {
             ExprKind::Ident(n) => names.iter().position(|m| m == n).map(|k| &cols[k]),
@@ -250,15 +250,13 @@ fn window_agg(i: &mut Interpreter, e: &Expr, names: &[String], cols: &[Column], 
         for &k in &refs {
             scope.insert(names[k].clone(), Value::Vector(cols[k].slice(s, en)));
         }
-        i.col_scopes.push(scope);
-        let v = i.eval(e);
-        i.col_scopes.pop();
+        let v = i.eval_with_columns(scope, e);
         out.push(&v?, 1, "a window aggregate")?;
     }
     out.finish()
 }
 
-fn window_join(i: &mut Interpreter, name: &str, a: &[Value], prevailing: bool) -> Result<Value> {
+fn window_join(i: &mut CallCtx, name: &str, a: &[Value], prevailing: bool) -> Result<Value> {
     let left = table_arg(i, name, &a[0])?;
     let right = table_arg(i, name, &a[1])?;
     let (lk, rk) = key_names(name, a, 4)?;
@@ -313,10 +311,10 @@ fn special_windows(o: &Ordered, lt: &[i64], rt: &[i64]) -> Windows {
     Windows { rows: all.rows, ranges, groups: all.groups }
 }
 
-pub(super) fn wj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub(super) fn wj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_join(i, "wj", &a, false)
 }
 
-pub(super) fn pwj(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub(super) fn pwj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_join(i, "pwj", &a, true)
 }

@@ -1,13 +1,14 @@
 //! Numerical calculus and sequences: derivative, integral, iterate, vectorNorm.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{dmat, dvec, f64_arg, mat_arg, vec_arg};
 use crate::util::{int_arg, opt};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 /// Call a user function on a vector of points; falls back to one call per point when the
 /// function does not return a same-length vector.
-fn eval_points(i: &mut Interpreter, f: &Value, xs: &[f64]) -> Result<Vec<f64>> {
+fn eval_points(i: &mut CallCtx, f: &Value, xs: &[f64]) -> Result<Vec<f64>> {
     if let Ok(v) = i.call_value(f, vec![dvec(xs.to_vec())]) {
         if let Value::Vector(c) = &v {
             if c.len() == xs.len() && crate::math_util::is_num(c.ty) {
@@ -39,7 +40,7 @@ fn diff_weights(n: usize, order: usize) -> Option<Vec<f64>> {
 }
 
 /// `derivative(func, X, [dx=1.0], [n=1], [order=3])`.
-fn derivative(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn derivative(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let f = a[0].clone();
     if !matches!(f, Value::Function(_)) {
         return Err(Error::arg("The first argument of [derivative] must be a function"));
@@ -158,7 +159,7 @@ fn to_t(x: f64) -> f64 {
     if x == 0.0 { 0.0 } else { (-1.0 + (1.0 + 4.0 * x * x).sqrt()) / (2.0 * x) }
 }
 
-fn bound(i: &mut Interpreter, v: &Value, x: Option<f64>) -> Result<f64> {
+fn bound(i: &mut CallCtx, v: &Value, x: Option<f64>) -> Result<f64> {
     match (v, x) {
         (Value::Function(_), Some(x)) => Ok(i.call_value(v, vec![Value::double(x)])?.as_f64().unwrap_or(f64::NAN)),
         _ => f64_arg("integral", v, "bound"),
@@ -166,7 +167,7 @@ fn bound(i: &mut Interpreter, v: &Value, x: Option<f64>) -> Result<f64> {
 }
 
 /// `integral(func, start, end, [start2], [end2])`: definite (double) integral.
-fn integral(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn integral(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let f = a[0].clone();
     if !matches!(f, Value::Function(_)) {
         return Err(Error::arg("The first argument of [integral] must be a function"));
@@ -198,7 +199,7 @@ fn integral(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `iterate(init, coeffs, input)`: linear recurrence (see DolphinDB's definition).
-fn iterate(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn iterate(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let init = vec_arg("iterate", &a[0])?;
     let coef = vec_arg("iterate", &a[1])?;
     if init.len() != coef.len() || init.is_empty() {
@@ -249,7 +250,7 @@ fn vnorm(v: &[f64], ord: f64) -> f64 {
 }
 
 /// `vectorNorm(x, [ord], [axis], [keepDims=false])`.
-fn vector_norm(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn vector_norm(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let ord_text = opt(&a, 1).and_then(|v| v.as_str()).map(|s| s.to_ascii_lowercase());
     let ord_num = match (opt(&a, 1), &ord_text) {
         (Some(v), None) => Some(f64_arg("vectorNorm", v, "ord")?),

@@ -3,6 +3,7 @@
 //! keep integral types; nulls propagate; NaN and infinities become null.
 
 use beluga_runtime::kernels::decimal as dec;
+use beluga_runtime::CallCtx;
 use crate::util::{map_f64, opt};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops::{elementwise, unary_col};
@@ -10,7 +11,7 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 fn num_col(name: &str, c: &Column) -> Result<()> {
     if c.ty.is_numeric() || c.ty == DataType::Void {
@@ -36,7 +37,7 @@ fn float_only(name: &str, v: &Value, op: fn(f64) -> f64) -> Result<Value> {
     })
 }
 
-fn abs(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn abs(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     fn go<T: Native + PartialOrd>(v: &[T], neg: fn(T) -> T) -> Vec<T> {
         v.iter().map(|&x| if x.is_null() || x >= T::ZERO { x } else { neg(x) }).collect()
     }
@@ -55,7 +56,7 @@ fn abs(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `signum`: -1, 0 or 1 as INT (null stays null).
-fn signum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn signum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     unary_col(&a[0], &|c: &Column| {
         num_col("signum", c)?;
         let x = as_native::<f64>(c);
@@ -68,7 +69,7 @@ fn signum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `signbit`: whether the sign bit is set (BOOL).
-fn signbit(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn signbit(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     unary_col(&a[0], &|c: &Column| {
         num_col("signbit", c)?;
         let x = as_native::<f64>(c);
@@ -79,7 +80,7 @@ fn signbit(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 macro_rules! f64_fns {
     ($($fname:ident => $name:literal, $body:expr;)*) => {
-        $(fn $fname(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $fname(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             map_f64($name, &a[0], &$body)
         })*
     };
@@ -111,7 +112,7 @@ f64_fns! {
 }
 
 /// `log(X, [base])`: natural logarithm, or logarithm in `base`.
-fn log(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn log(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
         None => map_f64("log", &a[0], &|x: f64| x.ln()),
         Some(b) => {
@@ -134,15 +135,15 @@ fn rounding(name: &str, v: &Value, op: fn(f64) -> f64, digits: i32, mode: dec::R
     float_only(name, v, op)
 }
 
-fn floor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn floor(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     rounding("floor", &a[0], f64::floor, 0, dec::RoundMode::Floor)
 }
-fn ceil(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ceil(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     rounding("ceil", &a[0], f64::ceil, 0, dec::RoundMode::Ceil)
 }
 
 /// `round(X, [precision])`: half away from zero; with a precision the result is DOUBLE.
-fn round(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn round(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
         None => rounding("round", &a[0], f64::round, 0, dec::RoundMode::HalfAway),
         Some(p) => {
@@ -210,7 +211,7 @@ pub fn clip_value(x: &Value, lo: &Value, hi: &Value) -> Result<Value> {
     elementwise(&r, hi, &|a, sa, b, sb| clip_kernel(a, sa, b, sb, false))
 }
 
-fn clip(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn clip(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     clip_value(&a[0], &a[1], &a[2])
 }
 
@@ -256,3 +257,8 @@ pub mod ops;
 pub mod util;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, calc::DEFS, ops::DEFS].iter().for_each(|defs| r.extend(defs));
+}

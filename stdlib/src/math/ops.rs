@@ -2,6 +2,7 @@
 //! bitwise and logical operators, element-wise max/min (`max(X, Y)`, `maxIgnoreNull`),
 //! `pow`, `dot`, and set algebra (`intersection`, `symmetricDifference`, set `-`/`|`).
 
+use beluga_runtime::CallCtx;
 use crate::math_util::form_err;
 use beluga_runtime::column::{ColData, Column, StrCol, SymCol};
 use beluga_runtime::eval::ops::{self, elementwise, make_set, unary_col};
@@ -12,7 +13,7 @@ use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::types::common_type;
 use beluga_runtime::value::{Key, SetVal};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 // ------------------------------------------------------------------ arithmetic & comparison
 
@@ -20,65 +21,65 @@ fn arith_fn(op: ArithOp, a: &[Value]) -> Result<Value> {
     ops::arith_values(op, &a[0], &a[1])
 }
 
-fn add(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn add(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     arith_fn(ArithOp::Add, &a)
 }
-fn sub(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn sub(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let (Value::Set(x), Value::Set(y)) = (&a[0], &a[1]) {
         return set_minus(x, y);
     }
     arith_fn(ArithOp::Sub, &a)
 }
-fn mul(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn mul(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     arith_fn(ArithOp::Mul, &a)
 }
-fn div(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn div(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     arith_fn(ArithOp::Div, &a)
 }
-fn ratio(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ratio(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     arith_fn(ArithOp::Ratio, &a)
 }
-fn modulo(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn modulo(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     arith_fn(ArithOp::Mod, &a)
 }
-fn neg(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn neg(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::neg_value(&a[0])
 }
 
 fn cmp_fn(op: CmpOp, a: &[Value]) -> Result<Value> {
     ops::compare_values(op, &a[0], &a[1])
 }
-fn eq(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn eq(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Eq, &a)
 }
-fn ne(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ne(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Ne, &a)
 }
-fn lt(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lt(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Lt, &a)
 }
-fn le(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn le(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Le, &a)
 }
-fn gt(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gt(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Gt, &a)
 }
-fn ge(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ge(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     cmp_fn(CmpOp::Ge, &a)
 }
 
-fn and(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn and(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     elementwise(&a[0], &a[1], &|x, sx, y, sy| arith::logic(LogicOp::And, x, sx, y, sy))
 }
-fn or(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn or(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     elementwise(&a[0], &a[1], &|x, sx, y, sy| arith::logic(LogicOp::Or, x, sx, y, sy))
 }
-fn not(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn not(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ops::not_value(&a[0])
 }
 
 /// Logical exclusive or: any null operand gives null.
-fn xor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn xor(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     elementwise(&a[0], &a[1], &|x, sx, y, sy| {
         if x.ty.is_literal() || y.ty.is_literal() {
             return Err(Error::type_err("The xor operator is not supported for strings"));
@@ -167,24 +168,24 @@ fn bit_fn(op: Bit, a: &[Value]) -> Result<Value> {
     elementwise(&a[0], &a[1], &|x, sx, y, sy| bitwise(op, x, sx, y, sy))
 }
 
-fn bit_and(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn bit_and(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     bit_fn(Bit::And, &a)
 }
-fn bit_or(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn bit_or(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     bit_fn(Bit::Or, &a)
 }
-fn bit_xor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn bit_xor(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     bit_fn(Bit::Xor, &a)
 }
-fn lshift(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lshift(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     bit_fn(Bit::Shl, &a)
 }
-fn rshift(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rshift(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     bit_fn(Bit::Shr, &a)
 }
 
 /// `~x`: bitwise complement of integers (logical not for BOOL); null stays null.
-fn bit_not(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn bit_not(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     fn inv<T: Native + std::ops::Not<Output = T>>(v: &[T]) -> Vec<T> {
         v.iter().map(|&x| if x.is_null() { x } else { !x }).collect()
     }
@@ -294,10 +295,10 @@ pub fn elem_extreme(name: &str, x: &Value, y: &Value, want_max: bool, ignore_nul
     elementwise(x, y, &|a, sa, b, sb| extreme_kernel(name, a, sa, b, sb, want_max, ignore_null))
 }
 
-fn max_ignore_null(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn max_ignore_null(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     elem_extreme("maxIgnoreNull", &a[0], &a[1], true, true)
 }
-fn min_ignore_null(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn min_ignore_null(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     elem_extreme("minIgnoreNull", &a[0], &a[1], false, true)
 }
 
@@ -328,11 +329,11 @@ pub fn pow_values(x: &Value, y: &Value) -> Result<Value> {
     })
 }
 
-fn pow(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn pow(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pow_values(&a[0], &a[1])
 }
 
-fn dot(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn dot(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match (&a[0], &a[1]) {
         (x, y) if x.is_scalar() || y.is_scalar() => ops::arith_values(ArithOp::Mul, x, y),
         // inner product of two vectors: pairs with a null are skipped
@@ -401,11 +402,11 @@ pub fn set_symdiff(x: &SetVal, y: &SetVal) -> Result<Value> {
     join_sets(x, &keep(x, |k| !y.index.contains_key(k)), y, &keep(y, |k| !x.index.contains_key(k)))
 }
 
-fn intersection(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn intersection(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     set_intersect(&as_set("intersection", &a[0])?, &as_set("intersection", &a[1])?)
 }
 
-fn symmetric_difference(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn symmetric_difference(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     set_symdiff(&as_set("symmetricDifference", &a[0])?, &as_set("symmetricDifference", &a[1])?)
 }
 

@@ -5,6 +5,7 @@
 //! tuple), a table or a vector. Array vectors do not exist in the runtime yet; rowAlign and
 //! rowGmd5 take "columnar tuples" (a tuple whose elements are the rows) in their place.
 
+use beluga_runtime::CallCtx;
 use crate::row::{gather, RowCol};
 use crate::window::{opt_bool, opt_str, Slice};
 use crate::window_order::{ties_arg, Ties};
@@ -12,7 +13,7 @@ use crate::with_slice;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::value::Matrix;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -135,21 +136,21 @@ fn narrow(ty: DataType, v: &[i64]) -> Column {
     }
 }
 
-pub fn row_cumsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_cumsum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_cum("rowCumsum", &a, CumOp::Sum)
 }
-pub fn row_cumprod(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_cumprod(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_cum("rowCumprod", &a, CumOp::Prod)
 }
-pub fn row_cummax(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_cummax(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_cum("rowCummax", &a, CumOp::Max)
 }
-pub fn row_cummin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_cummin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_cum("rowCummin", &a, CumOp::Min)
 }
 
 /// rowCumwsum(X, Y): running Σ x*y along each row (DOUBLE).
-pub fn row_cumwsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_cumwsum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "rowCumwsum";
     let (n, xc) = shaped_cols(name, &a[0])?;
     let (m, yc) = shaped_cols(name, &a[1])?;
@@ -190,14 +191,14 @@ fn row_shift(name: &str, x: &Value, steps: i64) -> Result<Value> {
     reshape_like(x, out)
 }
 
-pub fn row_move(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_move(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let steps = a.get(1).and_then(|v| v.as_i64()).ok_or_else(|| Error::arg("The steps argument of [rowMove] must be an integer"))?;
     row_shift("rowMove", &a[0], steps)
 }
-pub fn row_prev(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_prev(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_shift("rowPrev", &a[0], 1)
 }
-pub fn row_next(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_next(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_shift("rowNext", &a[0], -1)
 }
 
@@ -304,16 +305,16 @@ fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
     reshape_like(x, out)
 }
 
-pub fn row_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_rank_impl("rowRank", &a, false)
 }
-pub fn row_dense_rank(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_dense_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_rank_impl("rowDenseRank", &a, true)
 }
 
 /// rowAt(X, [Y]): X[r, Y[r]] for an integer vector Y; the selected elements of each row for a
 /// BOOL matrix Y; the positions of the true elements of a BOOL matrix X when Y is omitted.
-pub fn row_at(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_at(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "rowAt";
     let (n, xc) = shaped_cols(name, &a[0])?;
     let pick = |r: usize, j: usize| -> i64 { (xc[j].s.off + xc[j].at(r)) as i64 };
@@ -400,7 +401,7 @@ fn tuple_rows<'a>(name: &str, v: &'a Value) -> Result<Vec<Option<Slice<'a>>>> {
 
 /// rowAlign(left, right, how): align each pair of strictly sorted rows by value; returns the
 /// positions (-1 when absent) of the aligned values in left and right.
-pub fn row_align(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_align(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "rowAlign";
     let (l, r) = (tuple_rows(name, &a[0])?, tuple_rows(name, &a[1])?);
     if l.len() != r.len() {
@@ -474,7 +475,7 @@ fn push_bytes(s: &Slice, i: usize, out: &mut Vec<u8>) {
 }
 
 /// rowGmd5(args...): MD5 of the concatenated little-endian bytes of each row (INT128).
-pub fn row_gmd5(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_gmd5(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "rowGmd5";
     let sources: Vec<Vec<Option<Slice>>> = a.iter().map(|v| tuple_rows(name, v)).collect::<Result<_>>()?;
     let n = sources.first().map(|s| s.len()).unwrap_or(0);

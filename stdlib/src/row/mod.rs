@@ -5,6 +5,7 @@
 //! Binary functions (rowCorr, rowWsum, ...) are in row_pair.rs, the row-shaped results
 //! (rowCumsum, rowRank, rowMove, rowAt, ...) in row_misc.rs.
 
+use beluga_runtime::CallCtx;
 use crate::row_misc as rm;
 use crate::row_pair as rp;
 use crate::window::Slice;
@@ -14,7 +15,7 @@ use beluga_runtime::kernels::intacc;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 /// One column of a row-wise argument: a slice, or a scalar broadcast to every row.
 #[derive(Clone, Copy)]
@@ -160,7 +161,7 @@ fn vec_result(c: Column) -> Result<Value> {
     Ok(Value::Vector(c))
 }
 
-fn row_sum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_sum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rows = gather("rowSum", &a)?;
     check_numeric("rowSum", &rows, false)?;
     let ty = sum_type(&rows);
@@ -182,7 +183,7 @@ fn row_sum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn row_prod(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_prod(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rows = gather("rowProd", &a)?;
     check_numeric("rowProd", &rows, false)?;
     let mut has = vec![0u32; rows.n];
@@ -262,10 +263,10 @@ impl CastInt for Column {
     }
 }
 
-fn row_max(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_max(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_extreme("rowMax", &a, true)
 }
-fn row_min(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_min(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_extreme("rowMin", &a, false)
 }
 
@@ -286,21 +287,21 @@ fn row_iextreme(name: &str, a: &[Value], max: bool, last: bool) -> Result<Value>
     vec_result(Column::from_vec(DataType::Int, idx))
 }
 
-fn row_imax(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_imax(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_iextreme("rowImax", &a, true, false)
 }
-fn row_imin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_imin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_iextreme("rowImin", &a, false, false)
 }
-fn row_imax_last(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_imax_last(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_iextreme("rowImaxLast", &a, true, true)
 }
-fn row_imin_last(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_imin_last(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_iextreme("rowIminLast", &a, false, true)
 }
 
 /// rowCount: non-null elements per row (any type). rowSize: elements per row, nulls included.
-fn row_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_count(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rows = gather("rowCount", &a)?;
     let mut cnt = vec![0i32; rows.n];
     for c in &rows.cols {
@@ -313,7 +314,7 @@ fn row_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     vec_result(Column::from_vec(DataType::Int, cnt))
 }
 
-fn row_size(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_size(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if let [Value::ArrayVector(av)] = a.as_slice() {
         return vec_result(Column::from_vec(DataType::Int, (0..av.rows()).map(|r| av.row_len(r) as i32).collect::<Vec<i32>>()));
     }
@@ -348,7 +349,7 @@ fn row_moment(name: &str, a: &[Value], kind: Mom) -> Result<Value> {
 
 macro_rules! moment_fns {
     ($($f:ident => $name:literal, $kind:expr;)*) => {
-        $(fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             row_moment($name, &a, $kind)
         })*
     };
@@ -363,11 +364,11 @@ moment_fns! {
     row_stdp => "rowStdp", Mom::StdP;
 }
 
-fn row_skew(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_skew(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (data, biased) = split_biased("rowSkew", &a)?;
     row_moment("rowSkew", data, Mom::Skew(biased))
 }
-fn row_kurtosis(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_kurtosis(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (data, biased) = split_biased("rowKurtosis", &a)?;
     row_moment("rowKurtosis", data, Mom::Kurt(biased))
 }
@@ -396,13 +397,13 @@ fn row_logic(name: &str, a: &[Value], op: u8) -> Result<Value> {
     vec_result(Column::from_vec(DataType::Bool, out))
 }
 
-fn row_and(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_and(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_logic("rowAnd", &a, 0)
 }
-fn row_or(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_or(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_logic("rowOr", &a, 1)
 }
-fn row_xor(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn row_xor(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_logic("rowXor", &a, 2)
 }
 
@@ -463,3 +464,8 @@ pub mod misc;
 pub mod pair;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -3,12 +3,13 @@
 //! (a vector paired with a matrix is applied to every row of the matrix). Only pairs where both
 //! values are non-null take part.
 
+use beluga_runtime::CallCtx;
 use crate::row::{gather, RowCol};
 use crate::window_stats::{pair_stat, PairStat};
 use crate::with_slice;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 /// A side of a binary row function: its columns, or one vector broadcast to every row.
 enum Side<'a> {
@@ -105,30 +106,30 @@ fn stat(name: &str, a: &[Value], kind: PairStat) -> Result<Value> {
     Ok(dbl((0..p.n.len()).map(|r| pair_stat(kind, p.n[r], p.kx[r], p.ky[r], &p.s[r]).unwrap_or(f64::NAN)).collect()))
 }
 
-pub fn row_corr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_corr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowCorr", &a, PairStat::Corr)
 }
-pub fn row_covar(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_covar(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowCovar", &a, PairStat::Covar)
 }
-pub fn row_covarp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_covarp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowCovarp", &a, PairStat::CovarP)
 }
 /// rowBeta(Y, X): regression coefficient of Y on X.
-pub fn row_beta(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_beta(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowBeta", &a, PairStat::Beta)
 }
-pub fn row_wsum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_wsum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowWsum", &a, PairStat::Wsum)
 }
-pub fn row_wavg(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_wavg(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowWavg", &a, PairStat::Wavg)
 }
-pub fn row_dot(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_dot(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     stat("rowDot", &a, PairStat::Wsum)
 }
 
-pub fn row_euclidean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_euclidean(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = pair_sums("rowEuclidean", &a, true)?;
     Ok(dbl((0..p.n.len())
         .map(|r| {
@@ -141,7 +142,7 @@ pub fn row_euclidean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         .collect()))
 }
 
-pub fn row_tanimoto(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn row_tanimoto(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = pair_sums("rowTanimoto", &a, true)?;
     Ok(dbl((0..p.n.len())
         .map(|r| {

@@ -1,15 +1,16 @@
 //! Descriptive summaries: crossStat, histogram, histogram2d, stat, summary.
 
+use beluga_runtime::CallCtx;
 use crate::agg_order::{quantile_of, Interp};
 use crate::agg_stats::moments;
 use crate::math_util::{bool_opt, dcol, dmat, dvec, is_num, need_num, str_dict, valid_f64, valid_pairs, vec_arg};
 use crate::util::{col, opt, str_arg};
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 
 /// `crossStat(X, Y)`: (count, sum X, sum Y, sum X², sum Y², sum XY) over pairs without nulls.
-fn cross_stat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cross_stat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = col("crossStat", &a[0])?;
     let y = col("crossStat", &a[1])?;
     if !is_num(x.ty) || !is_num(y.ty) {
@@ -94,7 +95,7 @@ fn range_arg(name: &str, a: &[Value], i: usize) -> Result<Option<(f64, f64)>> {
 }
 
 /// `histogram(X, [bins=10], [range], [density=false], [weights])`.
-fn histogram(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn histogram(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "histogram";
     let x = vec_arg(name, &a[0])?;
     let range = range_arg(name, &a, 2)?;
@@ -134,7 +135,7 @@ fn histogram(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `histogram2d(X, Y, [bins=10], [range], [density=false], [weights])`.
-fn histogram2d(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn histogram2d(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "histogram2d";
     let x = vec_arg(name, &a[0])?;
     let y = vec_arg(name, &a[1])?;
@@ -184,7 +185,7 @@ fn histogram2d(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `stat(X)`: descriptive statistics of a vector (or all cells of a matrix) as a dictionary.
-fn stat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn stat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let c = col("stat", &a[0])?;
     need_num("stat", &c)?;
     let m = moments(&c, 2);
@@ -208,7 +209,7 @@ fn stat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 /// `summary(X, [interpolation], [characteristic], [percentile], [precision])` for in-memory
 /// tables: one row per numeric column. Percentiles are exact and returned as one DOUBLE column
 /// per requested percentile (named like `25%`) instead of an array-vector column.
-fn summary(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn summary(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "summary";
     let t = match &a[0] {
         Value::Table(t) => t.clone(),

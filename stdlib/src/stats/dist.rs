@@ -1,11 +1,12 @@
 //! Distributions and tests: special functions (log-gamma, regularized incomplete gamma and
 //! beta), cdfNormal, cdfStudent, cdfChiSquare, invNormal, invStudent, tTest.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{bool_opt, f64_arg, str_dict, vec_arg};
 use crate::util::{map_f64, opt};
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7).
 pub fn ln_gamma(x: f64) -> f64 {
@@ -262,35 +263,35 @@ fn positive(name: &str, v: &Value, what: &str) -> Result<f64> {
     Ok(x)
 }
 
-fn cdf_normal(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cdf_normal(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mu = f64_arg("cdfNormal", &a[0], "mean")?;
     let sd = positive("cdfNormal", &a[1], "stdev")?;
     map_f64("cdfNormal", &a[2], &move |x| norm_cdf((x - mu) / sd))
 }
 
-fn inv_normal(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn inv_normal(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mu = f64_arg("invNormal", &a[0], "mean")?;
     let sd = positive("invNormal", &a[1], "stdev")?;
     map_f64("invNormal", &a[2], &move |p| mu + sd * norm_inv(p))
 }
 
-fn cdf_student(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cdf_student(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let df = positive("cdfStudent", &a[0], "df")?;
     map_f64("cdfStudent", &a[1], &move |x| t_cdf(x, df))
 }
 
-fn inv_student(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn inv_student(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let df = positive("invStudent", &a[0], "df")?;
     map_f64("invStudent", &a[1], &move |p| t_inv(p, df))
 }
 
-fn cdf_chi_square(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cdf_chi_square(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let df = positive("cdfChiSquare", &a[0], "df")?;
     map_f64("cdfChiSquare", &a[1], &move |x| chi2_cdf(x, df))
 }
 
 /// `tTest(X, [Y], [mu=0.0], [confLevel=0.95], [equalVar=false])`.
-fn t_test(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn t_test(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let valid = |v: Vec<f64>| -> Vec<f64> { v.into_iter().filter(|x| !x.is_nan()).collect() };
     let x = valid(vec_arg("tTest", &a[0])?);
     let y = match opt(&a, 1) {

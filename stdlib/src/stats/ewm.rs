@@ -1,11 +1,12 @@
 //! Exponentially weighted moving statistics (pandas semantics): ewmMean, ewmVar, ewmStd,
 //! ewmCov, ewmCorr. Exactly one of com, span, halfLife, alpha sets the decay.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{dcol, f64_arg, need_num, nan_f64};
 use crate::util::{col, int_arg, opt, vector_fn};
 use beluga_runtime::column::Column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 #[derive(Clone, Copy)]
 struct Ewm {
@@ -155,12 +156,12 @@ fn num_col(name: &str, c: &Column) -> Result<Vec<f64>> {
     Ok(nan_f64(c))
 }
 
-fn ewm_mean_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ewm_mean_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmMean", &a, 1, false)?;
     vector_fn("ewmMean", &a[0], &|c| Ok(dcol(ewm_mean(&num_col("ewmMean", c)?, p))))
 }
 
-fn ewm_var_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ewm_var_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmVar", &a, 1, true)?;
     vector_fn("ewmVar", &a[0], &|c| {
         let x = num_col("ewmVar", c)?;
@@ -168,7 +169,7 @@ fn ewm_var_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn ewm_std_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ewm_std_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmStd", &a, 1, true)?;
     vector_fn("ewmStd", &a[0], &|c| {
         let x = num_col("ewmStd", c)?;
@@ -185,13 +186,13 @@ fn two(name: &str, a: &[Value]) -> Result<(Vec<f64>, Vec<f64>)> {
     Ok((x, y))
 }
 
-fn ewm_cov_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ewm_cov_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmCov", &a, 2, true)?;
     let (x, y) = two("ewmCov", &a)?;
     Ok(Value::Vector(dcol(ewm_cov(&x, &y, p, p.bias))))
 }
 
-fn ewm_corr_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ewm_corr_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmCorr", &a, 2, true)?;
     let (x, y) = two("ewmCorr", &a)?;
     // pairs with a null on either side are dropped from all three moments

@@ -1,13 +1,14 @@
 //! Regression: ols, wls, residual, ridge, lasso, polyFit, polyPredict/poly1d, polynomial.
 //! Models returned as dictionaries are evaluated by `predict` (stats_model.rs).
 
+use beluga_runtime::CallCtx;
 use crate::linalg_decomp::pinv_of;
 use crate::math_util::{bool_opt, dvec, f64_arg, mat_arg, str_dict, vec_arg};
 use crate::stats_dist::{f_cdf, t_cdf};
 use crate::util::{int_arg, opt, str_arg};
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{DataType, Error, Result, Table, Value};
 
 /// Regressors as columns (n rows each) with their names; nulls become 0.
 pub fn factors(name: &str, x: &Value, n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
@@ -191,15 +192,15 @@ fn ols_like(name: &str, a: &[Value], weighted: bool) -> Result<Value> {
     regression_output(mode, &names, intercept, &d, n, p, &y, w.as_deref(), beta, &fitted)
 }
 
-fn ols(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ols(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ols_like("ols", &a, false)
 }
-fn wls(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn wls(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     ols_like("wls", &a, true)
 }
 
 /// `residual(Y, X, params, [intercept=true])`.
-fn residual(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn residual(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let y = vec_arg("residual", &a[0])?;
     let n = y.len();
     let (cols, _) = factors("residual", &a[1], n)?;
@@ -255,7 +256,7 @@ fn center(y: &[f64], x: &[Vec<f64>], intercept: bool) -> (f64, Vec<f64>, Vec<Vec
 }
 
 /// `ridge(ds, yColName, xColNames, [alpha=1.0], [intercept=true], ...)`.
-fn ridge(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ridge(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (y, x, _) = table_xy("ridge", &a[0], &a[1], &a[2])?;
     let alpha = match opt(&a, 3) {
         Some(v) => f64_arg("ridge", v, "alpha")?,
@@ -285,7 +286,7 @@ fn ridge(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `lasso(ds, yColName, xColNames, [alpha=1.0], [intercept=true], [normalize], [maxIter=1000], [tolerance=1e-4])`:
 /// coordinate descent on (1/2n)||y - Xb||² + alpha ||b||₁.
-fn lasso(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lasso(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (y, x, _) = table_xy("lasso", &a[0], &a[1], &a[2])?;
     let alpha = match opt(&a, 3) {
         Some(v) => f64_arg("lasso", v, "alpha")?,
@@ -343,7 +344,7 @@ pub fn horner(coef: &[f64], x: f64) -> f64 {
 }
 
 /// `polyFit(X, Y, n, [mode=0])`: least-squares coefficients in ascending powers.
-fn poly_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn poly_fit(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = vec_arg("polyFit", &a[0])?;
     let y = vec_arg("polyFit", &a[1])?;
     let deg = int_arg("polyFit", &a[2], "n")?;
@@ -371,7 +372,7 @@ fn poly_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `polyPredict(model, X)` / `poly1d`: evaluate ascending coefficients at X.
-fn poly_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn poly_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let coef = match &a[0] {
         Value::Dict(d) => match crate::math_util::dict_get(d, "z") {
             Some(z) => vec_arg("polyPredict", &z)?,
@@ -383,7 +384,7 @@ fn poly_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `polynomial(X, coeffs)`: coeffs[0] + coeffs[1]*X + coeffs[2]*X^2 + ...
-fn polynomial(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn polynomial(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let coef = vec_arg("polynomial", &a[1])?;
     if coef.iter().any(|c| c.is_nan()) {
         return Err(Error::arg("The coefficients of [polynomial] can't contain null values"));

@@ -2,11 +2,12 @@
 //! spearmanr, mutualInfo, autocorr, acf, cosine, euclidean, minkowski, tanimoto,
 //! seuclidean, mahalanobis, distance. Pairs with a null on either side are skipped.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{aggregate2, dbl, dmat, dnull, dvec, f64_arg, is_num, mat_arg, valid_pairs, vec_arg};
 use beluga_runtime::column::Column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Key;
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 fn pair_check(name: &str, x: &Column, y: &Column) -> Result<()> {
     if !is_num(x.ty) || !is_num(y.ty) {
@@ -67,16 +68,16 @@ pub fn beta_col(y: &Column, x: &Column) -> Result<Value> {
     Ok(if n < 2.0 || sxx == 0.0 { dnull() } else { dbl(sxy / sxx) })
 }
 
-fn corr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn corr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("corr", &a[0], &a[1], &corr_col)
 }
-fn covar(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn covar(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("covar", &a[0], &a[1], &|x, y| covar_col(x, y, false))
 }
-fn covarp(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn covarp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("covarp", &a[0], &a[1], &|x, y| covar_col(x, y, true))
 }
-fn beta(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn beta(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("beta", &a[0], &a[1], &beta_col)
 }
 
@@ -109,10 +110,10 @@ fn pairwise(name: &str, v: &Value, f: &dyn Fn(&[f64], &[f64]) -> f64) -> Result<
     Ok(m)
 }
 
-fn corr_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn corr_matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pairwise("corrMatrix", &a[0], &pearson)
 }
-fn covar_matrix(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn covar_matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pairwise("covarMatrix", &a[0], &|p, q| {
         let (n, _, _, sxy) = centred(p, q);
         if n < 2.0 { f64::NAN } else { sxy / (n - 1.0) }
@@ -141,7 +142,7 @@ pub fn avg_ranks(v: &[f64]) -> Vec<f64> {
     r
 }
 
-fn spearmanr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn spearmanr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("spearmanr", &a[0], &a[1], &|x, y| {
         pair_check("spearmanr", x, y)?;
         let (p, q) = valid_pairs(x, y);
@@ -225,7 +226,7 @@ pub fn kendall_tau(p: &[f64], q: &[f64]) -> f64 {
     (n0 - n1 - n2 + n3 - 2.0 * swaps) / den
 }
 
-fn kendall(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn kendall(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("kendall", &a[0], &a[1], &|x, y| {
         pair_check("kendall", x, y)?;
         let (p, q) = valid_pairs(x, y);
@@ -235,7 +236,7 @@ fn kendall(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `mutualInfo(X, Y)`: mutual information (natural log) of two discrete variables; each
 /// null is a distinct value.
-fn mutual_info(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn mutual_info(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     aggregate2("mutualInfo", &a[0], &a[1], &|x, y| {
         if x.len() != y.len() {
             return Err(Error::size("The two arguments of [mutualInfo] must have the same length"));
@@ -289,7 +290,7 @@ fn autocorr_of(x: &[f64], lag: usize) -> f64 {
     if den == 0.0 { f64::NAN } else { num / den }
 }
 
-fn autocorr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn autocorr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = vec_arg("autocorr", &a[0])?;
     let lag = crate::util::int_arg("autocorr", &a[1], "lag")?;
     if lag < 0 {
@@ -298,7 +299,7 @@ fn autocorr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(dbl(autocorr_of(&x, lag as usize)))
 }
 
-fn acf(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn acf(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = vec_arg("acf", &a[0])?;
     let k = crate::util::int_arg("acf", &a[1], "maxLag")?;
     if k < 0 {
@@ -321,7 +322,7 @@ fn dist2(name: &'static str, a: &[Value], f: &dyn Fn(&[f64], &[f64]) -> f64) -> 
     })
 }
 
-fn cosine(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cosine(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     dist2("cosine", &a, &|p, q| {
         let dot: f64 = p.iter().zip(q).map(|(a, b)| a * b).sum();
         let np: f64 = p.iter().map(|a| a * a).sum::<f64>().sqrt();
@@ -330,11 +331,11 @@ fn cosine(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn euclidean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn euclidean(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     dist2("euclidean", &a, &|p, q| p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt())
 }
 
-fn tanimoto(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn tanimoto(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     dist2("tanimoto", &a, &|p, q| {
         let dot: f64 = p.iter().zip(q).map(|(a, b)| a * b).sum();
         let pp: f64 = p.iter().map(|a| a * a).sum();
@@ -343,7 +344,7 @@ fn tanimoto(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn minkowski(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn minkowski(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let pw = f64_arg("minkowski", &a[2], "p")?;
     if pw <= 0.0 {
         return Err(Error::arg("The p of [minkowski] must be positive"));
@@ -358,7 +359,7 @@ fn minkowski(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn seuclidean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn seuclidean(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = vec_arg("seuclidean", &a[0])?;
     let y = vec_arg("seuclidean", &a[1])?;
     let v = vec_arg("seuclidean", &a[2])?;
@@ -372,7 +373,7 @@ fn seuclidean(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(dbl(s.sqrt()))
 }
 
-fn mahalanobis(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn mahalanobis(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let x = vec_arg("mahalanobis", &a[0])?;
     let y = vec_arg("mahalanobis", &a[1])?;
     let (c, r, k) = mat_arg("mahalanobis", &a[2])?;
@@ -392,7 +393,7 @@ fn mahalanobis(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// Great-circle distance in metres between points given as (longitude, latitude) pairs
 /// or 2-element vectors (stand-in for the POINT type), or tuples of such points.
-fn distance(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn distance(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     fn point(v: &Value) -> Result<Option<(f64, f64)>> {
         match v {
             Value::Pair(c) | Value::Vector(c) if c.len() == 2 && is_num(c.ty) => Ok(Some((
@@ -459,3 +460,8 @@ pub mod ml;
 pub mod model;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, desc::DEFS, dist::DEFS, ewm::DEFS, ml::DEFS, model::DEFS].iter().for_each(|defs| r.extend(defs));
+}

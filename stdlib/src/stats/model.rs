@@ -2,11 +2,12 @@
 //! linearInterpolateFit, cubicHermiteSplineFit, kroghInterpolateFit, gaussianKde(+Predict),
 //! logisticRegression, kmeans.
 
+use beluga_runtime::CallCtx;
 use crate::math_util::{bool_opt, dict_get, dmat, dvec, f64_arg, mat_arg, str_dict, vec_arg};
 use crate::util::{int_arg, map_f64, opt, str_arg};
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::value::Dict;
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 fn model_dict(v: &Value, name: &str) -> Result<std::sync::Arc<Dict>> {
     match v {
@@ -32,7 +33,7 @@ fn knots(name: &str, xs: &[f64], others: &[&[f64]]) -> Result<()> {
 }
 
 /// `predict(model, X)`: call the model's own predict function.
-fn predict(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn predict(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let d = model_dict(&a[0], "predict")?;
     match dict_get(&d, "predict") {
         Some(f @ Value::Function(_)) => i.call_value(&f, vec![a[0].clone(), a[1].clone()]),
@@ -67,7 +68,7 @@ fn interval(xs: &[f64], v: f64) -> usize {
     k.clamp(1, xs.len() - 1) - 1
 }
 
-fn linear_interpolate_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn linear_interpolate_fit(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let sorted = bool_opt(&a, 3, false);
     let (xs, ys) = sorted_xy("linearInterpolateFit", &a[0], &a[1], sorted)?;
     let fill = match opt(&a, 2) {
@@ -96,7 +97,7 @@ fn linear_interpolate_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     ])
 }
 
-fn linear_interpolate_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn linear_interpolate_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "linearInterpolatePredict";
     let d = model_dict(&a[0], name)?;
     let xs = field_vec(&d, "sortedX", name)?;
@@ -122,7 +123,7 @@ fn linear_interpolate_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Valu
     })
 }
 
-fn cubic_hermite_spline_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cubic_hermite_spline_fit(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "cubicHermiteSplineFit";
     let x = vec_arg(name, &a[0])?;
     let y = vec_arg(name, &a[1])?;
@@ -145,7 +146,7 @@ fn cubic_hermite_spline_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value>
     ])
 }
 
-fn cubic_hermite_spline_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn cubic_hermite_spline_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "cubicHermiteSplinePredict";
     let d = model_dict(&a[0], name)?;
     let xs = field_vec(&d, "x", name)?;
@@ -170,7 +171,7 @@ fn cubic_hermite_spline_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Va
     })
 }
 
-fn krogh_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn krogh_fit(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "kroghInterpolateFit";
     let x = vec_arg(name, &a[0])?;
     let y = vec_arg(name, &a[1])?;
@@ -218,7 +219,7 @@ fn krogh_fit(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     ])
 }
 
-fn krogh_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn krogh_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "kroghInterpolatePredict";
     let d = model_dict(&a[0], name)?;
     let xs = field_vec(&d, "X", name)?;
@@ -254,7 +255,7 @@ fn kde_data(name: &str, v: &Value) -> Result<(Vec<f64>, usize, usize)> {
     if matches!(v, Value::Matrix(_)) { Ok((x, r, c)) } else { Ok((x, 1, r)) }
 }
 
-fn gaussian_kde(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gaussian_kde(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "gaussianKde";
     let (x, d, n) = kde_data(name, &a[0])?;
     if n < 2 || x.iter().any(|v| v.is_nan()) {
@@ -300,7 +301,7 @@ fn gaussian_kde(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     ])
 }
 
-fn gaussian_kde_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gaussian_kde_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "gaussianKdePredict";
     let m = model_dict(&a[0], name)?;
     let (x, d, n) = mat_arg(name, &field(&m, "X", name)?)?;
@@ -343,7 +344,7 @@ fn sigmoid(z: f64) -> f64 {
 
 /// `logisticRegression(ds, yColName, xColNames, [intercept=true], [initTheta], [tolerance=1e-3],
 /// [maxIter=500], [regularizationCoeff=1.0])`: L2-regularised logistic regression by Newton steps.
-fn logistic_regression(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn logistic_regression(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "logisticRegression";
     let (y, x, names) = crate::stats_ml::table_xy(name, &a[0], &a[1], &a[2])?;
     let intercept = bool_opt(&a, 3, true);
@@ -441,7 +442,7 @@ fn points(name: &str, v: &Value, cols: Option<&[String]>) -> Result<(Vec<Vec<f64
     Ok(((0..r).map(|i| (0..c).map(|j| x[j * r + i]).collect()).collect(), c))
 }
 
-fn logistic_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn logistic_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "logisticRegressionPredict";
     let d = model_dict(&a[0], name)?;
     let coef = field_vec(&d, "coefficients", name)?;
@@ -474,7 +475,7 @@ fn nearest(centers: &[Vec<f64>], p: &[f64]) -> usize {
 
 /// `kmeans(X, k, [maxIter=300], [randomSeed], [init='random'])`: X is a table (or matrix)
 /// with one row per observation.
-fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn kmeans(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "kmeans";
     let (pts, dim) = points(name, &a[0], None)?;
     if pts.iter().flatten().any(|v| v.is_nan()) {
@@ -489,9 +490,9 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
         Some(v) => int_arg(name, v, "maxIter")?.max(1) as usize,
         None => 300,
     };
-    let saved = i.rng;
+    let saved = *i.rng();
     if let Some(s) = opt(&a, 3) {
-        i.rng = (int_arg(name, s, "randomSeed")? as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        *i.rng() = (int_arg(name, s, "randomSeed")? as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     }
     let init = match opt(&a, 4) {
         Some(Value::Matrix(_)) => "matrix".to_string(),
@@ -530,11 +531,11 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
             centers.push(pts[pick].clone());
         }
     } else {
-        i.rng = saved;
+        *i.rng() = saved;
         return Err(Error::arg(format!("The init of [{name}] must be 'random', 'k-means++' or a matrix")));
     }
     if opt(&a, 3).is_some() {
-        i.rng = saved;
+        *i.rng() = saved;
     }
     let mut labels = vec![0usize; n];
     let mut iters = 0;
@@ -583,7 +584,7 @@ fn kmeans(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     ])
 }
 
-fn kmeans_predict(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn kmeans_predict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "kmeansPredict";
     let d = model_dict(&a[0], name)?;
     let (cm, k, dim) = mat_arg(name, &field(&d, "centers", name)?)?;

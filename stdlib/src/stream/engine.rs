@@ -3,11 +3,12 @@
 //! (`getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`), where results and
 //! subscribed messages go (`Target`), and metric evaluation over columns.
 
+use beluga_runtime::CallCtx;
 use beluga_lang::ast::{Expr, ExprKind};
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::table_source::{PartInfo, PartRows, Scan, TableSource};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{Column, DataType, Error, Func, Interpreter, Result, Table, Value};
+use beluga_runtime::{Column, DataType, Error, Func, Result, Table, Value};
 use ahash::AHashMap;
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -28,7 +29,7 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn of(i: &Interpreter, what: &str, v: &Value) -> Result<Target> {
+    pub fn of(i: &CallCtx, what: &str, v: &Value) -> Result<Target> {
         match v {
             Value::Handle(_) => Ok(Target::Handle(v.clone())),
             Value::Table(_) => match crate::meta::var_holding(i, v) {
@@ -54,16 +55,16 @@ impl Target {
 
     /// Hand rows over: appended to a table or engine, or passed to a function as a table
     /// (`as_table`) or a tuple of columns.
-    pub fn deliver(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
+    pub fn deliver(&self, i: &mut CallCtx, rows: Table, as_table: bool) -> Result<()> {
         // a handler's in-place builtin (tableInsert{out}) must not leave its result for the
         // append that triggered the delivery to write back into its own variable
-        let saved = i.inplace_out.take();
+        let saved = i.inplace_out().take();
         let r = self.deliver_inner(i, rows, as_table);
-        i.inplace_out = saved;
+        *i.inplace_out() = saved;
         r
     }
 
-    fn deliver_inner(&self, i: &mut Interpreter, rows: Table, as_table: bool) -> Result<()> {
+    fn deliver_inner(&self, i: &mut CallCtx, rows: Table, as_table: bool) -> Result<()> {
         match self {
             Target::Var(name) => {
                 let current = read_session(i, name).ok_or_else(|| Error::name(format!("The output table {name} no longer exists")))?;
@@ -98,7 +99,7 @@ impl Target {
 }
 
 /// A partial application with its table arguments replaced by their variables' current values.
-fn rebound(i: &Interpreter, f: &Value, rebind: &[(usize, String)]) -> Value {
+fn rebound(i: &CallCtx, f: &Value, rebind: &[(usize, String)]) -> Value {
     let Value::Function(Func::Partial(inner, slots, kw)) = f else { return f.clone() };
     let mut slots: Vec<Option<Value>> = slots.as_ref().clone();
     for (k, name) in rebind {
@@ -110,14 +111,14 @@ fn rebound(i: &Interpreter, f: &Value, rebind: &[(usize, String)]) -> Value {
 }
 
 /// A session variable or shared object by name (session variables first).
-fn read_session(i: &Interpreter, name: &str) -> Option<Value> {
-    i.globals.get(name).cloned().or_else(|| i.get_shared(name))
+fn read_session(i: &CallCtx, name: &str) -> Option<Value> {
+    i.globals().get(name).cloned().or_else(|| i.get_shared(name))
 }
 
-fn write_session(i: &mut Interpreter, name: &str, v: Value) {
-    if i.globals.contains_key(name) {
-        i.globals.insert(name.to_string(), v);
-    } else if let Ok(mut m) = i.shared.lock() {
+fn write_session(i: &mut CallCtx, name: &str, v: Value) {
+    if i.globals().contains_key(name) {
+        i.set_global(name.to_string(), v);
+    } else if let Ok(mut m) = i.shared().lock() {
         m.insert(name.to_string(), v);
     }
 }
@@ -126,7 +127,7 @@ fn write_session(i: &mut Interpreter, name: &str, v: Value) {
 
 /// The computation of one engine: rows in (conformed to the dummy table), result rows out.
 pub trait EngineCore: Send {
-    fn feed(&mut self, i: &mut Interpreter, rows: Table) -> Result<Option<Table>>;
+    fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>>;
     /// Groups (keys) the engine holds state for.
     fn groups(&self) -> usize;
 }
@@ -152,7 +153,7 @@ impl std::fmt::Debug for EngineHandle {
 }
 
 impl EngineHandle {
-    fn append(&self, i: &mut Interpreter, rows: &Value) -> Result<u64> {
+    fn append(&self, i: &mut CallCtx, rows: &Value) -> Result<u64> {
         if self.dropped.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(Error::runtime(format!("engine {} was dropped (dropStreamEngine)", self.name)));
         }
@@ -193,7 +194,7 @@ impl Handle for EngineHandle {
     fn table_source(&self) -> Option<&dyn TableSource> {
         Some(self)
     }
-    fn session_append(&self, i: &mut Interpreter, rows: &Value) -> Option<Result<u64>> {
+    fn session_append(&self, i: &mut CallCtx, rows: &Value) -> Option<Result<u64>> {
         Some(self.append(i, rows))
     }
 }
@@ -279,7 +280,7 @@ pub fn common(what: &str, name: &Value, dummy: &Value) -> Result<Common> {
 
 /// Make the engine handle, register it under its name, and return it.
 pub fn register(
-    i: &Interpreter,
+    i: &CallCtx,
     what: &str,
     kind: &'static str,
     c: Common,
@@ -299,7 +300,7 @@ pub fn register(
     Ok(v)
 }
 
-pub fn get_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn get_stream_engine(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("getStreamEngine: name must be a string"))?;
     engines()
         .lock()
@@ -309,7 +310,7 @@ pub fn get_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value
         .ok_or_else(|| Error::name(format!("getStreamEngine: there is no engine named {name}")))
 }
 
-pub fn drop_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn drop_stream_engine(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("dropStreamEngine: name must be a string"))?;
     match engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.remove(name) {
         Some(v) => {
@@ -323,7 +324,7 @@ pub fn drop_stream_engine(_i: &mut Interpreter, args: Vec<Value>) -> Result<Valu
 }
 
 /// `getStreamEngineStat()`: a dictionary from engine type to a table (name, numGroups, numRows).
-pub fn get_stream_engine_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
+pub fn get_stream_engine_stat(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
     let mut all: Vec<(String, Value)> =
         engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     all.sort_by(|a, b| a.0.cmp(&b.0));
@@ -377,15 +378,12 @@ pub fn metric_exprs(what: &str, v: &Value) -> Result<Vec<Arc<Expr>>> {
 }
 
 /// Evaluate an expression with the columns of `t` bound by name.
-pub fn eval_on(i: &mut Interpreter, t: &Table, e: &Expr) -> Result<Value> {
+pub fn eval_on(i: &mut CallCtx, t: &Table, e: &Expr) -> Result<Value> {
     let mut scope: AHashMap<String, Value> = AHashMap::with_capacity(t.ncols());
     for (n, c) in t.names.iter().zip(&t.cols) {
         scope.insert(n.clone(), Value::Vector(c.clone()));
     }
-    i.col_scopes.push(scope);
-    let r = i.eval(e);
-    i.col_scopes.pop();
-    r
+    i.eval_with_columns(scope, e)
 }
 
 /// Key column names (a string or strings), checked against the dummy table.

@@ -25,24 +25,23 @@ pub mod reactive;
 pub mod table;
 pub mod timeseries;
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::registry::{f, fp, BuiltinFn};
-use beluga_runtime::{Builtin, Error, Interpreter, Kind, Registry, Result, Value};
-use std::sync::{Mutex, OnceLock};
+use beluga_runtime::{Builtin, Error, Kind, Registry, Result, Value};
 
-static PREV: OnceLock<Mutex<Vec<(&'static str, BuiltinFn)>>> = OnceLock::new();
+/// The layer streaming's wrappers are kept under (`Registry::wrap`).
+const LAYER: &str = "stream";
 
-fn prev(i: &mut Interpreter, name: &str, args: Vec<Value>) -> Result<Value> {
-    let call = PREV.get().and_then(|m| m.lock().ok().and_then(|g| g.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)));
-    match call {
-        Some(c) => c(i, args),
-        None => Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))),
-    }
+/// The row this layer's wrapper of `name` replaced (kept by the session's registry).
+fn prev(i: &mut CallCtx, name: &'static str, args: Vec<Value>) -> Result<Value> {
+    i.call_wrapped(LAYER, name, args)
+        .unwrap_or_else(|| Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))))
 }
 
 /// Builtins that read a table: given a stream table, they read its rows at that moment.
 macro_rules! reads_table {
     ($($f:ident = $name:literal),* $(,)?) => {
-        $(fn $f(i: &mut Interpreter, mut a: Vec<Value>) -> Result<Value> {
+        $(fn $f(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
             if let Some(s) = a.first().and_then(table::as_stream) {
                 a[0] = Value::table(s.snapshot()?);
             }
@@ -73,17 +72,11 @@ reads_table!(
 /// Make the table-reading builtins read stream tables (called by `register` after every
 /// family's rows are in, before storage wraps some of the same names).
 pub fn wrap(r: &mut Registry) {
-    let m = PREV.get_or_init(|| Mutex::new(Vec::new()));
     for (name, call) in READS_TABLE {
         let Some(id) = r.lookup(name) else { continue };
         let mut row = *r.get(id);
-        if let Ok(mut g) = m.lock() {
-            if !g.iter().any(|(n, _)| n == name) {
-                g.push((name, row.call));
-            }
-        }
-        row.call = *call;
-        r.replace(&[row]);
+        row.call = beluga_runtime::Call::Plain(*call);
+        r.wrap(LAYER, &row);
     }
 }
 

@@ -13,11 +13,12 @@
 //! (a metric returning a tuple gives several); `filter` (metacode over the input
 //! columns) keeps the rows it holds for.
 
+use beluga_runtime::CallCtx;
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
 use beluga_lang::ast::Expr;
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::kernels::cast::cast_column;
-use beluga_runtime::{Column, DataType, Error, Interpreter, Key, Result, Table, Value};
+use beluga_runtime::{Column, DataType, Error, Key, Result, Table, Value};
 use ahash::AHashMap;
 use std::sync::Arc;
 
@@ -74,7 +75,7 @@ fn concat_columns(parts: Vec<Column>) -> Result<Column> {
 }
 
 impl EngineCore for Reactive {
-    fn feed(&mut self, i: &mut Interpreter, rows: Table) -> Result<Option<Table>> {
+    fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
         let n = rows.rows();
         // rows of each key, keys in order of first appearance
         let mut order: Vec<Vec<Key>> = Vec::new();
@@ -156,7 +157,7 @@ impl EngineCore for Reactive {
     }
 }
 
-pub fn create(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createReactiveStateEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let c = common(W, &args[0], &args[2])?;

@@ -10,11 +10,12 @@
 //! runs once at least that many rows are pending — there is no timer thread, so
 //! `throttle` never fires on its own).
 
+use beluga_runtime::CallCtx;
 use super::engine::{as_engine, Target};
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::table_source::{PartInfo, PartRows, Scan, TableSource};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{Column, DataType, Error, Interpreter, Result, Table, Value};
+use beluga_runtime::{Column, DataType, Error, Result, Table, Value};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
@@ -57,7 +58,7 @@ impl StreamTable {
     }
 
     /// Append rows conformed to the table's columns; then deliver to the subscribers.
-    pub fn append_and_publish(&self, i: &mut Interpreter, rows: &Value) -> Result<u64> {
+    pub fn append_and_publish(&self, i: &mut CallCtx, rows: &Value) -> Result<u64> {
         let n = {
             let mut t = self.data.lock().map_err(|_| poisoned())?;
             let before = t.rows();
@@ -70,7 +71,7 @@ impl StreamTable {
     }
 
     /// Run the handlers of the subscriptions that have rows pending.
-    fn publish(&self, i: &mut Interpreter) -> Result<()> {
+    fn publish(&self, i: &mut CallCtx) -> Result<()> {
         {
             let mut d = self.depth.lock().map_err(|_| poisoned())?;
             if *d >= 16 {
@@ -85,7 +86,7 @@ impl StreamTable {
         r
     }
 
-    fn publish_inner(&self, i: &mut Interpreter) -> Result<()> {
+    fn publish_inner(&self, i: &mut CallCtx) -> Result<()> {
         let mut k = 0;
         loop {
             // take what one subscription has pending; release the locks before the handler runs
@@ -130,7 +131,7 @@ impl Handle for StreamTable {
     fn table_source(&self) -> Option<&dyn TableSource> {
         Some(self)
     }
-    fn session_append(&self, i: &mut Interpreter, rows: &Value) -> Option<Result<u64>> {
+    fn session_append(&self, i: &mut CallCtx, rows: &Value) -> Option<Result<u64>> {
         Some(self.append_and_publish(i, rows))
     }
 }
@@ -208,12 +209,12 @@ pub fn as_stream(v: &Value) -> Option<&StreamTable> {
 
 /// `streamTable(capacity:size, colNames, colTypes)`, `streamTable(X, [X1], ...)`: a table
 /// built as `table` builds one, held by a stream-table handle.
-pub fn stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let t = crate::table::build_table(i, args)?;
     Ok(Value::Handle(Arc::new(StreamTable::new(t))))
 }
 
-fn shared_stream(i: &Interpreter, name: &str, what: &str) -> Result<Value> {
+fn shared_stream(i: &CallCtx, name: &str, what: &str) -> Result<Value> {
     let v = i.get_shared(name).or_else(|| i.get_var(name).cloned());
     match v {
         Some(v) if as_stream(&v).is_some() => Ok(v),
@@ -244,7 +245,7 @@ fn sub_args(args: &[Value]) -> Vec<Value> {
     a
 }
 
-pub fn subscribe_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn subscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "subscribeTable";
     let a = sub_args(&args);
     let get = |k: usize| a.get(k).filter(|v| !matches!(v, Value::Void));
@@ -290,7 +291,7 @@ pub fn subscribe_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     Ok(Value::string(&topic))
 }
 
-pub fn unsubscribe_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn unsubscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "unsubscribeTable";
     let mut a = args.clone();
     // unsubscribeTable(tableName, actionName) written without server
@@ -313,9 +314,8 @@ pub fn unsubscribe_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value>
 
 /// `getStreamingStat()`: a dictionary whose `pubTables` lists each subscription of the
 /// shared stream tables (tableName, actions, msgOffset: rows published, delivered).
-pub fn get_streaming_stat(i: &mut Interpreter, _args: Vec<Value>) -> Result<Value> {
-    let shared: Vec<(String, Value)> = i
-        .shared
+pub fn get_streaming_stat(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
+    let shared: Vec<(String, Value)> = i.shared()
         .lock()
         .map_err(|_| Error::runtime("shared table lock poisoned"))?
         .iter()
@@ -358,21 +358,21 @@ pub fn str_col(v: &[String]) -> Column {
 }
 
 /// `dropStreamTable(tableName)`: forget a shared stream table and its subscriptions.
-pub fn drop_stream_table(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn drop_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "dropStreamTable";
     let name = table_name_arg(W, args.first())?;
     let st = shared_stream(i, &name, W)?;
     if let Some(s) = as_stream(&st) {
         s.subs.lock().map_err(|_| poisoned())?.clear();
     }
-    i.shared.lock().map_err(|_| Error::runtime("shared table lock poisoned"))?.remove(&name);
+    i.shared().lock().map_err(|_| Error::runtime("shared table lock poisoned"))?.remove(&name);
     Ok(Value::Void)
 }
 
 /// `enableTableShareAndPersistence(table, tableName, ...)`: share a stream table under the
 /// name. Beluga keeps stream tables in memory only: the persistence options are accepted
 /// and nothing is written to disk (no `persistenceDir` exists), as the docs row says.
-pub fn enable_share_and_persistence(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn enable_share_and_persistence(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "enableTableShareAndPersistence";
     if as_stream(&args[0]).is_none() {
         return Err(Error::arg(format!("{W}: table must be a stream table, not {}", describe(&args[0]))));

@@ -18,11 +18,12 @@
 //! `forceTriggerTime`, `fill` other than 'none', a vector `windowSize`, `subWindow`,
 //! `acceptedDelay`, snapshots, two time columns, MONTH time columns.
 
+use beluga_runtime::CallCtx;
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
 use beluga_lang::ast::Expr;
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::kernels::cast::cast_column;
-use beluga_runtime::{ColData, Column, DataType, Error, Interpreter, Key, Result, Table, Value};
+use beluga_runtime::{ColData, Column, DataType, Error, Key, Result, Table, Value};
 use ahash::AHashMap;
 use std::sync::Arc;
 
@@ -225,7 +226,7 @@ fn time_column(ty: DataType, like: &Column, v: Vec<i64>) -> Column {
 }
 
 impl EngineCore for TimeSeries {
-    fn feed(&mut self, i: &mut Interpreter, rows: Table) -> Result<Option<Table>> {
+    fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
         let n = rows.rows();
         let tcol = rows.cols[self.time_col].clone();
         let mut outs: Vec<OutRow> = Vec::new();
@@ -334,7 +335,7 @@ fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
     }
 }
 
-pub fn create(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
+pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createTimeSeriesEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let c = common(W, &args[0], &args[4])?;

@@ -2,6 +2,7 @@
 //! DecimalFormat-style patterns `0.00`, `#,###`, `0.##%`, `0.###E0`) and `format`
 //! (decimalFormat for numbers, temporalFormat for temporal values).
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::fmt::{format_elem, format_elem_quoted};
@@ -9,7 +10,7 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::kernels::cast::temporal_format_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 use crate::string::str_col;
 use crate::util::{describe, str_arg};
@@ -120,7 +121,7 @@ fn placeholder(ty: char, v: &Value, spec: &Spec) -> Result<(String, bool)> {
     })
 }
 
-fn string_format(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn string_format(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let fmt = str_arg("stringFormat", &a[0], "format")?.to_string();
     let args = &a[1..];
     let mut next = 0usize;
@@ -380,13 +381,13 @@ fn decimal_format_col(name: &str, c: &Column, pat: &DecPattern) -> Result<Column
     Ok(str_col(out))
 }
 
-fn decimal_format(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn decimal_format(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let pat = parse_dec_pattern(str_arg("decimalFormat", &a[1], "format")?)?;
     ops::unary_col(&a[0], &|c: &Column| decimal_format_col("decimalFormat", c, &pat))
 }
 
 /// `format(X, format)`: temporal values use temporalFormat, numbers decimalFormat.
-fn format(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn format(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let fmt = str_arg("format", &a[1], "format")?.to_string();
     let dec = parse_dec_pattern(&fmt).ok();
     ops::unary_col(&a[0], &|c: &Column| {

@@ -4,11 +4,12 @@
 //! write into one output buffer (helpers in `string_core`); SYMBOL inputs are transformed
 //! once per distinct name.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 pub(crate) use crate::string_core::{
     apply_n, char_offset, check_text, common_len, floor_boundary, str_col, strings_to, text_int, text_map,
@@ -18,11 +19,11 @@ use crate::util::describe;
 
 // ---------------------------------------------------------------- length
 
-fn strlen(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn strlen(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_int("strlen", &a[0], &|s| s.len() as i32)
 }
 
-fn strlenu(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn strlenu(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_int("strlenu", &a[0], &|s| s.chars().count() as i32)
 }
 
@@ -72,11 +73,11 @@ fn substr_impl(name: &'static str, a: &[Value], chars: bool) -> Result<Value> {
     })
 }
 
-fn substr(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn substr(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     substr_impl("substr", &a, false)
 }
 
-fn substru(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn substru(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     substr_impl("substru", &a, true)
 }
 
@@ -108,43 +109,43 @@ fn left_right(name: &'static str, a: &[Value], left: bool) -> Result<Value> {
     })
 }
 
-fn left(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn left(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     left_right("left", &a, true)
 }
 
-fn right(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn right(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     left_right("right", &a, false)
 }
 
 // ---------------------------------------------------------------- case and trimming
 
-fn upper(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn upper(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("upper", &a[0], &|s, o| {
         o.push_str(s);
         o.make_ascii_uppercase();
     })
 }
 
-fn lower(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lower(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("lower", &a[0], &|s, o| {
         o.push_str(s);
         o.make_ascii_lowercase();
     })
 }
 
-fn trim(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn trim(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("trim", &a[0], &|s, o| o.push_str(s.trim_matches(' ')))
 }
 
-fn ltrim(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ltrim(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("ltrim", &a[0], &|s, o| o.push_str(s.trim_start_matches(' ')))
 }
 
-fn rtrim(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rtrim(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("rtrim", &a[0], &|s, o| o.push_str(s.trim_end_matches(' ')))
 }
 
-fn strip(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn strip(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("strip", &a[0], &|s, o| o.push_str(s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c'))))
 }
 
@@ -203,15 +204,15 @@ fn pad(name: &'static str, a: &[Value], left: bool) -> Result<Value> {
     })
 }
 
-fn lpad(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn lpad(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pad("lpad", &a, true)
 }
 
-fn rpad(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn rpad(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     pad("rpad", &a, false)
 }
 
-fn repeat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn repeat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     apply_n("repeat", &a[0], &a[1..2], &|x, ex, n| {
         check_text("repeat", &x.col)?;
         let k = ex[0].ints("repeat", "n")?;
@@ -239,7 +240,7 @@ fn repeat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- characters
 
-fn char_at(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn char_at(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     apply_n("charAt", &a[0], &a[1..2], &|x, ex, n| {
         check_text("charAt", &x.col)?;
         let k = ex[0].ints("charAt", "index")?;
@@ -258,7 +259,7 @@ fn char_at(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn to_char_array(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn to_char_array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let one = |s: &str| -> Column { Column::from_vec(DataType::Char, s.bytes().map(|b| b as i8).collect::<Vec<i8>>()) };
     match &a[0] {
         Value::Scalar(c) => {
@@ -292,15 +293,15 @@ fn starts_ends(name: &'static str, a: &[Value], starts: bool) -> Result<Value> {
     })
 }
 
-fn starts_with(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn starts_with(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     starts_ends("startsWith", &a, true)
 }
 
-fn ends_with(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ends_with(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     starts_ends("endsWith", &a, false)
 }
 
-fn strpos(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn strpos(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     apply_n("strpos", &a[0], &a[1..2], &|x, ex, n| {
         check_text("strpos", &x.col)?;
         if !ex[0].is_text() {
@@ -316,7 +317,7 @@ fn strpos(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn str_replace(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn str_replace(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     apply_n("strReplace", &a[0], &a[1..3], &|x, ex, n| {
         check_text("strReplace", &x.col)?;
         if !ex[0].is_text() || !ex[1].is_text() {
@@ -358,7 +359,7 @@ fn push_elem_text(buf: &mut String, c: &Column, i: usize) {
     }
 }
 
-fn concat(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn concat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let y = a.get(1).cloned().unwrap_or(Value::Void);
     let mut sep = String::new();
     match &y {
@@ -396,7 +397,7 @@ fn split_one<'a>(s: &'a str, d: &str) -> Vec<&'a str> {
     s.split(d).collect()
 }
 
-fn split(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn split(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let delim: Option<String> = match a.get(1) {
         None | Some(Value::Void) => None,
         Some(Value::Scalar(c)) => {
@@ -513,17 +514,17 @@ fn like_impl(name: &str, a: &[Value], ci: bool) -> Result<Value> {
     })
 }
 
-fn like(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn like(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     like_impl("like", &a, false)
 }
 
-fn ilike(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn ilike(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     like_impl("ilike", &a, true)
 }
 
 // ---------------------------------------------------------------- character classes
 
-fn initcap(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn initcap(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_map("initcap", &a[0], &|s, o| {
         let mut prev_alnum = false;
         for ch in s.chars() {
@@ -537,31 +538,31 @@ fn initcap(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn is_alnum(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_alnum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isAlNum", &a[0], &|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric()))
 }
 
-fn is_alpha(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_alpha(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isAlpha", &a[0], &|s| !s.is_empty() && s.chars().all(|c| c.is_alphabetic()))
 }
 
-fn is_digit(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_digit(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isDigit", &a[0], &|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()))
 }
 
-fn is_numeric(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_numeric(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isNumeric", &a[0], &|s| !s.is_empty() && s.chars().all(|c| c.is_numeric()))
 }
 
-fn is_space(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_space(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isSpace", &a[0], &|s| !s.is_empty() && s.chars().all(|c| c.is_whitespace()))
 }
 
-fn is_lower(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_lower(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isLower", &a[0], &|s| s.chars().any(|c| c.is_lowercase()) && !s.chars().any(|c| c.is_uppercase()))
 }
 
-fn is_upper(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_upper(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isUpper", &a[0], &|s| s.chars().any(|c| c.is_uppercase()) && !s.chars().any(|c| c.is_lowercase()))
 }
 
@@ -589,7 +590,7 @@ fn title_case(s: &str) -> bool {
     seen
 }
 
-fn is_title(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_title(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     text_pred("isTitle", &a[0], &title_case)
 }
 
@@ -707,3 +708,8 @@ pub mod format;
 pub mod regex;
 pub mod regex_fns;
 pub mod text;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, regex_fns::DEFS, format::DEFS, text::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -2,11 +2,12 @@
 //! engines in `string_regex`. The pattern is compiled once per call; each string is
 //! searched in place, in time linear in its length when the pattern allows.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::{Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 use crate::string::{check_text, str_col, strings_to, Arg};
 use crate::string_regex::{expand, Regex};
@@ -64,7 +65,7 @@ fn per_string<T: Copy>(
     }
 }
 
-fn regex_find(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn regex_find(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let re = pattern_arg("regexFind", &a[1])?;
     let off = offset_arg("regexFind", &a, 2)?;
     per_string(
@@ -81,7 +82,7 @@ fn regex_find(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     )
 }
 
-fn regex_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn regex_count(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let re = pattern_arg("regexCount", &a[1])?;
     let off = offset_arg("regexCount", &a, 2)?;
     per_string(
@@ -98,7 +99,7 @@ fn regex_count(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     )
 }
 
-fn regex_replace(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn regex_replace(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let re = pattern_arg("regexReplace", &a[1])?;
     let rep = match &a[2] {
         Value::Scalar(c) if c.ty.is_literal() => c.str_at(0).unwrap_or("").to_string(),
@@ -150,7 +151,7 @@ fn regex_replace(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn regex_find_str(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn regex_find_str(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let re = pattern_arg("regexFindStr", &a[1])?;
     let only_first = match opt(&a, 2) {
         None => true,

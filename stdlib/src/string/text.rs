@@ -11,9 +11,10 @@
 //!   to `chunkOverlap` characters of context into the next chunk) and recurses into pieces
 //!   that are still too long with the remaining separators.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::StrCol;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 use crate::string::{check_text, str_col};
 use crate::util::{describe, opt};
@@ -36,7 +37,7 @@ fn collect(parts: Vec<String>) -> Value {
     Value::Vector(str_col(StrCol::from_iter(parts.iter().map(|s| s.as_str()))))
 }
 
-fn tokenize(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn tokenize(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (texts, scalar) = text_items("tokenize", &a[0])?;
     let seps: Vec<char> = match opt(&a, 1) {
         None => vec![' ', '\t', '\r', '\n'],
@@ -116,7 +117,7 @@ fn split_rec(text: &str, seps: &[String], size: usize, overlap: usize, out: &mut
     }
 }
 
-fn recursive_split_text(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn recursive_split_text(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "recursiveSplitText";
     let (texts, scalar) = text_items(name, &a[0])?;
     let size = match opt(&a, 1) {

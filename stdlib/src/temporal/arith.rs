@@ -2,6 +2,7 @@
 //! `temporalDiff`, `temporalDeltas`, `temporalSeq`, `transFreq`, `asFreq`/`asfreq`.
 //! All arithmetic is on the integer encodings.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::Column;
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::arith::as_native;
@@ -10,7 +11,7 @@ use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month, MS_PER_DAY, NS_PER_DAY};
 use beluga_runtime::types::Physical;
 use beluga_runtime::value::Matrix;
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 use std::sync::Arc;
 
 use crate::string::{common_len, Arg};
@@ -43,7 +44,7 @@ fn text_arg(name: &str, v: &Value, what: &str) -> Result<String> {
     Ok(str_arg(name, v, what)?.to_string())
 }
 
-fn parse_unit(i: &mut Interpreter, u: &str) -> Result<Unit> {
+fn parse_unit(i: &mut CallCtx, u: &str) -> Result<Unit> {
     if let Some(ns) = fixed_unit(u) {
         return Ok(Unit::Fixed(ns));
     }
@@ -130,7 +131,7 @@ fn add_one(ty: DataType, v: i64, n: i64, unit: &Unit) -> i64 {
     }
 }
 
-fn temporal_add(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_add(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let (amount, unit_name) = match (&a[1], opt(&a, 2)) {
         (Value::Duration(n, u), _) => (Value::long(*n), u.to_string()),
         (v, Some(u)) => (v.clone(), text_arg("temporalAdd", u, "unit")?),
@@ -222,14 +223,14 @@ fn diff_col(ty: DataType, v: Vec<i64>) -> Column {
     }
 }
 
-fn unit_arg(i: &mut Interpreter, name: &str, a: &[Value], k: usize) -> Result<Option<Unit>> {
+fn unit_arg(i: &mut CallCtx, name: &str, a: &[Value], k: usize) -> Result<Option<Unit>> {
     match opt(a, k) {
         None => Ok(None),
         Some(v) => Ok(Some(parse_unit(i, &text_arg(name, v, "unit")?)?)),
     }
 }
 
-fn temporal_diff(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_diff(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let unit = unit_arg(i, "temporalDiff", &a, 2)?;
     let x = Arg::of("temporalDiff", &a[0])?;
     let y = Arg::of("temporalDiff", &a[1])?;
@@ -250,7 +251,7 @@ fn temporal_diff(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(if x.scalar && y.scalar { Value::Scalar(c) } else { Value::Vector(c) })
 }
 
-fn temporal_deltas(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_deltas(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let unit = unit_arg(i, "temporalDeltas", &a, 1)?;
     crate::util::vector_fn("temporalDeltas", &a[0], &|c: &Column| {
         if !c.ty.is_temporal() {
@@ -282,7 +283,7 @@ enum Rule {
     Market(Calendar, i64),
 }
 
-fn parse_rule(i: &mut Interpreter, name: &str, s: &str) -> Result<Rule> {
+fn parse_rule(i: &mut CallCtx, name: &str, s: &str) -> Result<Rule> {
     let digits = s.bytes().take_while(|b| b.is_ascii_digit()).count();
     let k: i64 = if digits == 0 { 1 } else { s[..digits].parse().map_err(|_| Error::arg(format!("Invalid rule '{s}' for [{name}]")))? };
     if k <= 0 {
@@ -425,7 +426,7 @@ fn trans_column(name: &str, c: &Column, rule: &Rule, a: &[Value], k: usize) -> R
     }
 }
 
-fn trans_freq(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn trans_freq(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rule = parse_rule(i, "transFreq", &text_arg("transFreq", &a[1], "rule")?)?;
     ops::unary_col(&a[0], &|c: &Column| trans_column("transFreq", c, &rule, &a, 2))
 }
@@ -465,7 +466,7 @@ fn seq_labels(name: &str, ty: DataType, start: i64, end: i64, rule: &Rule, a: &[
     }
 }
 
-fn temporal_seq(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn temporal_seq(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "temporalSeq";
     let rule = parse_rule(i, name, &text_arg(name, &a[2], "rule")?)?;
     let (s, e) = match (&a[0], &a[1]) {
@@ -487,7 +488,7 @@ fn temporal_seq(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 /// `asFreq(X, rule)`: X is an indexed series/matrix (a matrix whose row labels are a sorted
 /// temporal vector); the result is reindexed on the rule's labels from the first to the
 /// last label, taking the value of an exactly matching row and null elsewhere.
-fn as_freq(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn as_freq(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "asFreq";
     let m = match &a[0] {
         Value::Matrix(m) => m.clone(),

@@ -7,11 +7,12 @@
 //! calendar trades on weekdays that are not listed holidays; a "tradingDate" calendar
 //! trades exactly on the listed dates.
 
+use beluga_runtime::CallCtx;
 use ahash::AHashMap;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 use crate::temporal_core::{bday_date, bday_index, date_col, days_of, dow};
 use crate::util::{describe, opt, str_arg};
@@ -28,8 +29,8 @@ pub(crate) struct Calendar {
 
 type Store = AHashMap<String, Calendar>;
 
-fn store(i: &mut Interpreter) -> &mut Store {
-    let entry = i.ext.entry(EXT_KEY).or_insert_with(|| Box::new(Store::new()));
+fn store(i: &mut CallCtx) -> &mut Store {
+    let entry = i.ext().entry(EXT_KEY).or_insert_with(|| Box::new(Store::new()));
     if !entry.is::<Store>() {
         *entry = Box::new(Store::new());
     }
@@ -38,12 +39,12 @@ fn store(i: &mut Interpreter) -> &mut Store {
 }
 
 /// The calendar registered under `name`, if any.
-pub(crate) fn calendar(i: &mut Interpreter, name: &str) -> Option<Calendar> {
+pub(crate) fn calendar(i: &mut CallCtx, name: &str) -> Option<Calendar> {
     store(i).get(name).cloned()
 }
 
 /// A market name as used in units and rules: the registered calendar, or an error.
-pub(crate) fn require_calendar(i: &mut Interpreter, name: &str) -> Result<Calendar> {
+pub(crate) fn require_calendar(i: &mut CallCtx, name: &str) -> Result<Calendar> {
     calendar(i, name).ok_or_else(|| Error::arg(format!("The trading calendar '{name}' doesn't exist")))
 }
 
@@ -163,7 +164,7 @@ fn date_list(name: &str, v: &Value) -> Result<Vec<i64>> {
     Ok(d)
 }
 
-fn add_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn add_market_holiday(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = market_name("addMarketHoliday", &a[0])?;
     let dates = date_list("addMarketHoliday", &a[1])?;
     let trading = match opt(&a, 2) {
@@ -182,7 +183,7 @@ fn add_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     Ok(Value::Void)
 }
 
-fn update_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn update_market_holiday(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = market_name("updateMarketHoliday", &a[0])?;
     let dates = date_list("updateMarketHoliday", &a[1])?;
     match store(i).get_mut(&name) {
@@ -194,7 +195,7 @@ fn update_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn delete_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn delete_market_holiday(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = market_name("deleteMarketHoliday", &a[0])?;
     match store(i).remove(&name) {
         Some(_) => Ok(Value::Void),
@@ -202,13 +203,13 @@ fn delete_market_holiday(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn list_all_markets(i: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+fn list_all_markets(i: &mut CallCtx, _: Vec<Value>) -> Result<Value> {
     let mut names: Vec<String> = store(i).keys().cloned().collect();
     names.sort();
     Ok(Value::string_vec(names.iter().map(|s| s.as_str())))
 }
 
-fn get_trading_calendar_type(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn get_trading_calendar_type(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = market_name("getTradingCalendarType", &a[0])?;
     let c = require_calendar(i, &name)?;
     Ok(Value::string(if c.trading_dates { "tradingDate" } else { "holidayDate" }))
@@ -221,7 +222,7 @@ fn one_day(name: &str, v: &Value) -> Result<Option<i64>> {
     }
 }
 
-fn get_market_calendar(i: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn get_market_calendar(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = market_name("getMarketCalendar", &a[0])?;
     let c = require_calendar(i, &name)?;
     let (lo_dflt, hi_dflt) = match (c.dates.first(), c.dates.last()) {

@@ -2,11 +2,12 @@
 //! `millisecond` …), calendar predicates (`isLeapYear`, `isMonthEnd` …), `concatDateTime`,
 //! `now` and `today`. All kernels work on the integer encodings.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month, is_leap, MS_PER_DAY, NS_PER_DAY};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 
 use crate::string::Arg;
 use crate::temporal_core::{day_bool, day_int, dow, tod_int, temporal_col};
@@ -16,31 +17,31 @@ const NS_PER_SEC: i64 = 1_000_000_000;
 
 // ---------------------------------------------------------------- date components
 
-fn year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("year", &a[0], &|d| civil_from_days(d).0 as i32)
 }
 
-fn month_of_year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn month_of_year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("monthOfYear", &a[0], &|d| civil_from_days(d).1 as i32)
 }
 
-fn day_of_month(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn day_of_month(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("dayOfMonth", &a[0], &|d| civil_from_days(d).2 as i32)
 }
 
-fn day_of_year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn day_of_year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("dayOfYear", &a[0], &|d| {
         let (y, _, _) = civil_from_days(d);
         (d - days_from_civil(y, 1, 1) + 1) as i32
     })
 }
 
-fn quarter_of_year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn quarter_of_year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("quarterOfYear", &a[0], &|d| ((civil_from_days(d).1 - 1) / 3 + 1) as i32)
 }
 
 /// `weekday(X, [startFromSunday=true])`: Sunday = 0 by default, else Monday = 0.
-fn weekday(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn weekday(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let sunday = match opt(&a, 1) {
         None => true,
         Some(v) => v.as_bool().ok_or_else(|| Error::arg("The startFromSunday argument of [weekday] must be a boolean"))?,
@@ -52,7 +53,7 @@ fn weekday(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn day_of_week(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn day_of_week(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("dayOfWeek", &a[0], &|d| dow(d) as i32)
 }
 
@@ -63,54 +64,54 @@ fn iso_week(d: i64) -> i32 {
     ((thursday - days_from_civil(y, 1, 1)) / 7 + 1) as i32
 }
 
-fn week_of_year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn week_of_year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("weekOfYear", &a[0], &iso_week)
 }
 
-fn is_leap_year(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_leap_year(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isLeapYear", &a[0], &|d| is_leap(civil_from_days(d).0))
 }
 
-fn days_in_month_fn(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn days_in_month_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_int("daysInMonth", &a[0], &|d| {
         let (y, m, _) = civil_from_days(d);
         days_in_month(y, m) as i32
     })
 }
 
-fn is_month_start(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_month_start(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isMonthStart", &a[0], &|d| civil_from_days(d).2 == 1)
 }
 
-fn is_month_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_month_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isMonthEnd", &a[0], &|d| {
         let (y, m, dd) = civil_from_days(d);
         dd == days_in_month(y, m)
     })
 }
 
-fn is_quarter_start(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_quarter_start(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isQuarterStart", &a[0], &|d| {
         let (_, m, dd) = civil_from_days(d);
         dd == 1 && (m - 1) % 3 == 0
     })
 }
 
-fn is_quarter_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_quarter_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isQuarterEnd", &a[0], &|d| {
         let (y, m, dd) = civil_from_days(d);
         m % 3 == 0 && dd == days_in_month(y, m)
     })
 }
 
-fn is_year_start(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_year_start(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isYearStart", &a[0], &|d| {
         let (_, m, dd) = civil_from_days(d);
         m == 1 && dd == 1
     })
 }
 
-fn is_year_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn is_year_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     day_bool("isYearEnd", &a[0], &|d| {
         let (_, m, dd) = civil_from_days(d);
         m == 12 && dd == 31
@@ -119,31 +120,31 @@ fn is_year_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 // ---------------------------------------------------------------- time-of-day components
 
-fn hour(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn hour(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("hour", &a[0], &|t| (t / (3600 * NS_PER_SEC)) as i32)
 }
 
-fn hour_of_day(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn hour_of_day(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("hourOfDay", &a[0], &|t| (t / (3600 * NS_PER_SEC)) as i32)
 }
 
-fn minute_of_hour(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn minute_of_hour(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("minuteOfHour", &a[0], &|t| (t / (60 * NS_PER_SEC) % 60) as i32)
 }
 
-fn second_of_minute(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn second_of_minute(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("secondOfMinute", &a[0], &|t| (t / NS_PER_SEC % 60) as i32)
 }
 
-fn millisecond(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn millisecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("millisecond", &a[0], &|t| (t % NS_PER_SEC / 1_000_000) as i32)
 }
 
-fn microsecond(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn microsecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("microsecond", &a[0], &|t| (t % NS_PER_SEC / 1_000) as i32)
 }
 
-fn nanosecond(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn nanosecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     tod_int("nanosecond", &a[0], &|t| (t % NS_PER_SEC) as i32)
 }
 
@@ -151,7 +152,7 @@ fn nanosecond(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
 
 /// `concatDateTime(date, time)`: DATE + SECOND/MINUTE → DATETIME, + TIME → TIMESTAMP,
 /// + NANOTIME → NANOTIMESTAMP.
-fn concat_date_time(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn concat_date_time(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let d = Arg::of("concatDateTime", &a[0])?;
     let t = Arg::of("concatDateTime", &a[1])?;
     if d.col.ty != DataType::Date {
@@ -192,7 +193,7 @@ pub(crate) fn local_now_ns() -> i64 {
     naive.and_utc().timestamp_nanos_opt().unwrap_or(0)
 }
 
-fn now(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn now(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let nano = match opt(&a, 0) {
         None => false,
         Some(v) => v.as_bool().ok_or_else(|| Error::arg("The argument of [now] must be a boolean"))?,
@@ -205,7 +206,7 @@ fn now(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn today(_: &mut Interpreter, _: Vec<Value>) -> Result<Value> {
+fn today(_: &mut CallCtx, _: Vec<Value>) -> Result<Value> {
     let days = local_now_ns().div_euclid(NS_PER_DAY);
     Ok(Value::Scalar(temporal_col(DataType::Date, vec![days])))
 }
@@ -278,3 +279,8 @@ pub mod cal;
 pub mod base;
 pub mod period;
 pub mod tz;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, arith::DEFS, cal::DEFS, period::DEFS, tz::DEFS].iter().for_each(|defs| r.extend(defs));
+}

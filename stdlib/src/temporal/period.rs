@@ -9,12 +9,13 @@
 //! roll-back functions (`semiMonthEnd`, `weekOfMonth`, `lastWeekOfMonth`) floor.
 //! Results are DATE.
 
+use beluga_runtime::CallCtx;
 use beluga_runtime::column::Column;
 use beluga_runtime::eval::ops;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::temporal::{civil_from_days, days_from_civil};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 use crate::temporal_core::{
     bday_date, bday_index, bday_on_or_after, bday_on_or_before, date_col, day_of_month_index, days_of, dow,
@@ -127,46 +128,46 @@ fn months_fn(name: &str, a: &[Value], len: i64, has_month_arg: bool, begin: bool
     period_apply(name, a, off, &months_rule(len, month, begin, business))
 }
 
-fn month_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn month_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("monthBegin", &a, 1, false, true, false)
 }
-fn month_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn month_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("monthEnd", &a, 1, false, false, false)
 }
-fn quarter_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn quarter_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("quarterBegin", &a, 3, true, true, false)
 }
-fn quarter_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn quarter_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("quarterEnd", &a, 3, true, false, false)
 }
-fn semiannual_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn semiannual_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("semiannualBegin", &a, 6, true, true, false)
 }
-fn semiannual_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn semiannual_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("semiannualEnd", &a, 6, true, false, false)
 }
-fn year_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn year_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("yearBegin", &a, 12, true, true, false)
 }
-fn year_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn year_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("yearEnd", &a, 12, true, false, false)
 }
-fn business_month_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_month_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessMonthBegin", &a, 1, false, true, true)
 }
-fn business_month_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_month_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessMonthEnd", &a, 1, false, false, true)
 }
-fn business_quarter_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_quarter_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessQuarterBegin", &a, 3, true, true, true)
 }
-fn business_quarter_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_quarter_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessQuarterEnd", &a, 3, true, false, true)
 }
-fn business_year_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_year_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessYearBegin", &a, 12, true, true, true)
 }
-fn business_year_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_year_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     months_fn("businessYearEnd", &a, 12, true, false, true)
 }
 
@@ -194,12 +195,12 @@ fn semi_month_end_rule(dom: i64) -> DateRule {
     )
 }
 
-fn semi_month_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn semi_month_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let dom = int_param("semiMonthBegin", &a, 1, 15, 2, 27, "dayOfMonth")?;
     period_apply("semiMonthBegin", &a, 2, &semi_month_begin_rule(dom))
 }
 
-fn semi_month_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn semi_month_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let dom = int_param("semiMonthEnd", &a, 1, 15, 2, 27, "dayOfMonth")?;
     period_apply("semiMonthEnd", &a, 2, &semi_month_end_rule(dom))
 }
@@ -212,12 +213,12 @@ fn week_end_rule(w: i64) -> DateRule {
     DateRule::new(move |d| -((-(d - (w - 3))).div_euclid(7)), move |p| p * 7 + w - 3, true)
 }
 
-fn week_begin(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn week_begin(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let w = int_param("weekBegin", &a, 1, 0, 0, 6, "weekday")?;
     period_apply("weekBegin", &a, 2, &week_begin_rule(w))
 }
 
-fn week_end(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn week_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let w = int_param("weekEnd", &a, 1, 6, 0, 6, "weekday")?;
     period_apply("weekEnd", &a, 2, &week_end_rule(w))
 }
@@ -226,7 +227,7 @@ fn business_day_rule() -> DateRule {
     DateRule::new(|d| bday_index(bday_on_or_before(d)), bday_date, false)
 }
 
-fn business_day(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn business_day(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     period_apply("businessDay", &a, 1, &business_day_rule())
 }
 
@@ -264,13 +265,13 @@ fn last_week_of_month_rule(w: i64) -> DateRule {
     )
 }
 
-fn week_of_month(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn week_of_month(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let week = int_param("weekOfMonth", &a, 1, 0, 0, 3, "week")?;
     let w = int_param("weekOfMonth", &a, 2, 0, 0, 6, "weekday")?;
     period_apply("weekOfMonth", &a, 3, &week_of_month_rule(week, w))
 }
 
-fn last_week_of_month(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn last_week_of_month(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let w = int_param("lastWeekOfMonth", &a, 1, 0, 0, 6, "weekday")?;
     period_apply("lastWeekOfMonth", &a, 2, &last_week_of_month_rule(w))
 }
@@ -298,7 +299,7 @@ fn fy_rule(w: i64, sm: i64, nearest: bool) -> DateRule {
     DateRule::new(move |d| fy_of(d, w, sm, nearest), move |y| fy_start(y, w, sm, nearest), false)
 }
 
-fn fy5253(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn fy5253(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let w = int_param("fy5253", &a, 1, 0, 0, 6, "weekday")?;
     let sm = int_param("fy5253", &a, 2, 1, 1, 12, "startingMonth")?;
     let nearest = bool_param("fy5253", &a, 3, true, "nearest")?;
@@ -332,7 +333,7 @@ fn fy_quarter_rule(w: i64, sm: i64, nearest: bool, extra: i64) -> DateRule {
     )
 }
 
-fn fy5253_quarter(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn fy5253_quarter(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "fy5253Quarter";
     let w = int_param(name, &a, 1, 0, 0, 6, "weekday")?;
     let sm = int_param(name, &a, 2, 1, 1, 12, "startingMonth")?;

@@ -7,6 +7,7 @@
 //! process's: `$TZ` when set, else `/etc/localtime`.
 //! Offsets are computed per element with integer arithmetic on the encodings.
 
+use beluga_runtime::CallCtx;
 use ahash::AHashMap;
 use beluga_runtime::column::Column;
 use beluga_runtime::eval::ops;
@@ -14,7 +15,7 @@ use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::temporal::{civil_from_days, days_from_civil, days_in_month, is_leap};
-use beluga_runtime::{DataType, Error, Interpreter, Result, Value};
+use beluga_runtime::{DataType, Error, Result, Value};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::temporal_core::temporal_col;
@@ -370,17 +371,17 @@ fn shift(name: &str, v: &Value, from: &Zone, to: &Zone) -> Result<Value> {
     })
 }
 
-fn convert_tz(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn convert_tz(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let from = zone(str_arg("convertTZ", &a[1], "srcTZ")?)?;
     let to = zone(str_arg("convertTZ", &a[2], "destTZ")?)?;
     shift("convertTZ", &a[0], &from, &to)
 }
 
-fn gmtime(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn gmtime(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     shift("gmtime", &a[0], &local_zone(), &Zone::fixed(0))
 }
 
-fn localtime(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+fn localtime(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     shift("localtime", &a[0], &Zone::fixed(0), &local_zone())
 }
 

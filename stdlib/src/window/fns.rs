@@ -1,12 +1,13 @@
 //! The m-function builtins: argument checks (`p_*` prep functions, also used by
 //! `window::segmented`) over the shared statistic kernels.
 
+use beluga_runtime::CallCtx;
 use crate::window::{call_prep, num_arg, opt_bool, opt_str, win_spec, Gate, Prep, PrepFn, WinSpec};
 use crate::window_kernels::*;
 use crate::window_misc;
 use crate::window_order::{interp_arg, ties_arg, OrdOp, RankOpt};
 use crate::window_stats::{Mom, PairStat, NN};
-use beluga_runtime::{Error, Interpreter, Result, Value};
+use beluga_runtime::{Error, Result, Value};
 
 type R<'a> = Result<Prep<'a>>;
 
@@ -231,7 +232,7 @@ pub const PREPS: &[(&str, PrepFn)] = &[
 
 macro_rules! builtins {
     ($($f:ident => $p:path;)*) => {
-        $(pub fn $f(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+        $(pub fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             if let Some(r) = crate::window_fast::try_fast(stringify!($f), &a) {
                 return r;
             }
@@ -281,12 +282,12 @@ builtins! {
     mwsum => p_mwsum;
 }
 
-pub fn moving_window_data(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn moving_window_data(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_misc::moving_window(&a, false, "movingWindowData")
 }
-pub fn moving_window_index(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn moving_window_index(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_misc::moving_window(&a, true, "movingWindowIndex")
 }
-pub fn moving_top_n_index(_: &mut Interpreter, a: Vec<Value>) -> Result<Value> {
+pub fn moving_top_n_index(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_misc::moving_top_n_index(&a)
 }

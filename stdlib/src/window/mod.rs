@@ -667,3 +667,8 @@ pub mod stats;
 pub mod time;
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Register every row of this family: this module's and its files'.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS].iter().for_each(|defs| r.extend(defs));
+}

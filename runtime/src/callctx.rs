@@ -1,0 +1,220 @@
+//! `CallCtx`: the narrow view of a session that a builtin receives (rhai's
+//! `NativeCallContext` is the model). A plain builtin is `fn(&mut CallCtx, Vec<Value>)`:
+//! it may call function values (higher-order functions), index and assign into values
+//! the way the language does, print, poll the session's interrupt flag, draw from the
+//! session's random generator, read and write session variables by name, use the shared
+//! table registry, the builtin registry, the policy and per-library session storage. It
+//! cannot reach the evaluator's frames, scopes, function definitions, test state or
+//! script runner: the few builtins that need those (eval of metacode, `run`, `undef`,
+//! `defs`, the test runner...) are `Call::Session` rows and receive the `Interpreter`
+//! itself (`registry::SESSION_ROWS` names them all; a test keeps the list closed).
+//!
+//! `CallCtx` is a transparent wrapper of `Interpreter`, so making one is free and an
+//! `&mut Interpreter` coerces to `&mut CallCtx` where one is expected (session code can
+//! call plain helpers directly). The wrapped interpreter is private to this crate: the
+//! runtime's own rows (adverbs, map-reduce over data sources) may reach it through
+//! `interp()`, stdlib and storage only through the methods below.
+
+use crate::error::Result;
+use crate::eval::{Frame, Interpreter, Rule, Shared};
+use beluga_lang::ast::Expr;
+use crate::policy::Policy;
+use crate::registry::Registry;
+use crate::value::{Func, Value};
+use ahash::AHashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// What a plain builtin sees of its session (see the module header).
+#[repr(transparent)]
+pub struct CallCtx(Interpreter);
+
+impl CallCtx {
+    /// The context of a session (free: a reinterpretation of the same memory).
+    pub fn of(i: &mut Interpreter) -> &mut CallCtx {
+        // SAFETY: CallCtx is repr(transparent) over Interpreter.
+        unsafe { &mut *(i as *mut Interpreter as *mut CallCtx) }
+    }
+    /// Read-only context of a session.
+    pub fn of_ref(i: &Interpreter) -> &CallCtx {
+        // SAFETY: CallCtx is repr(transparent) over Interpreter.
+        unsafe { &*(i as *const Interpreter as *const CallCtx) }
+    }
+    /// The session itself, for the runtime's own rows only.
+    #[allow(dead_code)]
+    pub(crate) fn interp(&mut self) -> &mut Interpreter {
+        &mut self.0
+    }
+
+    // ------------------------------------------------------------ calling back
+
+    /// Call a function value (builtin, user function, partial application, template).
+    pub fn call_value(&mut self, f: &Value, args: Vec<Value>) -> Result<Value> {
+        self.0.call_value(f, args)
+    }
+    /// Call a builtin by its registered name.
+    pub fn call_builtin_by_name(&mut self, name: &str, args: Vec<Value>) -> Result<Value> {
+        self.0.call_builtin_by_name(name, args)
+    }
+    /// Call the row that `layer`'s wrapper of `name` replaced (`Registry::wrap`); None
+    /// when that layer wraps nothing of that name.
+    pub fn call_wrapped(&mut self, layer: &'static str, name: &'static str, args: Vec<Value>) -> Option<Result<Value>> {
+        let call = *self.0.registry.wrapped.get(&(layer, name))?;
+        Some(match call {
+            crate::registry::Call::Plain(g) => g(self, args),
+            crate::registry::Call::Session(g) => g(&mut self.0, args),
+        })
+    }
+    /// Apply `f` element-wise the way the `each` adverb does.
+    pub fn each(&mut self, f: &Value, args: Vec<Value>, rule: Rule) -> Result<Value> {
+        self.0.each(f, args, rule)
+    }
+    /// The function value a name stands for (user function or builtin).
+    pub fn resolve_function(&self, name: &str) -> Result<Value> {
+        self.0.resolve_function(name)
+    }
+    /// Whether a name is a user function or a builtin.
+    pub fn is_function_name(&self, name: &str) -> bool {
+        self.0.is_function_name(name)
+    }
+    /// The name a function value prints as.
+    pub fn func_name(&self, f: &Func) -> String {
+        self.0.func_name(f)
+    }
+
+    /// Evaluate a metacode argument (`<expr>`) in the caller's scope.
+    pub fn eval(&mut self, e: &Expr) -> Result<Value> {
+        self.0.eval(e)
+    }
+    /// Evaluate a metacode argument with columns in scope (`sortBy!(t, <a+b>)`); the scope
+    /// is removed again whatever the outcome.
+    pub fn eval_with_columns(&mut self, cols: AHashMap<String, Value>, e: &Expr) -> Result<Value> {
+        self.0.col_scopes.push(cols);
+        let r = self.0.eval(e);
+        self.0.col_scopes.pop();
+        r
+    }
+
+    // ------------------------------------------------------------ values
+
+    /// `target[idx...]` as the language evaluates it.
+    pub fn index_value(&mut self, target: Value, idx: Vec<Value>) -> Result<Value> {
+        self.0.index_value(target, idx)
+    }
+    /// `target[idx...] = v`, returning the updated value.
+    pub fn assign_index(&mut self, target: Value, idx: &[Option<Value>], v: Value) -> Result<Value> {
+        self.0.assign_index(target, idx, v)
+    }
+    /// The k-th element of a value (row of a table, item of a tuple...).
+    pub fn element(&mut self, v: &Value, k: usize) -> Result<Value> {
+        self.0.element(v, k)
+    }
+    /// Console text of a value.
+    pub fn format(&self, v: &Value) -> String {
+        self.0.format(v)
+    }
+    /// What an in-place (`!`) builtin returns when it is not its first argument.
+    pub fn inplace_out(&mut self) -> &mut Option<Value> {
+        &mut self.0.inplace_out
+    }
+
+    // ------------------------------------------------------------ session services
+
+    /// Write a line to the session's print sink.
+    pub fn emit(&mut self, text: &str) {
+        self.0.emit(text)
+    }
+    /// Err when the session was interrupted (Ctrl-C, server cancel): long loops poll it.
+    pub fn check_interrupt(&self) -> Result<()> {
+        self.0.check_interrupt()
+    }
+    /// The session's interrupt flag (for worker threads of a builtin).
+    pub fn interrupt(&self) -> &Arc<AtomicBool> {
+        &self.0.interrupt
+    }
+    /// The session's memory accountant.
+    pub fn budget(&self) -> &Arc<crate::guard::Budget> {
+        &self.0.budget
+    }
+    /// Next draw of the session's random generator.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    /// The session's random generator state (`setRandomSeed`).
+    pub fn rng(&mut self) -> &mut u64 {
+        &mut self.0.rng
+    }
+    /// What this session may do with files, scripts and the environment.
+    pub fn policy(&self) -> &Policy {
+        &self.0.policy
+    }
+    /// The builtin registry.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.0.registry
+    }
+    /// Per-session storage of libraries, keyed by library name.
+    pub fn ext_ref(&self) -> &AHashMap<&'static str, Box<dyn std::any::Any + Send>> {
+        &self.0.ext
+    }
+    pub fn ext(&mut self) -> &mut AHashMap<&'static str, Box<dyn std::any::Any + Send>> {
+        &mut self.0.ext
+    }
+
+    // ------------------------------------------------------------ variables and shared tables
+
+    /// A variable visible at the call site (columns, function frame, session).
+    pub fn get_var(&self, name: &str) -> Option<&Value> {
+        self.0.get_var(name)
+    }
+    pub fn has_var(&self, name: &str) -> bool {
+        self.0.has_var(name)
+    }
+    /// The function frames of the call site, innermost last (read-only: which variable
+    /// holds an argument).
+    pub fn frames(&self) -> &[Frame] {
+        &self.0.frames
+    }
+    /// The session's variables (read-only).
+    pub fn globals(&self) -> &AHashMap<String, Value> {
+        &self.0.globals
+    }
+    /// Define a session variable (metacode builders keep values in hidden `__meta` ones).
+    pub fn set_global(&mut self, name: String, v: Value) -> Option<Value> {
+        self.0.globals.insert(name, v)
+    }
+    /// Assign a variable in the caller's scope.
+    pub fn set_var(&mut self, name: &str, v: Value) -> Result<()> {
+        self.0.set_var(name, v)
+    }
+    /// Take a variable out of the caller's scope (so that a builtin holds the only
+    /// reference and can grow it in place); the caller puts it back with `set_var`.
+    pub fn take_var(&mut self, name: &str) -> Option<Value> {
+        self.0.take_var(name)
+    }
+    /// The process-wide shared-table registry (`share`).
+    pub fn shared(&self) -> &Shared {
+        &self.0.shared
+    }
+    /// A shared object by name.
+    pub fn get_shared(&self, name: &str) -> Option<Value> {
+        self.0.get_shared(name)
+    }
+    /// Share a value under a name.
+    pub fn share(&mut self, v: Value, name: &str) -> Result<()> {
+        self.0.share(v, name)
+    }
+}
+
+/// An `&mut Interpreter` (or `&Interpreter`) stands wherever a `CallCtx` is expected, so
+/// session code and tests can call plain builtins and their helpers directly.
+impl std::ops::Deref for Interpreter {
+    type Target = CallCtx;
+    fn deref(&self) -> &CallCtx {
+        CallCtx::of_ref(self)
+    }
+}
+impl std::ops::DerefMut for Interpreter {
+    fn deref_mut(&mut self) -> &mut CallCtx {
+        CallCtx::of(self)
+    }
+}
