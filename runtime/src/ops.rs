@@ -730,8 +730,10 @@ pub fn unify_scalars(items: &[Value]) -> Result<Option<Value>> {
 
 /// Concatenate scalar columns into one column of type `ty`, converting numerics.
 pub fn build_column(ty: DataType, items: &[Value]) -> Column {
-    if ty.decimal_scale().is_some() {
-        // DECIMAL items share type and scale (common_type): copy the unscaled values
+    if ty.decimal_scale().is_some() || ty.physical() == Physical::I128 {
+        // DECIMAL items share type and scale (common_type), and 128-bit items (UUID,
+        // IPADDR, INT128) unify only with their own type: copy the values whole (through
+        // i64 the upper half of a UUID was lost)
         let cols: Vec<Column> = items
             .iter()
             .map(|v| match v {
