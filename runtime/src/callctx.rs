@@ -186,6 +186,11 @@ impl CallCtx {
     pub fn set_var(&mut self, name: &str, v: Value) -> Result<()> {
         self.0.set_var(name, v)
     }
+    /// Write back a variable modified in place (a shared table named inside a function
+    /// is updated as the shared table: `Interpreter::set_var_mutated`).
+    pub fn set_var_mutated(&mut self, name: &str, v: Value) -> Result<()> {
+        self.0.set_var_mutated(name, v)
+    }
     /// Take a variable out of the caller's scope (so that a builtin holds the only
     /// reference and can grow it in place); the caller puts it back with `set_var`.
     pub fn take_var(&mut self, name: &str) -> Option<Value> {

@@ -416,7 +416,7 @@ pub fn insert_rows(t: &Table, src: &[Column]) -> Result<Table> {
 /// offered to the interpreter's in-place write-back.
 fn replace_in_caller(i: &mut CallCtx, orig: &Value, new: Value) {
     if let Some(name) = crate::meta::var_holding(i, orig) {
-        let _ = i.set_var(&name, new.clone());
+        let _ = i.set_var_mutated(&name, new.clone());
     }
     *i.inplace_out() = Some(new);
 }
@@ -446,7 +446,7 @@ fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
         }
         let new = Value::Table(t);
         if let Some(name) = name {
-            let _ = i.set_var(&name, new.clone());
+            let _ = i.set_var_mutated(&name, new.clone());
         }
         *i.inplace_out() = Some(new);
         return Ok(Value::int(n as i32));

@@ -126,7 +126,7 @@ impl Interpreter {
                     } else {
                         mutated.iter().find(|(j, _)| j == i).map(|(_, v)| v.clone()).unwrap_or(Value::Void)
                     };
-                    self.set_var(name, newv)?;
+                    self.set_var_mutated(name, newv)?;
                 }
                 Ok(ret)
             }
@@ -134,11 +134,11 @@ impl Interpreter {
                 // a failed call leaves the variables as they were
                 if hands_back {
                     if let (Some((_, name)), Some(v)) = (taken.first(), self.inplace_out.take()) {
-                        let _ = self.set_var(name, v);
+                        let _ = self.set_var_mutated(name, v);
                     }
                 }
                 for ((_, name), (_, v)) in taken.iter().zip(originals) {
-                    let _ = self.set_var(name, v);
+                    let _ = self.set_var_mutated(name, v);
                 }
                 Err(e)
             }

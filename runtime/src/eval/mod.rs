@@ -243,6 +243,24 @@ impl Interpreter {
         Ok(())
     }
 
+    /// Write back a variable that a statement modified in place (`append!`, `insert into`,
+    /// `tableInsert`…). Inside a function, a name that is not local but names a shared
+    /// table updates the shared table, as DolphinDB scripts expect of `share t as st;
+    /// def f(x) { insert into st values(...) }`; everything else is `set_var`.
+    pub fn set_var_mutated(&mut self, name: &str, v: Value) -> Result<()> {
+        if let Some(f) = self.frames.last() {
+            if !f.vars.contains_key(name) {
+                if let Ok(mut m) = self.shared.lock() {
+                    if m.contains_key(name) {
+                        m.insert(name.to_string(), v);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.set_var(name, v)
+    }
+
     /// Remove a variable from the current scope, returning it (for in-place mutation without copies).
     pub fn take_var(&mut self, name: &str) -> Option<Value> {
         if let Some(f) = self.frames.last_mut() {
@@ -250,7 +268,10 @@ impl Interpreter {
                 return Some(v);
             }
             if !self.globals.contains_key(self.canon(name)) {
-                return None;
+                // not local: a shared table is still reachable by name (and is written
+                // back to the shared registry by `set_var_mutated`)
+                let name = self.canon(name).to_string();
+                return self.shared.lock().ok().and_then(|m| m.get(&name).cloned());
             }
         }
         let name = &self.canon(name).to_string();

@@ -44,7 +44,7 @@ fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols
     t.keys = old.keys.clone();
     t.name = old.name.clone();
     match dest {
-        Dest::Var(name) => i.set_var(name, Value::table(t)),
+        Dest::Var(name) => i.set_var_mutated(name, Value::table(t)),
         Dest::Handle(h) => {
             let src = table_source(h).ok_or_else(|| Error::runtime("This stored table can't be modified by update/delete"))?;
             src.overwrite(&t)
