@@ -230,17 +230,27 @@ impl Interpreter {
             return Err(Error::runtime(format!("Constant variable [{name}] can't be modified.")));
         }
         let name = &self.canon(name).to_string();
-        if !self.globals.contains_key(name) {
-            // a shared table assigned by name is updated in place
-            if let Ok(mut m) = self.shared.lock() {
-                if m.contains_key(name) {
-                    m.insert(name.to_string(), v);
-                    return Ok(());
-                }
+        // a shared table assigned by name is updated in place
+        let v = if self.globals.contains_key(name) { v } else {
+            match self.replace_shared(name, v) {
+                Ok(()) => return Ok(()),
+                Err(v) => v,
             }
-        }
+        };
         self.globals.insert(name.to_string(), v);
         Ok(())
+    }
+
+    /// Replace the shared object registered as `name`; hands `v` back when no such name
+    /// is shared.
+    fn replace_shared(&self, name: &str, v: Value) -> std::result::Result<(), Value> {
+        match self.shared.lock() {
+            Ok(mut m) if m.contains_key(name) => {
+                m.insert(name.to_string(), v);
+                Ok(())
+            }
+            _ => Err(v),
+        }
     }
 
     /// Write back a variable that a statement modified in place (`append!`, `insert into`,
@@ -248,17 +258,13 @@ impl Interpreter {
     /// table updates the shared table, as DolphinDB scripts expect of `share t as st;
     /// def f(x) { insert into st values(...) }`; everything else is `set_var`.
     pub fn set_var_mutated(&mut self, name: &str, v: Value) -> Result<()> {
-        if let Some(f) = self.frames.last() {
-            if !f.vars.contains_key(name) {
-                if let Ok(mut m) = self.shared.lock() {
-                    if m.contains_key(name) {
-                        m.insert(name.to_string(), v);
-                        return Ok(());
-                    }
-                }
-            }
+        match self.frames.last() {
+            Some(f) if !f.vars.contains_key(name) => match self.replace_shared(name, v) {
+                Ok(()) => Ok(()),
+                Err(v) => self.set_var(name, v),
+            },
+            _ => self.set_var(name, v),
         }
-        self.set_var(name, v)
     }
 
     /// Remove a variable from the current scope, returning it (for in-place mutation without copies).
@@ -270,8 +276,7 @@ impl Interpreter {
             if !self.globals.contains_key(self.canon(name)) {
                 // not local: a shared table is still reachable by name (and is written
                 // back to the shared registry by `set_var_mutated`)
-                let name = self.canon(name).to_string();
-                return self.shared.lock().ok().and_then(|m| m.get(&name).cloned());
+                return self.get_shared(self.canon(name));
             }
         }
         let name = &self.canon(name).to_string();
