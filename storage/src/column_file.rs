@@ -45,42 +45,6 @@ pub struct ColumnFile {
     pub name: String,
 }
 
-// ------------------------------------------------------------------ byte shuffle
-
-fn unshuffle(bytes: &[u8], w: usize) -> Vec<u8> {
-    match w {
-        0 | 1 => return bytes.to_vec(),
-        2 => return unshuffle_w::<2>(bytes),
-        4 => return unshuffle_w::<4>(bytes),
-        8 => return unshuffle_w::<8>(bytes),
-        16 => return unshuffle_w::<16>(bytes),
-        _ => {}
-    }
-    let n = bytes.len() / w;
-    let mut out = vec![0u8; bytes.len()];
-    for b in 0..w {
-        let src = &bytes[b * n..(b + 1) * n];
-        for (i, s) in src.iter().enumerate() {
-            out[i * w + b] = *s;
-        }
-    }
-    out
-}
-
-/// `unshuffle` for a width known at compile time: every output value is gathered from the
-/// W byte planes and written once, in order (instead of W strided passes over the output).
-fn unshuffle_w<const W: usize>(bytes: &[u8]) -> Vec<u8> {
-    let n = bytes.len() / W;
-    let planes: [&[u8]; W] = std::array::from_fn(|b| &bytes[b * n..(b + 1) * n]);
-    let mut out = vec![0u8; bytes.len()];
-    for (i, chunk) in out.chunks_exact_mut(W).take(n).enumerate() {
-        for b in 0..W {
-            chunk[b] = planes[b][i];
-        }
-    }
-    out
-}
-
 // ------------------------------------------------------------------ fixed-width values
 
 /// Fixed-width little-endian conversion for the physical types.
@@ -166,6 +130,60 @@ fn decompress(b: &[u8], what: &str) -> Result<Vec<u8>> {
     lz4_flex::block::decompress_size_prepended(b).map_err(|_| corrupt(what, "bad compressed block"))
 }
 
+thread_local! {
+    /// Per-thread buffer a block is decompressed into before its values are unshuffled
+    /// into the output column (one reused buffer instead of two fresh ones per block).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Decompress a size-prepended block of exactly `want` bytes into the thread's scratch
+/// buffer and hand the bytes to `f`.
+fn with_raw<R>(b: &[u8], want: usize, what: &str, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+    let bad = || corrupt(what, "bad compressed block");
+    let (size, body) = lz4_flex::block::uncompressed_size(b).map_err(|_| bad())?;
+    if size != want {
+        return Err(corrupt(what, "block length"));
+    }
+    let run = |buf: &mut Vec<u8>| -> Result<R> {
+        if buf.len() < size {
+            buf.resize(size, 0);
+        }
+        let got = lz4_flex::block::decompress_into(body, &mut buf[..size]).map_err(|_| bad())?;
+        if got != size {
+            return Err(corrupt(what, "block length"));
+        }
+        f(&buf[..size])
+    };
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut buf) => run(&mut buf),
+        // a nested decode (never expected): a buffer of its own
+        Err(_) => run(&mut Vec::new()),
+    })
+}
+
+/// Append the `n` byte-shuffled values of `raw` (byte j of value i at `j * n + i`) to
+/// `out`, each passed through `f`: unshuffle, conversion and `f` in one pass.
+#[inline]
+fn extend_planes<S: Fixed, T>(raw: &[u8], n: usize, out: &mut Vec<T>, f: impl FnMut(S) -> T) {
+    match S::W {
+        1 => extend_w::<S, T, 1>(raw, n, out, f),
+        2 => extend_w::<S, T, 2>(raw, n, out, f),
+        4 => extend_w::<S, T, 4>(raw, n, out, f),
+        8 => extend_w::<S, T, 8>(raw, n, out, f),
+        _ => extend_w::<S, T, 16>(raw, n, out, f),
+    }
+}
+
+#[inline]
+fn extend_w<S: Fixed, T, const W: usize>(raw: &[u8], n: usize, out: &mut Vec<T>, mut f: impl FnMut(S) -> T) {
+    debug_assert!(S::W == W && raw.len() >= n * W);
+    let p: [&[u8]; W] = std::array::from_fn(|b| &raw[b * n..(b + 1) * n]);
+    out.extend((0..n).map(|i| {
+        let a: [u8; W] = std::array::from_fn(|b| p[b][i]);
+        f(S::get(&a))
+    }));
+}
+
 fn encode_raw<T: Fixed>(v: &[T]) -> Vec<u8> {
     compress_values(v.len(), v.iter().copied())
 }
@@ -183,26 +201,21 @@ fn encode_delta<T: DeltaInt>(v: &[T]) -> Vec<u8> {
 }
 
 fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
-    let raw = unshuffle(&decompress(b, what)?, T::W);
-    if raw.len() != rows * T::W {
-        return Err(corrupt(what, "block length"));
-    }
-    out.extend(raw.chunks_exact(T::W).map(T::get));
-    Ok(())
+    with_raw(b, rows * T::W, what, |raw| {
+        extend_planes::<T, T>(raw, rows, out, |x| x);
+        Ok(())
+    })
 }
 
 fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
-    let raw = unshuffle(&decompress(b, what)?, T::W);
-    if raw.len() != rows * T::W {
-        return Err(corrupt(what, "block length"));
-    }
-    let mut prev = T::ZERO;
-    out.reserve(rows);
-    for c in raw.chunks_exact(T::W) {
-        prev = T::undelta_zig(T::get(c), prev);
-        out.push(prev);
-    }
-    Ok(())
+    with_raw(b, rows * T::W, what, |raw| {
+        let mut prev = T::ZERO;
+        extend_planes::<T, T>(raw, rows, out, |z| {
+            prev = T::undelta_zig(z, prev);
+            prev
+        });
+        Ok(())
+    })
 }
 
 const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -317,10 +330,16 @@ fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) 
         if b.len() < body || ne > rows {
             return Err(bad());
         }
-        let mut ints = Vec::with_capacity(rows);
-        decode_delta::<i64>(&b[body..], rows, what, &mut ints)?;
         let base = out.len();
-        out.extend(ints.iter().map(|&n| if n.is_null() { f64::NULL } else { n as f64 / POW10[k] }));
+        let p = POW10[k];
+        with_raw(&b[body..], rows * 8, what, |raw| {
+            let mut prev = 0i64;
+            extend_planes::<i64, f64>(raw, rows, out, |z| {
+                prev = i64::undelta_zig(z, prev);
+                if prev.is_null() { f64::NULL } else { prev as f64 / p }
+            });
+            Ok(())
+        })?;
         for e in 0..ne {
             let p = 5 + e * 4;
             let idx = u32::from_le_bytes([b[p], b[p + 1], b[p + 2], b[p + 3]]) as usize;
@@ -618,20 +637,30 @@ fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mu
 mod tests {
     use super::*;
 
+    /// `extend_planes` reads value i from byte j at `j * n + i` (the order `compress_values`
+    /// writes), for every width.
+    fn planes_case<T: Fixed + PartialEq + std::fmt::Debug>(len: usize) {
+        let n = len;
+        let bytes: Vec<u8> = (0..n * T::W).map(|k| (k * 31 % 251) as u8).collect();
+        let want: Vec<T> = (0..n)
+            .map(|i| {
+                let v: Vec<u8> = (0..T::W).map(|b| bytes[b * n + i]).collect();
+                T::get(&v)
+            })
+            .collect();
+        let mut got = vec![T::ZERO];
+        extend_planes::<T, T>(&bytes, n, &mut got, |x| x);
+        assert_eq!(&got[1..], &want[..], "width {} len {len}", T::W);
+    }
+
     #[test]
     fn unshuffle_by_planes_matches_the_strided_order() {
-        for w in [2usize, 3, 4, 8, 16] {
-            for len in [0usize, 1, 7, 64, 1001] {
-                let bytes: Vec<u8> = (0..len).map(|k| (k * 31 % 251) as u8).collect();
-                let n = len / w;
-                let mut want = vec![0u8; len];
-                for b in 0..w {
-                    for i in 0..n {
-                        want[i * w + b] = bytes[b * n + i];
-                    }
-                }
-                assert_eq!(unshuffle(&bytes, w), want, "w {w} len {len}");
-            }
+        for len in [0usize, 1, 7, 64, 1001] {
+            planes_case::<i8>(len);
+            planes_case::<i16>(len);
+            planes_case::<i32>(len);
+            planes_case::<f64>(len);
+            planes_case::<i128>(len);
         }
     }
 

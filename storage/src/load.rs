@@ -254,12 +254,27 @@ fn load_segment(
     if let Some(m) = mask {
         let kept = m.iter().filter(|&&b| b).count();
         if kept < m.len() {
-            let mut idx = Vec::with_capacity(kept);
-            idx.extend(m.iter().enumerate().filter(|(_, b)| **b).map(|(k, _)| k));
+            let idx = mask_rows(&m, kept);
             out = out.iter().map(|c| c.take_usize(&idx)).collect();
         }
     }
     Ok(Some(out))
+}
+
+/// The positions of the `kept` true entries of `m`, in order, written without a branch per
+/// row (the mask of a selective filter is unpredictable).
+fn mask_rows(m: &[bool], kept: usize) -> Vec<usize> {
+    let mut idx = vec![0usize; kept + 1];
+    let mut k = 0;
+    for (i, &b) in m.iter().enumerate() {
+        idx[k] = i;
+        k += b as usize;
+        if k == kept {
+            break;
+        }
+    }
+    idx.truncate(kept);
+    idx
 }
 
 fn empty_column(ty: DataType, symbols: &Arc<SymbolDict>) -> Column {

@@ -139,6 +139,16 @@ pub(crate) fn prune(meta: &TableMeta, levels: &[Level], filters: &[Filter]) -> V
 /// Rows of `col` satisfying `op` against a scalar (same semantics as the SQL comparison).
 fn cmp_mask(col: &Column, op: CmpOp, v: &Column) -> Option<Vec<bool>> {
     if let ColData::Sym(s) = &*col.data {
+        // `sym = 'text'`: one lookup of the text's code, then a comparison of codes (instead
+        // of comparing every name of the table's symbol base, for every segment)
+        if op == CmpOp::Eq && v.ty.is_literal() && v.len() == 1 {
+            if let Some(x) = v.str_at(0).filter(|x| !x.is_empty()) {
+                return Some(match s.dict.index.get(x) {
+                    Some(&c) => s.codes.iter().map(|&k| k == c).collect(),
+                    None => vec![false; s.codes.len()],
+                });
+            }
+        }
         if v.ty.is_literal() && s.dict.names.len() < col.len() {
             let names = Column::new(DataType::String, ColData::Str(StrCol::from_iter(s.dict.names.iter().map(|n| &**n))));
             let per = compare(op, &names, false, v, true).ok()?;
