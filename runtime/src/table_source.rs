@@ -61,6 +61,10 @@ pub struct Scan<'a> {
     pub preds: &'a [Pred],
     pub partitions: Option<&'a [String]>,
     pub split: bool,
+    /// `(column, n)` for `select top n <columns> … order by column desc` when every `where`
+    /// condition is among `preds`: the source may leave out partitions that cannot hold
+    /// any of the first n rows of that order (keys below the n-th largest key found).
+    pub top_desc: Option<(&'a str, usize)>,
 }
 
 /// A partition that may hold rows satisfying the predicates.

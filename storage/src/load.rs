@@ -15,6 +15,7 @@ use beluga_runtime::table_source::{PartInfo, Pred};
 use beluga_runtime::{with_numeric, DataType, Error, Result, Table};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Rows from which an assembled column is copied in parallel.
@@ -174,7 +175,7 @@ impl Plan {
             .par_iter()
             .map(|j| {
                 let rows = self.apply == Apply::Rows;
-                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows)
+                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None)
             })
             .collect()
     }
@@ -198,6 +199,7 @@ fn load_segment(
     want: &[usize],
     filters: &[Filter],
     rows: bool,
+    inexact: Option<&AtomicBool>,
 ) -> Result<Option<Vec<Column>>> {
     let ncols = st.meta.names.len();
     let mut files: Vec<Option<Arc<Decoded>>> = (0..ncols).map(|_| None).collect();
@@ -232,6 +234,9 @@ fn load_segment(
                 None => m,
                 Some(old) => old.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
             });
+        } else if let Some(x) = inexact {
+            // this condition is left to the executor: the rows kept are a superset
+            x.store(true, Ordering::Relaxed);
         }
     }
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
@@ -372,6 +377,103 @@ pub fn load(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Opt
             cols
         }
     };
+    let mut t = Table::new(plan.names(), cols)?;
+    t.name = Some(h.name.clone());
+    Ok(t)
+}
+
+/// The largest non-null key of column `c` in a job's segment, from the block statistics
+/// (no decoding): None when the statistics do not tell (the segment must be read);
+/// `i64::MIN` when every key is null.
+fn seg_key_max(plan: &Plan, j: &Job, c: usize) -> Result<Option<i64>> {
+    let part = &plan.st.meta.parts[j.part].dir;
+    let owner = crate::segment::owner(&plan.tdir, part, j.seg);
+    let file = crate::segment::open_column(&crate::catalog::col_file(&plan.tdir, part, j.seg, c), Some(&owner))?;
+    let mut hi = i64::MIN;
+    for b in &file.blocks {
+        if b.has_stats {
+            hi = hi.max(b.max);
+        }
+    }
+    Ok(Some(hi))
+}
+
+/// The non-null values of an integer-like column, widened (None for other types).
+fn push_keys(col: &Column, out: &mut Vec<i64>) -> Option<()> {
+    fn each<T: Native>(v: &[T], out: &mut Vec<i64>) {
+        out.extend(v.iter().filter(|x| !x.is_null()).map(|x| x.to_i64()));
+    }
+    match &*col.data {
+        ColData::I8(v) => each(v, out),
+        ColData::I16(v) => each(v, out),
+        ColData::I32(v) => each(v, out),
+        ColData::I64(v) => each(v, out),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// `load` for `select top n … order by key desc` (see `Scan::top_desc`): segments are read
+/// in descending order of their largest key (from block statistics), a few at a time on
+/// rayon, until at least n rows passing the conditions are held and the n-th largest of
+/// their keys is above every unread segment's largest key: the unread segments cannot
+/// hold any of the first n rows (not even a tie), and the rows returned keep table order,
+/// so the executor's stable top-n over them is the top-n over the whole table. Falls back
+/// to `load` when the key is not an integer-like column or a condition is not applied
+/// row by row here.
+pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>, key: &str, n: usize) -> Result<Table> {
+    let plan = plan(h, names, preds, only, Apply::Rows)?;
+    let meta = &plan.st.meta;
+    let c = match meta.col_index(key) {
+        Some(c) if plan.jobs.len() > 1 && n > 0 => c,
+        _ => return load(h, names, preds, only),
+    };
+    let ty = meta.types[c];
+    let kpos = plan.want.iter().position(|&w| w == c);
+    let keyed = (ty.is_integral() || ty.is_temporal()) && ty.decimal_scale().is_none() && ty.array_elem().is_none();
+    let Some(kpos) = kpos.filter(|_| keyed) else {
+        return load(h, names, preds, only);
+    };
+    let ub: Vec<Option<i64>> = plan.jobs.par_iter().map(|j| seg_key_max(&plan, j, c)).collect::<Result<_>>()?;
+    let rank = |k: usize| ub[k].map_or(i128::MAX, |v| v as i128);
+    let mut order: Vec<usize> = (0..plan.jobs.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(rank(k)));
+    let inexact = AtomicBool::new(false);
+    let batch = 2 * rayon::current_num_threads().max(1);
+    let mut loaded: Vec<Option<Vec<Column>>> = (0..plan.jobs.len()).map(|_| None).collect();
+    let mut keys: Vec<i64> = Vec::new();
+    let mut next = 0;
+    while next < order.len() {
+        if keys.len() >= n && !inexact.load(Ordering::Relaxed) {
+            keys.select_nth_unstable_by(n - 1, |a, b| b.cmp(a));
+            keys.truncate(n);
+            let nth = keys[n - 1];
+            if (rank(order[next])) < nth as i128 {
+                break;
+            }
+        }
+        let end = (next + batch).min(order.len());
+        let got: Vec<Option<Vec<Column>>> = order[next..end]
+            .par_iter()
+            .map(|&k| {
+                let j = &plan.jobs[k];
+                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact))
+            })
+            .collect::<Result<_>>()?;
+        for (&k, seg) in order[next..end].iter().zip(got) {
+            if let Some(cols) = &seg {
+                if push_keys(&cols[kpos], &mut keys).is_none() {
+                    inexact.store(true, Ordering::Relaxed);
+                }
+            }
+            loaded[k] = seg;
+        }
+        next = end;
+    }
+    let segs: Vec<Vec<Column>> = loaded.into_iter().flatten().collect();
+    let types = plan.types();
+    let symbols = &meta.symbols;
+    let cols: Vec<Column> = types.par_iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
     let mut t = Table::new(plan.names(), cols)?;
     t.name = Some(h.name.clone());
     Ok(t)

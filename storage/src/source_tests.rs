@@ -179,3 +179,66 @@ fn append_overwrite_and_rewrite_partitions() {
     assert!(h.append_value(&Value::int(1)).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// 40 VALUE partitions of 100 rows each: date = 18000 + k / 100, x = k (LONG).
+fn dated_table(name: &str) -> (PathBuf, TableHandle) {
+    let dir = scratch(name);
+    let levels = vec![Level::Value(Column::from_vec(DataType::Date, (18000..18040).collect::<Vec<i32>>()))];
+    let meta = DbMeta { levels, engine: "OLAP".into() };
+    write_db_meta(&dir, &meta).unwrap();
+    let types = vec![DataType::Date, DataType::Long];
+    Appender::create(&dir, "dt", vec!["date".into(), "x".into()], types, vec!["date".into()]).unwrap().commit().unwrap();
+    let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+    let h = TableHandle { db, name: "dt".into() };
+    let n = 4000;
+    let t = Table::new(
+        vec!["date".into(), "x".into()],
+        vec![
+            Column::from_vec(DataType::Date, (0..n).map(|k| 18000 + (k / 100) as i32).collect::<Vec<i32>>()),
+            Column::from_vec(DataType::Long, (0..n).map(|k| k as i64).collect::<Vec<i64>>()),
+        ],
+    )
+    .unwrap();
+    h.append(&t).unwrap();
+    (dir, h)
+}
+
+/// x of the first `n` rows of `t` passing `keep(date, x)`, stably ordered by column `key`
+/// descending (what the executor does with a scan's rows for `top n … order by key desc`).
+fn top_x(t: &Table, key: &str, n: usize, keep: impl Fn(i64, i64) -> bool) -> Vec<i64> {
+    let (d, x, k) = (t.col_index("date").unwrap(), t.col_index("x").unwrap(), t.col_index(key).unwrap());
+    let mut rows: Vec<usize> = (0..t.rows()).filter(|&r| keep(t.cols[d].i64_at(r).unwrap(), t.cols[x].i64_at(r).unwrap())).collect();
+    rows.sort_by_key(|&r| std::cmp::Reverse(t.cols[k].i64_at(r).unwrap()));
+    rows.iter().take(n).map(|&r| t.cols[x].i64_at(r).unwrap()).collect()
+}
+
+#[test]
+fn top_desc_scans_skip_partitions_below_the_nth_key() {
+    let (dir, h) = dated_table("topdesc");
+    let all = h.table().unwrap();
+    // no conditions: the newest partitions are read first and the rest is left out
+    let t = &h.scan(Scan { top_desc: Some(("date", 5)), ..Scan::default() }).unwrap()[0];
+    assert!(t.rows() >= 100 && t.rows() < 4000, "read {} rows", t.rows());
+    assert_eq!(top_x(t, "date", 5, |_, _| true), vec![3900, 3901, 3902, 3903, 3904], "ties keep table order");
+    assert_eq!(top_x(t, "date", 5, |_, _| true), top_x(&all, "date", 5, |_, _| true));
+    // conditions decide how far down it must read: the top 60 of x < 1050 span two partitions
+    let preds = [Pred::Cmp { col: "x".into(), op: CmpOp::Lt, value: Column::from_vec(DataType::Long, vec![1050i64]) }];
+    let keep = |_: i64, x: i64| x < 1050;
+    let t = &h.scan(Scan { preds: &preds, top_desc: Some(("date", 60)), ..Scan::default() }).unwrap()[0];
+    let want = top_x(&all, "date", 60, keep);
+    assert_eq!(want.len(), 60);
+    assert_eq!((want[0], want[49], want[50], want[59]), (1000, 1049, 900, 909));
+    assert_eq!(top_x(t, "date", 60, keep), want);
+    // a key that is not the partition column, and more rows asked for than pass
+    let preds = [Pred::Cmp { col: "date".into(), op: CmpOp::Le, value: date(18005) }];
+    let keep = |d: i64, _: i64| d <= 18005;
+    let t = &h.scan(Scan { preds: &preds, top_desc: Some(("x", 7)), ..Scan::default() }).unwrap()[0];
+    assert_eq!(top_x(t, "x", 7, keep), vec![599, 598, 597, 596, 595, 594, 593]);
+    let t = &h.scan(Scan { preds: &preds, top_desc: Some(("x", 1000)), ..Scan::default() }).unwrap()[0];
+    assert_eq!(top_x(t, "x", 1000, keep), top_x(&all, "x", 1000, keep));
+    assert_eq!(t.rows(), 600);
+    // a key that is not integer-like reads everything (the executor orders it)
+    let t = &h.scan(Scan { top_desc: Some(("nope", 3)), ..Scan::default() }).unwrap()[0];
+    assert_eq!(t.rows(), 4000);
+    let _ = std::fs::remove_dir_all(&dir);
+}

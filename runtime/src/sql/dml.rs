@@ -27,7 +27,7 @@ enum Dest {
 /// The destination and current table of an update/delete/insert target.
 fn target(i: &mut Interpreter, e: &Expr, needed: &AHashSet<String>) -> Result<(Dest, Arc<Table>)> {
     // update/delete rewrite whole tables: every column is loaded
-    let need = Need { names: needed.clone(), all: true, push: vec![] };
+    let need = Need { names: needed.clone(), all: true, push: vec![], top_desc: None };
     let name = match &e.kind {
         ExprKind::Ident(n) => n.clone(),
         _ => return Err(Error::syntax("The target of update/delete/insert must be a table variable", e.span)),
@@ -91,7 +91,7 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
     };
     let mut src = Source { table: table.clone(), quals: vec![(qname, identity(&table))], consumed: 0 };
     if let Some(from) = &u.from {
-        let joined = eval_from(i, from, &Need { names: needed.clone(), all: false, push: vec![] })?;
+        let joined = eval_from(i, from, &Need { names: needed.clone(), all: false, push: vec![], top_desc: None })?;
         if joined.table.rows() != table.rows() {
             return Err(Error::runtime(
                 "update … from needs a join result with one row per row of the updated table (e.g. lj with unique right keys)",

@@ -24,6 +24,9 @@ pub(crate) struct Need {
     pub all: bool,
     /// The query's `where` conditions, which a join in `from` may apply to its inputs.
     pub push: Vec<Expr>,
+    /// `select top n <columns> from t … order by c desc`: (c, n, the select's columns),
+    /// a hint a single-table scan may use (see `Scan::top_desc`).
+    pub top_desc: Option<(String, usize, Vec<String>)>,
 }
 
 impl Need {
@@ -68,9 +71,18 @@ fn load_columns(needed: &Need) -> Option<Vec<String>> {
 pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &Need, split: bool) -> Result<Vec<Table>> {
     let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
     let conds = prune_conditions(i, needed);
-    let preds = super::lower::lower_preds(i, &names, &conds);
+    let low = super::lower::lower(i, &names, &conds);
     let cols = load_columns(needed);
-    src.scan(Scan { columns: cols.as_deref(), preds: &preds, partitions: None, split })
+    // the top-n hint holds only when the scan applies every `where` condition and the
+    // select and order columns are the table's own
+    let is_col = |c: &String| names.iter().any(|n| n.eq_ignore_ascii_case(c));
+    let exact = conds.len() == needed.push.len() && low.per_cond.iter().all(|c| c.iter().all(Option::is_some));
+    let top_desc = needed
+        .top_desc
+        .as_ref()
+        .filter(|(c, _, items)| exact && !split && is_col(c) && items.iter().all(is_col))
+        .map(|(c, n, _)| (c.as_str(), *n));
+    src.scan(Scan { columns: cols.as_deref(), preds: &low.preds, partitions: None, split, top_desc })
 }
 
 /// Evaluate a value used as a table: tables as is, stored tables through a scan.
@@ -265,7 +277,7 @@ fn load_join_handles(i: &mut Interpreter, f: &str, args: &[Arg], pos: &mut [Opti
                 .collect(),
             _ => vec![],
         };
-        let side_need = Need { names: names.clone(), all: needed.all || !PROJECTABLE.contains(&f), push };
+        let side_need = Need { names: names.clone(), all: needed.all || !PROJECTABLE.contains(&f), push, top_desc: None };
         pos[k] = Some(Value::Table(as_table(i, v, &side_need)?));
     }
     Ok(())
@@ -539,7 +551,7 @@ fn eval_join(
     on: Option<&Expr>,
     needed: &Need,
 ) -> Result<Source> {
-    let inner = Need { names: needed.names.clone(), all: needed.all, push: vec![] };
+    let inner = Need { names: needed.names.clone(), all: needed.all, push: vec![], top_desc: None };
     let l = eval_from(i, a, &inner)?;
     let r = eval_from(i, b, &inner)?;
     let rname = item_name(b).or_else(|| r.table.name.clone()).unwrap_or_else(|| "rhs".to_string());

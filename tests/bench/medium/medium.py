@@ -12,6 +12,13 @@ peak RSS, plus each engine's ratio to the fastest peer and the geometric mean.
 
 Not run by CI (minutes of CPU, ~1.3 GB of CSV). See tests/bench/README.md.
 
+`--scale large` runs the same queries on the large data set (devices 3,000 x 10,000 = 30M
+rows; TAQ 8,000 symbols, 20M rows/day x 5 days = 100M rows; ~8.6 GB of CSV, default
+folder /work/bench-large), leaving out `--skip` queries (default d12: its 90M-row answer
+is checksummed row by row in Python). With `--growth-from <results.json of a medium run>`
+it adds a table of the time growth per query (large / medium, beside the row-count
+growth) and the engine's peak RSS beside the best peer's.
+
 How: run.py is driven with `--warmup 0 --runs N+1`, so the first timed run of each
 query is the cold one and the warm median is taken over the other N. Each child process
 run.py starts (one peer worker per data set, one engine process per query) is wrapped
@@ -36,15 +43,23 @@ DEFAULT_BENCH = os.path.abspath(os.path.join(REPO, "..", "..", "shared", "bench"
 PEERS = ["duckdb", "polars", "pandas"]
 
 
-def gen_data(bench: str, data: str) -> None:
-    """Generate the medium-scale data set once (deterministic generators)."""
+# generator arguments and default folder per scale
+SCALES = {
+    "medium": {"data": "/work/bench-medium", "points": "1000", "taq_rows": "4000000", "skip": ""},
+    "large": {"data": "/work/bench-large", "points": "10000", "taq_rows": "20000000", "skip": "d12"},
+}
+
+
+def gen_data(bench: str, data: str, scale: str = "medium") -> None:
+    """Generate the data set of a scale once (deterministic generators)."""
+    sc = SCALES[scale]
     dev, taq = os.path.join(data, "devices"), os.path.join(data, "taq")
     if not os.path.exists(os.path.join(dev, "meta.json")):
         subprocess.run([sys.executable, os.path.join(bench, "gen_devices.py"), "--devices", "3000",
-                        "--points", "1000", "--out", dev], check=True)
+                        "--points", sc["points"], "--out", dev], check=True)
     if not os.path.exists(os.path.join(taq, "meta.json")):
         subprocess.run([sys.executable, os.path.join(bench, "gen_taq.py"), "--symbols", "8000",
-                        "--rows", "4000000", "--days", "5", "--out", taq], check=True)
+                        "--rows", sc["taq_rows"], "--days", "5", "--out", taq], check=True)
 
 
 class RssShim(types.SimpleNamespace):
@@ -135,6 +150,73 @@ def table(everything: dict, peaks: list) -> str:
     return "\n".join(out)
 
 
+def dataset_rows(d: dict) -> int | None:
+    """Rows of a data set's main table: from run.py's copy of its meta.json, else from the
+    import reports."""
+    m = d.get("meta") or {}
+    if m.get("rows_readings") or m.get("rows_total"):
+        return m.get("rows_readings") or m.get("rows_total")
+    for r in d.get("reports", {}).values():
+        rows = (r.get("import") or {}).get("rows")
+        if rows:
+            return rows
+    return None
+
+
+def growth(everything: dict, peaks: list, base_path: str, data: str) -> str:
+    """Per query: the engine's time at this scale over its time in an earlier (smaller) run,
+    beside the growth of the row count; and its peak RSS beside the best peer's."""
+    with open(base_path) as f:
+        base = json.load(f)
+    engine_rss = {os.path.basename(c[-1])[:-4]: kb for c, kb in peaks if c and c[-1].endswith(".dos")}
+    peer_rss: dict = {}
+    for cmd, kb in peaks:
+        if "--system" in cmd:
+            peer_rss[(cmd[cmd.index("--system") + 1], cmd[cmd.index("--dataset") + 1])] = kb
+    out = ["## growth", "",
+           "time ratio = this run / the earlier run (engine warm median, else its single run); "
+           "a ratio at or below the row ratio means time grows no faster than the data.", ""]
+    for ds, d in everything["datasets"].items():
+        b = base["datasets"].get(ds, {})
+        rows_now, rows_then = dataset_rows(d), dataset_rows(b)
+        if not rows_now:
+            rows_now = meta_rows(data, ds)
+        row_ratio = rows_now / rows_then if rows_now and rows_then else None
+        eng, eng0 = d["reports"].get("engine", {}), b.get("reports", {}).get("engine", {})
+        out += [f"### {ds}: rows {rows_then or '?':,} -> {rows_now or '?':,}"
+                + (f" ({row_ratio:.1f}x)" if row_ratio else ""), "",
+                "| query | earlier ms | now ms | time ratio | / row ratio | engine RSS MB | best peer RSS MB |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
+        best_peer = min([kb for (s, dd), kb in peer_rss.items() if dd == ds and kb] or [0]) or None
+        ratios = []
+        for qid, e in sorted(eng.get("queries", {}).items()):
+            t = e.get("times") or []
+            now = statistics.median(t[1:]) if len(t) > 1 else (t[0] if t else None)
+            t0 = eng0.get("queries", {}).get(qid, {}).get("times") or []
+            then = statistics.median(t0[1:]) if len(t0) > 1 else (t0[0] if t0 else None)
+            r = now / then if now and then else None
+            rel = r / row_ratio if r and row_ratio else None
+            if rel:
+                ratios.append(rel)
+            kb = engine_rss.get(qid)
+            out.append(f"| {qid} | {fmt_ms(then)} | {fmt_ms(now)} | {r:.1f} |" if r else f"| {qid} | {fmt_ms(then)} | {fmt_ms(now)} | - |")
+            out[-1] += (f" {rel:.2f} |" if rel else " - |") + (f" {kb / 1024:,.0f} |" if kb else " - |") \
+                + (f" {best_peer / 1024:,.0f} |" if best_peer else " - |")
+        g = geomean(ratios)
+        out += ["", f"geomean of (time ratio / row ratio): {g:.2f}; queries growing faster than the rows: "
+                f"{sum(1 for x in ratios if x > 1.0)} of {len(ratios)}" if g else "", ""]
+    return "\n".join(out)
+
+
+def meta_rows(data: str, ds: str) -> int | None:
+    try:
+        with open(os.path.join(data, ds, "meta.json")) as f:
+            m = json.load(f)
+        return m.get("rows_readings") if ds == "devices" else m.get("rows_total")
+    except OSError:
+        return None
+
+
 def merge_peers(everything: dict, path: str, peaks: list) -> dict:
     """Put the peer reports of an earlier run beside this run's engine reports and check
     the engine's answers against the earlier reference peer (as run.py does)."""
@@ -159,7 +241,12 @@ def merge_peers(everything: dict, path: str, peaks: list) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=os.environ.get("BENCH_DIR", DEFAULT_BENCH), help="the shared bench folder (run.py)")
-    ap.add_argument("--data", default="/work/bench-medium", help="data folder, outside the repository")
+    ap.add_argument("--scale", choices=sorted(SCALES), default="medium",
+                    help="medium (3M/20M rows) or large (30M/100M rows); sets the default --data and --skip")
+    ap.add_argument("--data", default=None, help="data folder, outside the repository (default per scale)")
+    ap.add_argument("--skip", default=None, help="query ids to leave out (default per scale: large skips d12)")
+    ap.add_argument("--growth-from", default=None,
+                    help="results.json of a run at a smaller scale: add the time-growth and RSS table")
     ap.add_argument("--engine-bin", required=True)
     ap.add_argument("--runs", type=int, default=3, help="warm runs (one cold run is added)")
     ap.add_argument("--datasets", default="devices,taq")
@@ -172,9 +259,16 @@ def main(argv=None) -> int:
                          "the engine (the peers do not change between engine builds)")
     args = ap.parse_args(argv)
 
-    gen_data(args.bench, args.data)
+    sc = SCALES[args.scale]
+    args.data = args.data or sc["data"]
+    skip = {q for q in (sc["skip"] if args.skip is None else args.skip).split(",") if q}
+    gen_data(args.bench, args.data, args.scale)
     sys.path.insert(0, args.bench)
     import run  # noqa: E402  (../shared/bench/run.py)
+    if skip and not args.queries:
+        import spec  # noqa: E402  (../shared/bench/spec.py)
+        dsets = args.datasets.split(",")
+        args.queries = ",".join(q.id for q in spec.QUERIES if q.dataset in dsets and q.id not in skip)
 
     shim = RssShim()
     run.subprocess = shim
@@ -199,6 +293,8 @@ def main(argv=None) -> int:
     if args.peers_from:
         everything = merge_peers(everything, args.peers_from, shim.peaks)
     text = table(everything, shim.peaks)
+    if args.growth_from:
+        text += "\n" + growth(everything, shim.peaks, args.growth_from, args.data)
     with open(os.path.join(out, "medium.md"), "w") as f:
         f.write(text + "\n")
     print(text)
