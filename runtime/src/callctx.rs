@@ -196,6 +196,11 @@ impl CallCtx {
     pub fn take_var(&mut self, name: &str) -> Option<Value> {
         self.0.take_var(name)
     }
+    /// Take a shared table out of the registry for an in-place update that runs no script
+    /// code before `set_var_mutated` puts it back (`Interpreter::take_shared_for_update`).
+    pub fn take_shared_for_update(&mut self, name: &str) -> Option<Value> {
+        self.0.take_shared_for_update(name)
+    }
     /// The process-wide shared-table registry (`share`).
     pub fn shared(&self) -> &Shared {
         &self.0.shared

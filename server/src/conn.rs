@@ -76,6 +76,9 @@ struct Request {
 enum Kind {
     Connect(Option<(String, String)>),
     Job(Job),
+    /// A request read to its end but not accepted (over a limit, a type Beluga cannot
+    /// hold, inconsistent but framed): answered with this error, the connection stays.
+    Refused(String),
 }
 
 pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
@@ -156,14 +159,18 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                 Kind::Job(Job::Script(t)) => format!("script {}", t.chars().take(300).collect::<String>()),
                 Kind::Job(Job::Function(f, a)) => format!("function {f} ({} args)", a.len()),
                 Kind::Job(Job::Variable(n, _)) => format!("variable {}", n.join(",")),
+                Kind::Refused(m) => format!("refused: {m}"),
             };
             eprintln!("[beluga server {sid}] flags={} {what}", req.flags);
         }
-        let silent = req.flags & FLAG_ASYNC != 0;
+        // async: no answer to a job (not even an error); the connect itself is answered
+        // (PROTOCOL.md §3.4; the Python client sends connect with the async flag)
+        let silent = req.flags & FLAG_ASYNC != 0 && !matches!(req.kind, Kind::Connect(_));
         let started = std::time::Instant::now();
         let reply_sid = if req.sid == "0" || req.sid.is_empty() { sid.clone() } else { req.sid.clone() };
         let frame = match req.kind {
             Kind::Connect(login) => connect(&mut interp, &st, &sid, login),
+            Kind::Refused(m) => Some(error_frame(&reply_sid, &m)),
             Kind::Job(job) => {
                 if req.fetch_size > 0 && req.fetch_size < MIN_FETCH_SIZE {
                     Some(error_frame(&reply_sid, &format!("fetchSize must be at least {MIN_FETCH_SIZE}")))
@@ -393,12 +400,15 @@ fn read_request(r: &mut Box<dyn BufRead + Send>, st: &State) -> Result<Option<Re
     }
     let sid = tok[1].to_string();
     let len: u64 = tok[2].parse().map_err(|_| WireError::Bad("request header: the body length is not a number".into()))?;
-    if len > st.config.max_request_bytes {
-        return bad(format!("Request is larger than the server's maximum request size ({} bytes)", st.config.max_request_bytes));
-    }
     let opts: Vec<&str> = tok.get(4).map(|o| o.split('_').collect()).unwrap_or_default();
     let flags: u32 = opts.first().and_then(|f| f.parse().ok()).unwrap_or(0);
     let fetch_size: i64 = opts.get(5).and_then(|f| f.parse().ok()).unwrap_or(0);
+    let refused = |m: String| Ok(Some(Request { api2, sid: sid.clone(), flags, fetch_size, kind: Kind::Refused(m) }));
+    if len > st.config.max_request_bytes {
+        let m = format!("{} ({} bytes)", crate::wire::OVER_LIMIT, st.config.max_request_bytes);
+        skip_oversized_body(r, len, m.clone())?;
+        return refused(m);
+    }
     let mut body = Vec::with_capacity(len.min(1 << 20) as usize);
     let got = (&mut *r).take(len).read_to_end(&mut body)?;
     if got as u64 != len {
@@ -429,26 +439,73 @@ fn read_request(r: &mut Box<dyn BufRead + Send>, st: &State) -> Result<Option<Re
                 .trim()
                 .parse()
                 .map_err(|_| WireError::Bad(format!("{kind_word} request: the argument count is not a number")))?;
-            if n > 65536 {
-                return bad("too many arguments");
-            }
             let name = lines[..lines.len() - 2].join("\n");
             let mut dec = Decoder::new(r, budget);
-            let mut vals = Vec::with_capacity(n);
+            if n > 65536 {
+                dec.refuse(format!("too many arguments ({n}; at most 65536)"));
+            }
+            let mut vals = Vec::with_capacity(n.min(65536));
             for _ in 0..n {
                 vals.push(dec.object()?);
+            }
+            if let Some(m) = dec.refused {
+                return refused(m);
             }
             if kind_word == "function" {
                 Kind::Job(Job::Function(name, vals))
             } else {
                 let names: Vec<String> = name.split(',').map(|s| s.trim().to_string()).collect();
                 if names.len() != vals.len() {
-                    return bad("variable request: names and objects differ in count");
+                    return refused("variable request: names and objects differ in count".into());
                 }
                 Kind::Job(Job::Variable(names, vals))
             }
         }
-        other => return bad(format!("unknown request kind '{}'", other.chars().take(40).collect::<String>())),
+        // no objects follow a body of another kind: the stream is still in step
+        other => return refused(format!("unknown request kind '{}'", other.chars().take(40).collect::<String>())),
     };
     Ok(Some(Request { api2, sid, flags, fetch_size, kind }))
+}
+
+/// Read past a request whose text body alone is over the size limit, keeping none of it:
+/// the body is dropped a buffer at a time; for a `function` or `variable` request its last
+/// lines give the object count, and the objects after it are read and dropped too. Only a
+/// body whose count cannot be read leaves the stream out of step (an error: close).
+fn skip_oversized_body(r: &mut Box<dyn BufRead + Send>, len: u64, why: String) -> Result<(), WireError> {
+    const KEEP: usize = 128;
+    let mut head: Vec<u8> = Vec::new();
+    let mut tail: Vec<u8> = Vec::new();
+    let mut left = len;
+    while left > 0 {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return bad(format!("{why}; the request ended before its announced length"));
+        }
+        let k = buf.len().min(left as usize);
+        if head.len() < KEEP {
+            head.extend_from_slice(&buf[..k.min(KEEP - head.len())]);
+        }
+        tail.extend_from_slice(&buf[k.saturating_sub(KEEP)..k]);
+        if tail.len() > KEEP {
+            tail.drain(..tail.len() - KEEP);
+        }
+        r.consume(k);
+        left -= k as u64;
+    }
+    let kind = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    if kind != b"function" && kind != b"variable" {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&tail);
+    let lines: Vec<&str> = text.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect();
+    let n: usize = match lines.len().checked_sub(2).and_then(|k| lines[k].parse().ok()) {
+        Some(n) => n,
+        None => return bad("oversized request: its argument count cannot be read"),
+    };
+    let mut dec = Decoder::new(r, 0);
+    dec.refuse(why);
+    for _ in 0..n {
+        dec.object()?;
+    }
+    Ok(())
 }

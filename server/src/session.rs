@@ -308,8 +308,10 @@ fn shared_names_in(st: &State, text: &str) -> Vec<String> {
     if m.is_empty() || text.is_empty() {
         return vec![];
     }
+    // a shared table another request is appending to in place is out of the map for that
+    // time, with a marker in its place: it still counts, so this request waits at the gate
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| m.contains_key(*w))
+        .filter(|w| !w.is_empty() && (m.contains_key(*w) || m.contains_key(&beluga_runtime::eval::busy_marker(w))))
         .map(|w| w.to_string())
         .collect()
 }

@@ -12,7 +12,10 @@ use ahash::AHashMap;
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 
-/// Wire errors: the connection that produced one is closed.
+/// Wire errors: the connection that produced one is closed. A request that is framed
+/// correctly but cannot be accepted (over a limit, a type Beluga has no column for) is not
+/// a wire error: the decoder reads it to its end and records the reason in
+/// [`Decoder::refused`], so the server answers with an error and keeps the connection.
 #[derive(Debug)]
 pub enum WireError {
     Io(std::io::Error),
@@ -51,6 +54,8 @@ const SYMBOL_WITH_BASE: u8 = 128 + 17;
 const TYPE_ANY: u8 = 25;
 const TYPE_COMPRESS: u8 = 26;
 const TYPE_DATEMINUTE: u8 = 29;
+/// Why a request over `--max-request-mb` is refused.
+pub const OVER_LIMIT: &str = "Request is larger than the server's maximum request size";
 /// Deepest nesting of tuples/dictionaries accepted (a guard against stack exhaustion).
 const MAX_DEPTH: usize = 64;
 
@@ -94,19 +99,58 @@ pub struct Decoder<'a, R: BufRead> {
     /// symbol bases seen in the current top-level object, by id
     bases: AHashMap<i32, Arc<SymbolDict>>,
     depth: usize,
+    /// Why this request cannot be accepted although its framing is intact. Once set, the
+    /// decoder keeps parsing the structure to find the request's end but stores no values
+    /// (bulk data is read and dropped), so a refused upload costs no memory.
+    pub refused: Option<String>,
 }
 
 impl<'a, R: BufRead> Decoder<'a, R> {
     pub fn new(r: &'a mut R, budget: u64) -> Self {
-        Decoder { r, budget, bases: AHashMap::new(), depth: 0 }
+        Decoder { r, budget, bases: AHashMap::new(), depth: 0, refused: None }
+    }
+
+    /// Refuse the request (the first reason wins) and read the rest of it without keeping it.
+    pub fn refuse(&mut self, m: impl Into<String>) {
+        if self.refused.is_none() {
+            self.refused = Some(m.into());
+        }
+    }
+
+    fn discarding(&self) -> bool {
+        self.refused.is_some()
     }
 
     fn take(&mut self, n: u64) -> WResult<()> {
+        if self.discarding() {
+            return Ok(());
+        }
         if n > self.budget {
-            return bad("Request is larger than the server's maximum request size");
+            self.refuse(OVER_LIMIT);
+            return Ok(());
         }
         self.budget -= n;
         Ok(())
+    }
+
+    /// Read and drop `n` bytes (the bulk data of a refused request), a buffer at a time.
+    fn discard(&mut self, n: u64) -> WResult<()> {
+        let got = std::io::copy(&mut (&mut *self.r).take(n), &mut std::io::sink())?;
+        if got != n {
+            return Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated object")));
+        }
+        Ok(())
+    }
+
+    /// Bulk bytes (symbol codes, BLOB cells, LZ4 blocks): None, after reading past them,
+    /// when the request is refused.
+    fn bulk(&mut self, n: usize) -> WResult<Option<Vec<u8>>> {
+        self.take(n as u64)?;
+        if self.discarding() {
+            self.discard(n as u64)?;
+            return Ok(None);
+        }
+        self.bytes(n).map(Some)
     }
 
     fn bytes(&mut self, n: usize) -> WResult<Vec<u8>> {
@@ -149,11 +193,33 @@ impl<'a, R: BufRead> Decoder<'a, R> {
     /// buffer at a time rather than byte by byte.
     fn cstr_into(&mut self, out: &mut Vec<u8>) -> WResult<()> {
         out.clear();
+        if self.discarding() {
+            // up to the terminating zero, a buffer at a time, keeping nothing
+            loop {
+                let buf = self.r.fill_buf()?;
+                if buf.is_empty() {
+                    return Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated string")));
+                }
+                match buf.iter().position(|&b| b == 0) {
+                    Some(k) => {
+                        self.r.consume(k + 1);
+                        return Ok(());
+                    }
+                    None => {
+                        let k = buf.len();
+                        self.r.consume(k);
+                    }
+                }
+            }
+        }
         let lim = self.budget;
         let n = (&mut *self.r).take(lim).read_until(0, out)?;
         if out.last() != Some(&0) {
             return if n as u64 >= lim {
-                bad("Request is larger than the server's maximum request size")
+                // over the limit inside a string: drop the rest of it and refuse
+                self.refuse(OVER_LIMIT);
+                out.clear();
+                self.cstr_into(out)
             } else {
                 Err(WireError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated string")))
             };
@@ -178,7 +244,8 @@ impl<'a, R: BufRead> Decoder<'a, R> {
         let form = self.u8()?;
         let v = self.value_body(ty, form);
         self.depth -= 1;
-        v
+        // a refused request's values are placeholders: nothing of it is kept
+        if self.discarding() { v.map(|_| Value::Void) } else { v }
     }
 
     fn value_body(&mut self, ty: u8, form: u8) -> WResult<Value> {
@@ -193,7 +260,7 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                         items.push(self.value()?);
                     }
                     if form == FORM_PAIR {
-                        return bad("a pair of ANY is not supported");
+                        self.refuse("a pair of ANY is not supported");
                     }
                     return Ok(Value::tuple(items));
                 }
@@ -202,10 +269,11 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                     return self.compressed(rows);
                 }
                 if (64..128).contains(&ty) {
+                    let v = self.array_vector(ty - 64, rows, cols)?;
                     if form == FORM_PAIR {
-                        return bad("a pair of array vectors is not supported");
+                        self.refuse("a pair of array vectors is not supported");
                     }
-                    return self.array_vector(ty - 64, rows, cols);
+                    return Ok(v);
                 }
                 if cols != 1 {
                     return bad(format!("vector with {cols} columns"));
@@ -213,7 +281,7 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 let col = self.column(ty, rows)?;
                 Ok(if form == FORM_PAIR {
                     if rows != 2 {
-                        return bad("a pair must have two elements");
+                        self.refuse("a pair must have two elements");
                     }
                     Value::Pair(col)
                 } else {
@@ -232,23 +300,42 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 let rows = self.count("row count")?;
                 let cols = self.count("column count")?;
                 let n = rows.checked_mul(cols).ok_or_else(|| WireError::Bad("matrix too large".into()))?;
+                // a DECIMAL matrix carries one scale word after its shape, as a vector does
+                // after its length (PROTOCOL.md §5.6, §5.8)
                 let data = self.column(ty, n)?;
+                if self.discarding() {
+                    return Ok(Value::Void);
+                }
                 Ok(Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels, col_labels })))
             }
             FORM_SET => {
                 let v = self.value()?;
                 match v {
                     Value::Vector(c) => Ok(beluga_runtime::eval::ops::make_set(c)),
-                    _ => bad("a set's keys must be a vector"),
+                    _ => {
+                        self.refuse("a set's keys must be a vector");
+                        Ok(Value::Void)
+                    }
                 }
             }
-            FORM_DICT => {
-                let keys = match self.value()? {
-                    Value::Vector(c) => c,
-                    _ => return bad("a dictionary's keys must be a vector"),
-                };
+            // a chart is encoded like a dictionary: read it to its end, then refuse it
+            FORM_DICT | 7 => {
+                let keys = self.value()?;
                 let vals = self.value()?;
-                make_dict(keys, vals)
+                if form == 7 {
+                    self.refuse("charts cannot be uploaded");
+                }
+                match keys {
+                    _ if self.discarding() => Ok(Value::Void),
+                    Value::Vector(keys) => make_dict(keys, vals).or_else(|e| {
+                        self.refuse(e.to_string());
+                        Ok(Value::Void)
+                    }),
+                    _ => {
+                        self.refuse("a dictionary's keys must be a vector");
+                        Ok(Value::Void)
+                    }
+                }
             }
             FORM_TABLE => {
                 let rows = self.count("row count")?;
@@ -260,25 +347,33 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 }
                 let mut cols = Vec::with_capacity(names.len());
                 for n in &names {
-                    match self.value()? {
+                    let v = self.value()?;
+                    if self.discarding() {
+                        continue;
+                    }
+                    match v {
                         Value::Vector(c) if c.len() == rows => cols.push(c),
-                        Value::Vector(c) => {
-                            return bad(format!("column {n} has {} rows, the table {rows}", c.len()));
-                        }
+                        Value::Vector(c) => self.refuse(format!("column {n} has {} rows, the table {rows}", c.len())),
                         Value::ArrayVector(a) if a.rows() == rows => cols.push(Column::from_array(a)),
-                        Value::ArrayVector(a) => {
-                            return bad(format!("column {n} has {} rows, the table {rows}", a.rows()));
-                        }
-                        _ => return bad(format!("column {n} is not a vector")),
+                        Value::ArrayVector(a) => self.refuse(format!("column {n} has {} rows, the table {rows}", a.rows())),
+                        _ => self.refuse(format!("column {n} is not a vector")),
                     }
                 }
-                let mut t = Table::new(names, cols).map_err(|e| WireError::Bad(e.message))?;
+                if self.discarding() {
+                    return Ok(Value::Void);
+                }
+                let mut t = match Table::new(names, cols) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        self.refuse(e.message);
+                        return Ok(Value::Void);
+                    }
+                };
                 if !name.is_empty() {
                     t.name = Some(name);
                 }
                 Ok(Value::table(t))
             }
-            7 => bad("charts cannot be uploaded"),
             f => bad(format!("unknown data form {f}")),
         }
     }
@@ -308,7 +403,10 @@ impl<'a, R: BufRead> Decoder<'a, R> {
             let dict = if size == 0 {
                 match self.bases.get(&id) {
                     Some(d) => d.clone(),
-                    None => return bad(format!("symbol base {id} was not sent before")),
+                    None => {
+                        self.refuse(format!("symbol base {id} was not sent before"));
+                        Arc::new(SymbolDict::default())
+                    }
                 }
             } else {
                 let mut d = SymbolDict::default();
@@ -316,24 +414,30 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 for k in 0..size {
                     let s = self.cstr()?;
                     if k == 0 && !s.is_empty() {
-                        return bad("A symbol base's first key must be empty string");
+                        self.refuse("A symbol base's first key must be empty string");
                     }
-                    map.push(d.intern(&s));
+                    if !self.discarding() {
+                        map.push(d.intern(&s));
+                    }
                 }
                 // interned codes equal positions unless the base repeats a name
                 if map.iter().enumerate().any(|(i, &c)| c as usize != i) {
-                    return bad("a symbol base repeats a name");
+                    self.refuse("a symbol base repeats a name");
                 }
                 let d = Arc::new(d);
                 self.bases.insert(id, d.clone());
                 d
             };
-            let raw = self.bytes(n.checked_mul(4).ok_or_else(|| WireError::Bad("vector too large".into()))?)?;
+            let raw = match self.bulk(n.checked_mul(4).ok_or_else(|| WireError::Bad("vector too large".into()))?)? {
+                Some(raw) => raw,
+                None => return Ok(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes: Vec::new(), dict }))),
+            };
             let mut codes = Vec::with_capacity(n);
             for ch in raw.chunks_exact(4) {
                 let c = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
                 if c as usize >= dict.names.len() {
-                    return bad("symbol index outside its base");
+                    self.refuse("symbol index outside its base");
+                    break;
                 }
                 codes.push(c);
             }
@@ -350,7 +454,10 @@ impl<'a, R: BufRead> Decoder<'a, R> {
             return self.decimal_column(ty, n, scale);
         }
         if ty == TYPE_DATEMINUTE {
-            return bad("DATEMINUTE is not supported by Beluga");
+            // four bytes a value: read past them and refuse
+            self.refuse("DATEMINUTE is not supported by Beluga");
+            self.read_vec::<i32>(n)?;
+            return Ok(Column::from_vec(DataType::Int, Vec::<i32>::new()));
         }
         let dt = match DataType::from_id(ty as i32) {
             Some(t) => t,
@@ -362,6 +469,9 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 let mut buf = Vec::new();
                 for _ in 0..n {
                     self.cstr_into(&mut buf)?;
+                    if self.discarding() {
+                        continue;
+                    }
                     match std::str::from_utf8(&buf) {
                         Ok(x) => s.push(x),
                         Err(_) => s.push(&String::from_utf8_lossy(&buf)),
@@ -373,8 +483,9 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 let mut s = StrCol::new();
                 for _ in 0..n {
                     let len = self.count("blob length")?;
-                    let b = self.bytes(len)?;
-                    s.push(&String::from_utf8_lossy(&b));
+                    if let Some(b) = self.bulk(len)? {
+                        s.push(&String::from_utf8_lossy(&b));
+                    }
                 }
                 Ok(Column::new(dt, ColData::Str(s)))
             }
@@ -413,11 +524,16 @@ impl<'a, R: BufRead> Decoder<'a, R> {
         if count < 0 {
             return bad("compressed column with a negative row count");
         }
+        // the byte size frames the column: what Beluga cannot read is skipped and refused
         if method != 1 {
-            return bad(format!("compression method {method} is not supported (only LZ4, 1)"));
+            self.refuse(format!("compression method {method} is not supported (only LZ4, 1)"));
         }
         if ty == SYMBOL_WITH_BASE || ty == TYPE_COMPRESS || (64..128).contains(&ty) {
-            return bad(format!("compressed columns of type {ty} are not supported"));
+            self.refuse(format!("compressed columns of type {ty} are not supported"));
+        }
+        if self.discarding() {
+            self.discard((byte_size - 20) as u64)?;
+            return Ok(Value::Void);
         }
         let mut left = byte_size - 20;
         let mut plain = Vec::new();
@@ -428,34 +544,53 @@ impl<'a, R: BufRead> Decoder<'a, R> {
             if n == 0 {
                 break;
             }
-            let z = self.bytes(n)?;
             left -= n;
-            let block = lz4_flex::block::decompress(&z, 1 << 16)
-                .map_err(|e| WireError::Bad(format!("bad LZ4 block in a compressed column: {e}")))?;
-            self.take(block.len() as u64)?;
-            plain.extend_from_slice(&block);
+            let Some(z) = self.bulk(n)? else { continue };
+            match lz4_flex::block::decompress(&z, 1 << 16) {
+                Ok(block) => {
+                    self.take(block.len() as u64)?;
+                    if !self.discarding() {
+                        plain.extend_from_slice(&block);
+                    }
+                }
+                Err(e) => self.refuse(format!("bad LZ4 block in a compressed column: {e}")),
+            }
         }
         if left != 0 {
-            return bad("compressed column ends inside a block header");
+            if left < 4 {
+                self.discard(left as u64)?;
+            }
+            self.refuse("compressed column ends inside a block header");
+        }
+        if self.discarding() {
+            return Ok(Value::Void);
         }
         let mut r = &plain[..];
         let mut sub = Decoder::new(&mut r, plain.len() as u64);
         let col = if (37..=39).contains(&ty) {
-            sub.decimal_column(ty, count as usize, scale)?
+            sub.decimal_column(ty, count as usize, scale)
         } else {
-            sub.column(ty, count as usize)?
+            sub.column(ty, count as usize)
         };
-        if !r.is_empty() {
-            return bad("compressed column holds more bytes than its rows");
+        let sub_refused = sub.refused.take();
+        match col {
+            Ok(_) if !r.is_empty() => self.refuse("compressed column holds more bytes than its rows"),
+            Ok(col) if sub_refused.is_none() => return Ok(Value::Vector(col)),
+            Ok(_) => self.refuse(sub_refused.unwrap_or_default()),
+            Err(e) => self.refuse(format!("a compressed column does not decode: {e}")),
         }
-        Ok(Value::Vector(col))
+        Ok(Value::Void)
     }
 
     /// An array vector (PROTOCOL.md §5.7): blocks of at most 65535 rows, each with its row
     /// lengths then its cells; `cells` is the total the header announced.
     fn array_vector(&mut self, base: u8, rows: usize, cells: usize) -> WResult<Value> {
-        if matches!(base, 17 | 18 | 32) || base == TYPE_ANY || base == TYPE_COMPRESS {
+        if base == 17 || base == TYPE_ANY || base == TYPE_COMPRESS {
             return bad(format!("array vectors of type {base} are not supported"));
+        }
+        if matches!(base, 18 | 32) {
+            // cells are strings, which the reader can step over: refuse, keep the stream
+            self.refuse(format!("array vectors of type {} are not supported", if base == 18 { "STRING" } else { "BLOB" }));
         }
         let scale = if (37..=39).contains(&base) { Some(self.i32()?) } else { None };
         let mut offsets = Vec::with_capacity(rows.min(1 << 20) + 1);
@@ -495,6 +630,9 @@ impl<'a, R: BufRead> Decoder<'a, R> {
         if total != cells {
             return bad("array vector has fewer cells than its header says");
         }
+        if self.discarding() {
+            return Ok(Value::Void);
+        }
         let ty = match parts.first() {
             Some(c) => c.ty,
             None => match scale {
@@ -516,6 +654,10 @@ impl<'a, R: BufRead> Decoder<'a, R> {
         let w = std::mem::size_of::<T>();
         let total = n.checked_mul(w).ok_or_else(|| WireError::Bad("vector too large".into()))?;
         self.take(total as u64)?;
+        if self.discarding() {
+            self.discard(total as u64)?;
+            return Ok(Vec::new());
+        }
         let step = (READ_STEP_BYTES / w).max(1);
         let mut v: Vec<T> = Vec::new();
         while v.len() < n {
@@ -542,9 +684,10 @@ impl<'a, R: BufRead> Decoder<'a, R> {
             _ => DataType::Decimal128(0),
         };
         if scale < 0 || scale > dt.decimal_max_scale() as i32 {
-            return bad(format!("{} scale {scale} out of range (0 to {})", dt.name(), dt.decimal_max_scale()));
+            // the width is known: read past the values and refuse
+            self.refuse(format!("{} scale {scale} out of range (0 to {})", dt.name(), dt.decimal_max_scale()));
         }
-        let dt = dt.with_scale(scale as u8);
+        let dt = dt.with_scale(scale.clamp(0, dt.decimal_max_scale() as i32) as u8);
         Ok(match ty {
             37 => Column::from_vec(dt, self.read_vec::<i32>(n)?),
             38 => Column::from_vec(dt, self.read_vec::<i64>(n)?),
@@ -642,8 +785,9 @@ impl Encoder {
                 }
             }
             Value::Matrix(m) => {
-                // a DECIMAL matrix has no scale word in the protocol: it goes as DOUBLE
-                let data = plain_column(&self.wire_column(&m.data));
+                // DECIMAL keeps its type: one scale word after rows and cols (the official
+                // clients read it there), unless the client asked for DOUBLE
+                let data = self.wire_column(&m.data);
                 let ty = wire_type(&data);
                 self.flag(ty, FORM_MATRIX);
                 let flags = m.row_labels.is_some() as u8 | ((m.col_labels.is_some() as u8) << 1);
@@ -657,6 +801,9 @@ impl Encoder {
                 self.flag(ty, FORM_MATRIX);
                 self.i32(m.rows as i32);
                 self.i32(m.cols as i32);
+                if let Some(s) = data.ty.decimal_scale() {
+                    self.i32(s as i32);
+                }
                 self.values(&data);
             }
             Value::Set(s) => {
@@ -916,7 +1063,7 @@ fn compressible(c: &Column) -> bool {
         && (c.ty.id() as u8) < TYPE_ANY
 }
 
-/// DECIMAL as DOUBLE (for forms whose layout has no scale word).
+/// DECIMAL as DOUBLE (the client asked for `disableDecimal`).
 fn plain_column(c: &Column) -> Column {
     if c.ty.decimal_scale().is_some() {
         beluga_runtime::kernels::cast::cast_column(c, DataType::Double).unwrap_or_else(|_| c.clone())
@@ -1032,11 +1179,74 @@ mod tests {
             assert_eq!(a.ty, b.ty);
             assert_eq!(format!("{:?}", a.data), format!("{:?}", b.data));
         }
-        // a scale past the width's maximum is refused
+        // a scale past the width's maximum is refused (its value read past, not kept)
         let mut bad = vec![37u8, 0];
         bad.extend_from_slice(&10i32.to_le_bytes());
         bad.extend_from_slice(&1i32.to_le_bytes());
-        assert!(Decoder::new(&mut &bad[..], 1 << 20).object().is_err());
+        let mut r = &bad[..];
+        let mut d = Decoder::new(&mut r, 1 << 20);
+        assert!(matches!(d.object(), Ok(Value::Void)));
+        assert!(d.refused.as_deref().is_some_and(|m| m.contains("scale 10")), "{:?}", d.refused);
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn decimal_matrix_keeps_type_and_scale() {
+        // [38][3] labels, [38][3] rows cols, then one scale word and the unscaled values,
+        // column-major (the layout the JS client 3.1.48 reads back as DECIMAL64 scale 2)
+        let data = Column::from_vec(DataType::Decimal64(2), vec![125i64, 250, 375, i64::MIN]);
+        let m = Value::Matrix(Arc::new(Matrix { data, rows: 2, cols: 2, row_labels: None, col_labels: None }));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&m);
+        assert_eq!(&e.out[..5], &[38, 3, 0, 38, 3]);
+        assert_eq!(&e.out[5..13], &[2, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(&e.out[13..17], &2i32.to_le_bytes());
+        assert_eq!(&e.out[17..25], &125i64.to_le_bytes());
+        assert_eq!(e.out.len(), 17 + 32);
+        match roundtrip(&m) {
+            Value::Matrix(b) => {
+                assert_eq!((b.rows, b.cols, b.data.ty), (2, 2, DataType::Decimal64(2)));
+                assert_eq!(format!("{:?}", b.data.data), format!("{:?}", ColData::I64(vec![125, 250, 375, i64::MIN])));
+            }
+            _ => panic!("not a matrix"),
+        }
+        // disableDecimal: DOUBLE, no scale word
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.decimal_as_double = true;
+        e.object(&m);
+        assert_eq!(&e.out[..5], &[16, 3, 0, 16, 3]);
+        assert_eq!(&e.out[13..21], &1.25f64.to_le_bytes());
+    }
+
+    #[test]
+    fn refused_values_are_read_to_their_end() {
+        // a table holding an unsupported DATEMINUTE column, then an INT scalar: the first
+        // object is refused but read past, so the second one decodes in step
+        let mut b = vec![0u8, 6];
+        b.extend_from_slice(&2i32.to_le_bytes());
+        b.extend_from_slice(&2i32.to_le_bytes());
+        b.extend_from_slice(b"\0a\0m\0");
+        b.extend_from_slice(&[4, 1, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        b.extend_from_slice(&[29, 1, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        b.extend_from_slice(&[4, 0, 7, 0, 0, 0]);
+        let mut r = &b[..];
+        let mut d = Decoder::new(&mut r, 1 << 20);
+        assert!(matches!(d.object(), Ok(Value::Void)));
+        assert!(d.refused.as_deref().is_some_and(|m| m.contains("DATEMINUTE")));
+        // still discarding: the next object is read but not kept
+        assert!(matches!(d.object(), Ok(Value::Void)));
+        assert!(r.is_empty());
+        // over the budget: a 1000-row LONG vector against 100 bytes, then the rest is consumed
+        let v = Value::Vector(Column::from_vec(DataType::Long, (0..1000i64).collect::<Vec<i64>>()));
+        let mut e = Encoder::new(Box::new(|_| String::new()));
+        e.object(&v);
+        e.object(&Value::string("tail"));
+        let mut r = &e.out[..];
+        let mut d = Decoder::new(&mut r, 100);
+        assert!(matches!(d.object(), Ok(Value::Void)));
+        assert!(matches!(d.object(), Ok(Value::Void)));
+        assert!(d.refused.as_deref().is_some_and(|m| m.contains("maximum request size")));
+        assert!(r.is_empty(), "{} bytes left", r.len());
     }
 
     #[test]

@@ -399,6 +399,15 @@ fn websocket_transport() {
     assert_eq!(recv(&mut c), b"MSG\nws\0");
     let r = recv(&mut c);
     assert!(r.ends_with(&[4, 0, 42, 0, 0, 0]), "{r:?}");
+    // a refused request is answered with one error message; the socket stays usable
+    let mut up = request("API2", 0, "variable\ndm\n1\n1");
+    up.extend_from_slice(&[29, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
+    send(&mut c, &up);
+    let r = String::from_utf8_lossy(&recv(&mut c)).into_owned();
+    assert!(r.contains(" 0 1\n") && r.contains("DATEMINUTE"), "{r:?}");
+    send(&mut c, &request("API2", 0, "script\n20+22"));
+    let r = recv(&mut c);
+    assert!(r.ends_with(&[4, 0, 42, 0, 0, 0]), "{r:?}");
     s.stop();
 }
 
@@ -453,5 +462,97 @@ fn jobs_outlive_their_session_and_can_be_cancelled() {
     g.write_all(&request("API2", 32, "script\nsubmitJob(\"g\", \"\", add, 1, 2)")).unwrap();
     let (_, st) = read_frame(&mut g);
     assert!(st.contains("log in"), "{st}");
+    s.stop();
+}
+
+/// A request whose framing is intact but which the server cannot accept (over the size
+/// limit, a type Beluga has no column for, inconsistent contents) is read to its end and
+/// answered with an error in the protocol's form; the same connection then keeps working.
+#[test]
+fn refused_requests_keep_the_connection() {
+    let s = server(|c| c.max_request_bytes = 1 << 20);
+    let mut c = conn(&s);
+    connect_login(&mut c);
+    let with = |body: &str, objs: &[u8]| [request("API2", 32, body), objs.to_vec()].concat();
+    let long_vec = |n: usize| {
+        let mut v = vec![5u8, 1];
+        v.extend_from_slice(&(n as i32).to_le_bytes());
+        v.extend_from_slice(&1i32.to_le_bytes());
+        for k in 0..n as i64 {
+            v.extend_from_slice(&k.to_le_bytes());
+        }
+        v
+    };
+    let string_vec = |n: usize, each: usize| {
+        let mut v = vec![18u8, 1];
+        v.extend_from_slice(&(n as i32).to_le_bytes());
+        v.extend_from_slice(&1i32.to_le_bytes());
+        for _ in 0..n {
+            v.extend(std::iter::repeat_n(b'a', each));
+            v.push(0);
+        }
+        v
+    };
+    let mut table_bad_len = vec![0u8, 6];
+    table_bad_len.extend_from_slice(&2i32.to_le_bytes());
+    table_bad_len.extend_from_slice(&1i32.to_le_bytes());
+    table_bad_len.extend_from_slice(b"\0a\0");
+    table_bad_len.extend_from_slice(&[4, 1, 3, 0, 0, 0, 1, 0, 0, 0]);
+    table_bad_len.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]);
+    let mut lz4_dod = vec![26u8, 1];
+    lz4_dod.extend_from_slice(&28i32.to_le_bytes());
+    lz4_dod.extend_from_slice(&1i32.to_le_bytes());
+    lz4_dod.extend_from_slice(&[0, 1, 0xff, 2, 5, 8, 0, 0]);
+    lz4_dod.extend_from_slice(&0i32.to_le_bytes());
+    lz4_dod.extend_from_slice(&1i32.to_le_bytes());
+    lz4_dod.extend_from_slice(&(-1i32).to_le_bytes());
+    lz4_dod.extend_from_slice(&[9; 8]);
+    let mut str_array = vec![64u8 + 18, 1];
+    str_array.extend_from_slice(&1i32.to_le_bytes());
+    str_array.extend_from_slice(&2i32.to_le_bytes());
+    str_array.extend_from_slice(&[1, 0, 1, 0, 2]);
+    str_array.extend_from_slice(b"ab\0c\0");
+    let mut dec_scale = vec![38u8, 1];
+    dec_scale.extend_from_slice(&2i32.to_le_bytes());
+    dec_scale.extend_from_slice(&1i32.to_le_bytes());
+    dec_scale.extend_from_slice(&40i32.to_le_bytes());
+    dec_scale.extend_from_slice(&[7; 16]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        // an upload over the limit, a vector of 200,000 LONG (1.6 MB)
+        ("upload over the size limit", with("variable\nbig\n1\n1", &long_vec(200_000)), "maximum request size"),
+        // over the limit inside a string column
+        ("strings over the size limit", with("variable\nbigs\n1\n1", &string_vec(3, 500_000)), "maximum request size"),
+        // a function call whose argument is over the limit, followed by a second argument
+        ("function argument over the limit", with("function\nadd\n2\n1", &[long_vec(200_000), vec![4, 0, 1, 0, 0, 0]].concat()), "maximum request size"),
+        // a script whose text alone is over the limit
+        ("script over the limit", request("API2", 32, &format!("script\n{}1", " ".repeat(1_100_000))), "maximum request size"),
+        ("function body over the limit", with(&format!("function\n{}add\n2\n1", " ".repeat(1_100_000)), &[4, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0, 0]), "maximum request size"),
+        ("unknown request kind", request("API2", 32, "frobnicate\nx"), "unknown request kind"),
+        ("DATEMINUTE vector", with("variable\ndm\n1\n1", &[29, 1, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]), "DATEMINUTE"),
+        ("symbol base repeats a name", with("variable\nsy\n1\n1", &[145, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, b'x', 0, b'x', 0, 2, 0, 0, 0]), "repeats"),
+        ("symbol index outside its base", with("variable\nsy\n1\n1", &[145, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, b'x', 0, 9, 0, 0, 0]), "outside"),
+        ("DECIMAL scale out of range", with("variable\nd\n1\n1", &dec_scale), "scale 40"),
+        ("pair of ANY", with("variable\np\n1\n1", &[25, 2, 2, 0, 0, 0, 1, 0, 0, 0, 4, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0, 0]), "pair"),
+        ("table column of the wrong length", with("variable\nt\n1\n1", &table_bad_len), "rows"),
+        ("delta-of-delta compressed column", with("variable\nz\n1\n1", &lz4_dod), "compression method 2"),
+        ("STRING array vector", with("variable\nsa\n1\n1", &str_array), "STRING"),
+        ("names and objects differ", with("variable\na,b\n1\n1", &[4, 0, 1, 0, 0, 0]), "differ"),
+        ("dictionary repeats a key", with("variable\ndd\n1\n1", &[4, 5, 4, 1, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 4, 1, 2, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0]), "repeats a key"),
+    ];
+    for (what, bytes, want) in &cases {
+        c.write_all(bytes).unwrap();
+        let (h, st) = read_frame(&mut c);
+        assert!(h.ends_with(" 0 1"), "{what}: header {h}");
+        assert!(st.contains(want), "{what}: expected an error naming '{want}', got '{st}'");
+        c.write_all(&request("API2", 32, "script\n40+2")).unwrap();
+        assert_eq!(int_result(&mut c), 42, "{what}: the connection still answers");
+    }
+    // nothing of the refused uploads was bound
+    c.write_all(&request("API2", 32, "script\nint(defined([\"big\", \"bigs\", \"dm\", \"sy\", \"t\", \"z\", \"sa\", \"a\"]).sum())")).unwrap();
+    assert_eq!(int_result(&mut c), 0);
+    // async: a refused request gets no answer either; the next one does
+    c.write_all(&[request("API2", 36, "variable\nbig\n1\n1"), long_vec(200_000)].concat()).unwrap();
+    c.write_all(&request("API2", 32, "script\n1+1")).unwrap();
+    assert_eq!(int_result(&mut c), 2);
     s.stop();
 }

@@ -44,10 +44,11 @@ impl Drop for Server {
     }
 }
 
-fn start_server(bin: &PathBuf, port: u16, data: &std::path::Path) -> Server {
+fn start_server(bin: &PathBuf, port: u16, data: &std::path::Path, extra: &[&str]) -> Server {
     let child = Command::new(bin)
         .args(["server", "--port", &port.to_string(), "--bind", "127.0.0.1", "--data"])
         .arg(data)
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -77,11 +78,22 @@ fn real_python_client() {
     let data = std::env::temp_dir().join(format!("beluga-api-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let port = free_port();
-    let mut server = start_server(&bin, port, &data);
+    let mut server = start_server(&bin, port, &data, &[]);
+    // a second server with small limits, for the refusal checks (request size, session
+    // memory, connection count, idle timeout)
+    let limits_port = free_port();
+    let limits_data = data.join("limits");
+    let mut limits = start_server(
+        &bin,
+        limits_port,
+        &limits_data,
+        &["--max-request-mb", "1", "--session-memory-mb", "4", "--max-connections", "4", "--idle-timeout", "4"],
+    );
 
     let mut child = Command::new(&py)
         .arg(&script)
         .arg(port.to_string())
+        .arg(limits_port.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -121,7 +133,8 @@ fn real_python_client() {
     let failed: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
     let passed = lines.iter().filter(|l| l.starts_with("PASS")).count();
     // the server is still alive after everything the script threw at it
-    let alive = server.0.try_wait().map(|s| s.is_none()).unwrap_or(false);
+    let alive = server.0.try_wait().map(|s| s.is_none()).unwrap_or(false)
+        && limits.0.try_wait().map(|s| s.is_none()).unwrap_or(false);
     let _ = std::fs::remove_dir_all(&data);
     assert!(alive, "the server exited during the client test");
     assert!(status.is_some(), "the client script did not finish in 10 minutes\n{out}");

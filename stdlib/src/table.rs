@@ -437,7 +437,8 @@ fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
         // elsewhere is copied first (copy on write)
         *i.inplace_out() = None;
         let name = crate::meta::var_holding(i, &args[0]);
-        let held = name.as_ref().and_then(|n| i.take_var(n));
+        // a shared table leaves the shared registry for the append (other sessions wait)
+        let held = name.as_ref().and_then(|n| i.take_shared_for_update(n).or_else(|| i.take_var(n)));
         let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
         drop(held);
         let tm = Arc::make_mut(&mut t);

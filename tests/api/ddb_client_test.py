@@ -646,6 +646,168 @@ def t_compress_fetch():
 
 attempt("compress/fetchSize", t_compress_fetch)
 
+# ------------------------------------------------------------------ audit: items the checks above miss
+def t_audit():
+    """Forms, types and flags of issue 13 and PROTOCOL.md not exercised above."""
+    # its own session: `s` may be left in the client's block-reading state by the
+    # fetchSize checks
+    s = session()
+    check("short scalar", s.run("3h") == 3)
+    check("float scalar", s.run("1.5f") == 1.5)
+    check("datehour scalar", s.run("datehour(2024.01.01T13:00:00)") == np.datetime64("2024-01-01T13"), s.run("datehour(2024.01.01T13:00:00)"))
+    check("ipaddr scalar", s.run("ipaddr('192.168.1.13')") == "192.168.1.13", s.run("ipaddr('192.168.1.13')"))
+    check("int128 scalar", s.run("int128('e1671797c52e15f763380b45e841ec32')") == "e1671797c52e15f763380b45e841ec32")
+    check("blob scalar", s.run("blob('abc')") in (b"abc", "abc"), repr(s.run("blob('abc')")))
+    check("null date scalar", s.run("date(NULL)") is None)
+    check("null string scalar", s.run("string(NULL)") in ("", None))
+    check("NULL is None", s.run("NULL") is None)
+    v = s.run("[2024.01.01T09:30:00.000000001, NULL]")
+    check("nanotimestamp vector with null", v[0] == np.datetime64("2024-01-01T09:30:00.000000001") and np.isnat(v[1]), v)
+    v = s.run("[13:30m, NULL]")
+    check("minute vector with null", v[0] == np.datetime64("1970-01-01T13:30") and np.isnat(v[1]), v)
+    check("string pair", s.run('"a":"bc"') == ["a", "bc"], s.run('"a":"bc"'))
+    check("symbol set", s.run("set(`x`y`x)") == {"x", "y"})
+    check("dictionary of ANY values", s.run("d = dict(STRING, ANY); d['a'] = 1; d['b'] = `x; d") == {"a": 1, "b": "x"})
+    check("nested tuple", s.run("(1, (2, `z), [1.5, 2.5])")[1] == [2, "z"])
+    m = s.run("matrix([true, false], [NULL, true])")
+    check("BOOL matrix with a null", m[0][0].tolist() == [True, None] and m[0][1].tolist() == [False, True], m)
+    m = s.run("matrix(2024.01.01 2024.01.02, 2024.02.01 NULL)")
+    check("DATE matrix", m[0][0][1] == np.datetime64("2024-02-01") and np.isnat(m[0][1][1]), m)
+    # uploads of forms the checks above do not send
+    s.upload({"um": np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int64)})
+    check("matrix upload keeps its shape", list(s.run("shape(um)")) == [2, 3] and s.run("um[1, 2]") == 6, s.run("shape(um)"))
+    s.upload({"ux": [1, "a", 2.5]})
+    check("mixed list upload is a tuple", s.run("typestr(ux)") == "ANY VECTOR" and s.run("ux[1]") == "a", s.run("typestr(ux)"))
+    s.upload({"un": None})
+    check("None upload is NULL", s.run("isVoid(un)") is True or s.run("isNull(un)") is True)
+    s.upload({"ut": np.array(["2024-01-01T09:30:00.001", "NaT"], dtype="datetime64[ms]")})
+    check("datetime64[ms] upload is TIMESTAMP with null", s.run("typestr(ut)").endswith("TIMESTAMP VECTOR") and s.run("isNull(ut[1])") is True, s.run("typestr(ut)"))
+    # DECIMAL matrix (PROTOCOL.md 5.6/5.8): the server sends DECIMAL64 with its scale word; this
+    # client refuses to build a DECIMAL matrix itself (its own message), and with
+    # disableDecimal gets DOUBLE
+    try:
+        s.run("decimal64(matrix(1.25 2.5, 3.75 NULL), 2)")
+        check("DECIMAL matrix reaches the client as DECIMAL", False)
+    except Exception as e:  # noqa: BLE001
+        check("DECIMAL matrix reaches the client as DECIMAL", "matrix with type DECIMAL64" in str(e), e)
+    check("session usable after the client refused the matrix", s.run("1+1") == 2)
+    m = s.run("decimal64(matrix(1.25 2.5, 3.75 NULL), 2)", disableDecimal=True)
+    check("DECIMAL matrix with disableDecimal is DOUBLE", m[0][0].tolist() == [1.25, 3.75] and m[0][1][0] == 2.5 and np.isnan(m[0][1][1]), m)
+    # async: the client reads no answer; its effect shows in another session
+    sa = ddb.session(enableASYNC=True)
+    sa.connect(HOST, PORT, "admin", "123456")
+    sa.run("share table(1..5 as a) as asyncShared")
+    seen = None
+    for _ in range(100):
+        try:
+            seen = s.run("exec sum(a) from asyncShared")
+            break
+        except Exception:  # noqa: BLE001
+            time.sleep(0.05)
+    check("async request ran without an answer", seen == 15, seen)
+    sa.close()
+    s.run("undef(`asyncShared, SHARED)")
+    # LZ4-compressed upload: MultithreadedTableWriter with compressMethods sends
+    # compressed columns (type 26) through tableInsert{t}
+    s.run("share table(1000:0, `id`px, [INT, DOUBLE]) as mtwT")
+    w = ddb.MultithreadedTableWriter(HOST, PORT, "admin", "123456", "", "mtwT", compressMethods=["LZ4", "LZ4"])
+    for k in range(1000):
+        w.insert(np.int32(k), float(k) * 0.5)
+    w.waitForThreadCompletion()
+    st = w.getStatus()
+    check("compressed upload through MultithreadedTableWriter", not st.hasError() and s.run("exec count(*) from mtwT") == 1000
+          and s.run("exec sum(px) from mtwT") == sum(k * 0.5 for k in range(1000)), (st.errorInfo, s.run("exec count(*) from mtwT")))
+    s.run("undef(`mtwT, SHARED)")
+    # users and login rules: logout returns a session to guest rules
+    lg = session()
+    lg.run("logout()")
+    try:
+        lg.run("loadText('x.csv')")
+        check("after logout files are refused", False)
+    except Exception as e:  # noqa: BLE001
+        check("after logout files are refused", "log in" in str(e), e)
+    lg.close()
+    s.close()
+
+
+attempt("audit", t_audit)
+
+
+# ------------------------------------------------------------------ refusals keep the connection
+LIMIT_PORT = int(sys.argv[2]) if len(sys.argv) > 2 else None
+
+
+def t_refusals():
+    """Against a second server started with --max-request-mb 1 --session-memory-mb 4
+    --max-connections 4 --idle-timeout 4: a refused request raises in the client with the
+    server's reason, and the same session then keeps working."""
+    r = ddb.session()
+    r.connect(HOST, LIMIT_PORT, "admin", "123456")
+
+    def refused(name, fn, want):
+        try:
+            fn()
+            check(name + " is refused", False)
+        except Exception as e:  # noqa: BLE001
+            check(name + " is refused", want in str(e), e)
+        check(name + ": the session still answers", r.run("20+22") == 42)
+
+    big = pd.DataFrame({"x": np.arange(300_000, dtype=np.int64), "s": ["abc"] * 300_000})
+    refused("upload over the request size", lambda: r.upload({"bigT": big}), "maximum request size")
+    refused("function argument over the request size", lambda: r.run("size", np.arange(300_000)), "maximum request size")
+    refused("script text over the request size", lambda: r.run("x = 1;" + " " * 1_200_000 + "x"), "maximum request size")
+    app_t = r.run("appT = table(100:0, `x`s, [LONG, STRING]); 0")
+    refused("tableInsert{t} over the request size", lambda: ddb.tableAppender(table_name="appT", conn=r).append(big), "maximum request size")
+    check("nothing of the refused uploads was bound", r.run("int(defined(['bigT']).sum()) + size(appT)") == 0)
+    # (the client itself refuses to send what Beluga cannot take, DATEMINUTE, STRING[] and
+    # the like, and names that are not identifiers: server/tests/protocol.rs sends those as
+    # raw frames)
+    # the session memory limit: variables past 4 MB are refused and cleared
+    chunk = np.arange(100_000, dtype=np.int64)  # 0.8 MB on the wire (under the request limit)
+    def fill():
+        for k in range(8):
+            r.upload({f"m{k}": chunk})
+    refused("session memory over its limit", fill, "Out of memory")
+    check("the session's variables were cleared", r.run("int(defined(['m0', 'm1']).sum())") == 0)
+    # a guest is refused file access with an error, not a closed connection
+    g = ddb.session()
+    g.connect(HOST, LIMIT_PORT)
+    try:
+        g.run("saveText(table(1 as a), 'x.csv')")
+        check("guest file write is refused", False)
+    except Exception as e:  # noqa: BLE001
+        check("guest file write is refused", "log in" in str(e), e)
+    check("guest session still answers", g.run("1+2") == 3)
+    # the connection limit: r and g hold two of four slots
+    extra = [ddb.session() for _ in range(3)]
+    oks = []
+    for x in extra:
+        try:
+            oks.append(bool(x.connect(HOST, LIMIT_PORT, "admin", "123456")))
+        except Exception:  # noqa: BLE001
+            oks.append(False)
+    check("connections past the limit are refused", oks == [True, True, False], oks)
+    extra[0].close()
+    time.sleep(0.5)
+    again = ddb.session()
+    check("a freed slot admits a new connection", bool(again.connect(HOST, LIMIT_PORT, "admin", "123456")) and again.run("1") == 1)
+    for x in (extra[1], again, g):
+        x.close()
+    # the idle timeout: a session silent for longer is closed by the server
+    time.sleep(6)
+    try:
+        r.run("1+1")
+        check("idle session is closed", False)
+    except Exception as e:  # noqa: BLE001
+        check("idle session is closed", True, e)
+    n = ddb.session()
+    check("server answers after idle closes", bool(n.connect(HOST, LIMIT_PORT, "admin", "123456")) and n.run("2+2") == 4)
+    n.close()
+
+
+if LIMIT_PORT:
+    attempt("refusals", t_refusals)
+
 s.close()
 print(f"{passes} passed, {fails} failed")
 sys.exit(1 if fails else 0)

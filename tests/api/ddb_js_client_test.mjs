@@ -35,6 +35,13 @@ try {
     check('error raised', String(e).includes('noSuchFunction'), e)
   }
   check('session survives an error', await ddb.execute('2*3') === 6)
+  // a DECIMAL matrix keeps its type and scale (PROTOCOL.md 5.6/5.8: one scale word after
+  // rows and cols); rows as the client lays them out, null as ''
+  const dm = await ddb.execute('decimal64(matrix(1.25 2.5, 3.75 NULL), 2)')
+  check('DECIMAL64 matrix', dm.type === 38 && dm.nrows === 2 && dm.ncolumns === 2
+    && JSON.stringify(dm.data) === JSON.stringify([['1.25', '3.75'], ['2.50', '']]), JSON.stringify(dm))
+  const d = await ddb.execute('2024.01.08')
+  check('DATE scalar', d instanceof Date ? d.toISOString().startsWith('2024-01-08') : String(d).includes('2024'), d)
 } catch (e) {
   check('no exception', false, e)
 }

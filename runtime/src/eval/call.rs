@@ -86,8 +86,14 @@ impl Interpreter {
             }
         }
         let mut taken: Vec<(usize, String)> = Vec::new();
+        // `append!` to a shared table takes it out of the shared registry, so that it too
+        // grows in place (the builtin runs no script code before the write-back below)
+        let append_builtin = matches!(&func, Func::Builtin(id) if self.registry.get(*id).name == "append!")
+            && writeback.len() == 1
+            && writeback[0].0 == 0;
         for (i, name) in &writeback {
-            match self.take_var(name) {
+            let took = if append_builtin { self.take_shared_for_update(name) } else { None };
+            match took.or_else(|| self.take_var(name)) {
                 Some(v) => {
                     taken.push((*i, name.clone()));
                     pos[*i] = Some(v);

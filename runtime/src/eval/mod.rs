@@ -207,7 +207,43 @@ impl Interpreter {
     }
 
     pub fn get_shared(&self, name: &str) -> Option<Value> {
-        self.shared.lock().ok().and_then(|m| m.get(name).cloned())
+        // a shared table another session is appending to in place is out of the map for
+        // the length of that append: wait for it rather than miss it (bounded, in case
+        // the writer died)
+        let marker = busy_marker(name);
+        let t0 = std::time::Instant::now();
+        loop {
+            let m = self.shared.lock().ok()?;
+            if let Some(v) = m.get(name) {
+                return Some(v.clone());
+            }
+            if !m.contains_key(&marker) || t0.elapsed() > std::time::Duration::from_secs(60) {
+                return None;
+            }
+            drop(m);
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+
+    /// Take a shared object out of the registry to update it in place (the caller then
+    /// holds the only reference, so appends grow its columns without a copy), leaving a
+    /// marker that makes other sessions' `get_shared` wait until `set_var_mutated` puts
+    /// the new value back. Only for builtins that run no script code in between (`append!`,
+    /// `tableInsert`): script code reading the same name would wait on its own marker.
+    pub fn take_shared_for_update(&mut self, name: &str) -> Option<Value> {
+        if self.frames.last().is_some_and(|f| f.vars.contains_key(name)) || self.globals.contains_key(self.canon(name)) {
+            return None;
+        }
+        let name = self.canon(name).to_string();
+        let mut m = self.shared.lock().ok()?;
+        // tables only: a shared stream table or engine is a handle whose appends look
+        // the name up again
+        if !matches!(m.get(&name), Some(Value::Table(_))) {
+            return None;
+        }
+        let v = m.remove(&name)?;
+        m.insert(busy_marker(&name), Value::Void);
+        Some(v)
     }
 
     pub fn has_var(&self, name: &str) -> bool {
@@ -244,12 +280,12 @@ impl Interpreter {
     /// Replace the shared object registered as `name`; hands `v` back when no such name
     /// is shared.
     fn replace_shared(&self, name: &str, v: Value) -> std::result::Result<(), Value> {
-        match self.shared.lock() {
-            Ok(mut m) if m.contains_key(name) => {
-                m.insert(name.to_string(), v);
-                Ok(())
-            }
-            _ => Err(v),
+        let Ok(mut m) = self.shared.lock() else { return Err(v) };
+        if m.contains_key(name) || m.remove(&busy_marker(name)).is_some() {
+            m.insert(name.to_string(), v);
+            Ok(())
+        } else {
+            Err(v)
         }
     }
 
@@ -673,4 +709,10 @@ pub fn named_constant(name: &str) -> Option<Value> {
         "HISTOGRAM" => c("HISTOGRAM", 6),
         _ => None,
     }
+}
+
+/// Key that stands in the shared registry for a shared object taken out for an in-place
+/// update (no identifier can contain a NUL).
+pub fn busy_marker(name: &str) -> String {
+    format!("\0busy\0{name}")
 }

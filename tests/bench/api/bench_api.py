@@ -71,36 +71,69 @@ def bench_upload(port, rows):
         s.run("undef all")
         # small batches: a bounded number of them, rate extrapolates
         n = min(rows, batch * 200) if batch < 10_000 else rows
-        for grow in (False, True):
-            if grow:
+        for grow in ("upload", "local", "appender"):
+            if grow == "local":
                 # the server-side collector grows batch by batch (in place since append! and
                 # tableInsert stopped copying the table they grow)
                 s.upload({"chunk": df.iloc[0:1]})
                 s.run("acc = select * from chunk where 1 == 0")
+            if grow == "appender":
+                # the client's tableAppender into a `share`d table: `tableInsert{accS}`
+                # with each batch as the argument (the issue's path)
+                s.upload({"chunk": df.iloc[0:1]})
+                s.run("share (select * from chunk where 1 == 0) as accS")
+                app = ddb.tableAppender(table_name="accS", conn=s)
             t0 = time.perf_counter()
             total = 0
             for start in range(0, n, batch):
                 part = df.iloc[start:start + batch]
-                if grow:
+                if grow == "local":
                     s.upload({"chunk": part})
                     s.run("tableInsert(acc, chunk)")  # returns the row count, not the table
+                elif grow == "appender":
+                    app.append(part)
                 else:
                     s.upload({"chunk": part})
                 total += len(part)
             dt = time.perf_counter() - t0
-            if grow:
+            if grow == "local":
                 got = s.run("size(acc)")
                 assert got == n, (got, n)
+            elif grow == "appender":
+                got = s.run("size(accS)")
+                assert got == n, (got, n)
+                s.run("undef(`accS, SHARED)")
             else:
                 got = s.run("size(chunk)")
                 assert got == len(part), (got, len(part))
             assert total == n
-            how = "upload + tableInsert(acc, chunk)" if grow else "upload"
+            how = {"upload": "upload", "local": "upload + tableInsert(acc, chunk)",
+                   "appender": "tableAppender into a shared table"}[grow]
             print(f"| {batch:,} | {how} | {(n + batch - 1) // batch} | {dt:.2f} | {n / dt:,.0f} | {mb * n / rows / dt:.1f} |")
         s.close()
 
 
-def bench_concurrent(port, rows):
+def cpu_seconds(pid):
+    """User+system CPU seconds a process has used so far (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+        return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
+
+
+def query_client(port, q, per, expect):
+    """One client in its own process: the client library builds DataFrames under the GIL,
+    so clients in threads of one interpreter take turns at that step."""
+    c = session(port)
+    for _ in range(per):
+        d = c.run(q)
+        assert len(d) == expect
+    c.close()
+
+
+def bench_concurrent(port, rows, server_pid=None):
     s = session(port)
     s.run(f"""
     n = {rows}
@@ -110,9 +143,10 @@ def bench_concurrent(port, rows):
     q = "select * from benchT where px > 50.0, qty < 500"
     expect = s.run(f"exec count(*) from benchT where px > 50.0, qty < 500")
     print(f"\n## 2. concurrent query + download ({rows:,}-row shared table, {expect:,} rows per answer)")
-    print("| clients | queries | seconds | queries/s | rows/s downloaded |")
-    print("|---:|---:|---:|---:|---:|")
-    for clients in (1, 4, 16):
+    print("| clients | as | queries | seconds | queries/s | rows/s downloaded | server CPU s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    import multiprocessing as mp
+    for clients, how in ((1, "threads"), (4, "threads"), (16, "threads"), (4, "processes"), (16, "processes")):
         per = 5
         errs = []
 
@@ -126,16 +160,24 @@ def bench_concurrent(port, rows):
             except Exception as e:  # noqa: BLE001
                 errs.append(repr(e))
 
-        ts = [threading.Thread(target=work) for _ in range(clients)]
+        if how == "threads":
+            ts = [threading.Thread(target=work) for _ in range(clients)]
+        else:
+            ctx = mp.get_context("fork")
+            ts = [ctx.Process(target=query_client, args=(port, q, per, expect)) for _ in range(clients)]
+        cpu0 = cpu_seconds(server_pid) if server_pid else float("nan")
         t0 = time.perf_counter()
         for t in ts:
             t.start()
         for t in ts:
             t.join(timeout=600)
         dt = time.perf_counter() - t0
+        cpu = (cpu_seconds(server_pid) if server_pid else float("nan")) - cpu0
         assert not errs, errs[:2]
+        if how == "processes":
+            assert all(t.exitcode == 0 for t in ts), [t.exitcode for t in ts]
         nq = clients * per
-        print(f"| {clients} | {nq} | {dt:.2f} | {nq / dt:.2f} | {nq * expect / dt:,.0f} |")
+        print(f"| {clients} | {how} | {nq} | {dt:.2f} | {nq / dt:.2f} | {nq * expect / dt:,.0f} | {cpu:.2f} |")
     s.run("undef(`benchT, SHARED)")
     s.close()
 
@@ -222,7 +264,7 @@ def main():
         if "1" not in skip:
             bench_upload(port, a.rows)
         if "2" not in skip:
-            bench_concurrent(port, a.rows)
+            bench_concurrent(port, a.rows, srv.pid)
         if "3" not in skip:
             bench_taq(port, a.beluga, a.taq_rows, a.taq_csv)
     finally:
