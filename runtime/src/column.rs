@@ -1,7 +1,7 @@
 //! Typed column storage: one plain `Vec<T>` per physical type, tagged with a logical
 //! `DataType`; shared by `Arc` and copied on write.
 
-use crate::null::Native;
+use crate::null::{Native, DECIMAL_NULL};
 use crate::types::{DataType, Physical};
 use ahash::AHashMap;
 use std::sync::Arc;
@@ -139,7 +139,7 @@ pub enum ColData {
     /// An array-vector column (`INT[]` ...): row offsets plus one flat column of the
     /// element type, shared with `Value::ArrayVector` so a column and a value convert in
     /// O(1). The column's `ty` is `DataType::Array(elem)`.
-    Array(Arc<crate::value::ArrayVec>),
+    Array(Arc<ArrayVec>),
 }
 
 /// Dispatch on the numeric physical variants of a `ColData`, binding the slice as `$v`.
@@ -185,6 +185,203 @@ macro_rules! map_numeric {
             $($rest => $other),+
         }
     };
+}
+
+/// Match a `ColData` with one arm generic over the seven numeric variants: `$v` is bound
+/// to each numeric vector and, written `$v: $T`, `$T` names its element type (`i8` ..
+/// `i128`), as polars' `with_match_physical_numeric_polars_type!` binds `$T`. Unlike
+/// [`map_numeric!`] the body's value is not wrapped; the arms after it handle the rest.
+/// Cases that differ for one numeric variant (DECIMAL's `I128`) go in an outer match:
+///
+/// ```ignore
+/// match &*c.data {
+///     ColData::I128(v) if decimal => ..,
+///     d => match_numeric!(d, v: T => v.iter().filter(|x| x.is_null()).count(), _ => 0),
+/// }
+/// ```
+#[macro_export]
+macro_rules! match_numeric {
+    ($data:expr, $v:ident $(: $T:ident)? => $body:expr $(, $rest:pat $(if $g:expr)? => $other:expr)* $(,)?) => {
+        match $data {
+            $crate::column::ColData::I8($v) => { $(type $T = i8;)? $body }
+            $crate::column::ColData::I16($v) => { $(type $T = i16;)? $body }
+            $crate::column::ColData::I32($v) => { $(type $T = i32;)? $body }
+            $crate::column::ColData::I64($v) => { $(type $T = i64;)? $body }
+            $crate::column::ColData::F32($v) => { $(type $T = f32;)? $body }
+            $crate::column::ColData::F64($v) => { $(type $T = f64;)? $body }
+            $crate::column::ColData::I128($v) => { $(type $T = i128;)? $body }
+            $($rest $(if $g)? => $other),*
+        }
+    };
+}
+
+/// [`match_numeric!`] over the four integer variants only (`I8`, `I16`, `I32`, `I64`:
+/// BOOL/CHAR, SHORT, INT and LONG with the temporal types stored as them).
+#[macro_export]
+macro_rules! match_int {
+    ($data:expr, $v:ident $(: $T:ident)? => $body:expr $(, $rest:pat $(if $g:expr)? => $other:expr)* $(,)?) => {
+        match $data {
+            $crate::column::ColData::I8($v) => { $(type $T = i8;)? $body }
+            $crate::column::ColData::I16($v) => { $(type $T = i16;)? $body }
+            $crate::column::ColData::I32($v) => { $(type $T = i32;)? $body }
+            $crate::column::ColData::I64($v) => { $(type $T = i64;)? $body }
+            $($rest $(if $g)? => $other),*
+        }
+    };
+}
+
+/// Build a `ColData` from a physical type: for each numeric `Physical` the body runs
+/// with `$T` bound to the element type and must give a `Vec<$T>`, wrapped into the
+/// matching variant; the arms after it handle `Sym`, `Str` and `None`:
+///
+/// ```ignore
+/// let data = map_physical!(ty.physical(), T => vec![T::NULL; n],
+///     Physical::Sym => .., Physical::Str => .., Physical::None => ..);
+/// ```
+#[macro_export]
+macro_rules! map_physical {
+    ($phys:expr, $T:ident => $body:expr $(, $rest:pat $(if $g:expr)? => $other:expr)* $(,)?) => {
+        match $phys {
+            $crate::types::Physical::I8 => { type $T = i8; $crate::column::ColData::I8($body) }
+            $crate::types::Physical::I16 => { type $T = i16; $crate::column::ColData::I16($body) }
+            $crate::types::Physical::I32 => { type $T = i32; $crate::column::ColData::I32($body) }
+            $crate::types::Physical::I64 => { type $T = i64; $crate::column::ColData::I64($body) }
+            $crate::types::Physical::F32 => { type $T = f32; $crate::column::ColData::F32($body) }
+            $crate::types::Physical::F64 => { type $T = f64; $crate::column::ColData::F64($body) }
+            $crate::types::Physical::I128 => { type $T = i128; $crate::column::ColData::I128($body) }
+            $($rest $(if $g)? => $other),*
+        }
+    };
+}
+
+/// Match two `ColData` of the same numeric variant, binding both vectors (`$a` from the
+/// first, `$b` from the second) for one generic body; the arms after it handle the rest
+/// (mismatched variants, symbols, strings):
+///
+/// ```ignore
+/// zip_numeric!((out.data_mut(), &*src.data), (d, s) => copy(d, s), _ => ..)
+/// ```
+#[macro_export]
+macro_rules! zip_numeric {
+    ($pair:expr, ($a:ident, $b:ident) => $body:expr $(, $rest:pat $(if $g:expr)? => $other:expr)* $(,)?) => {
+        match $pair {
+            ($crate::column::ColData::I8($a), $crate::column::ColData::I8($b)) => $body,
+            ($crate::column::ColData::I16($a), $crate::column::ColData::I16($b)) => $body,
+            ($crate::column::ColData::I32($a), $crate::column::ColData::I32($b)) => $body,
+            ($crate::column::ColData::I64($a), $crate::column::ColData::I64($b)) => $body,
+            ($crate::column::ColData::F32($a), $crate::column::ColData::F32($b)) => $body,
+            ($crate::column::ColData::F64($a), $crate::column::ColData::F64($b)) => $body,
+            ($crate::column::ColData::I128($a), $crate::column::ColData::I128($b)) => $body,
+            $($rest $(if $g)? => $other),*
+        }
+    };
+}
+
+/// An array vector (`INT[]`, `DOUBLE[]`, ...): rows of varying length stored as one flat
+/// typed column plus row offsets (`offsets[r]..offsets[r+1]` is row r; rows + 1 entries).
+/// The storage of both an `ELEM[]` table column (`ColData::Array`) and the value
+/// `Value::ArrayVector`; element-wise kernels run on the flat column, row functions see it
+/// through `padded()` (one column per position, short rows padded with nulls), which
+/// null-ignoring reductions accept as is. Building one from a value: `value.rs`.
+#[derive(Clone, Debug)]
+pub struct ArrayVec {
+    pub offsets: Vec<usize>,
+    pub data: Column,
+    padded: std::sync::OnceLock<Vec<Column>>,
+}
+
+impl ArrayVec {
+    pub fn new(offsets: Vec<usize>, data: Column) -> ArrayVec {
+        ArrayVec { offsets, data, padded: std::sync::OnceLock::new() }
+    }
+    /// Rows given as columns of the element type `ty`.
+    pub fn from_rows(ty: DataType, rows: &[Column]) -> ArrayVec {
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for r in rows {
+            offsets.push(offsets[offsets.len() - 1] + r.len());
+        }
+        let refs: Vec<&Column> = rows.iter().collect();
+        ArrayVec::new(offsets, Column::concat(ty, &refs))
+    }
+    pub fn rows(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn row_len(&self, r: usize) -> usize {
+        self.offsets[r + 1] - self.offsets[r]
+    }
+    pub fn row(&self, r: usize) -> Column {
+        self.data.slice(self.offsets[r], self.offsets[r + 1])
+    }
+    /// Rows at `idx` (out-of-range positions give empty rows).
+    pub fn take(&self, idx: &[i64]) -> ArrayVec {
+        let n = self.rows() as i64;
+        let mut offsets = Vec::with_capacity(idx.len() + 1);
+        offsets.push(0usize);
+        let mut pos = Vec::new();
+        for &k in idx {
+            if k >= 0 && k < n {
+                let (a, b) = (self.offsets[k as usize], self.offsets[k as usize + 1]);
+                pos.extend((a..b).map(|p| p as i64));
+            }
+            offsets.push(pos.len());
+        }
+        ArrayVec::new(offsets, self.data.take(&pos))
+    }
+    /// Contiguous rows [start, end).
+    pub fn slice(&self, start: usize, end: usize) -> ArrayVec {
+        let end = end.min(self.rows());
+        let start = start.min(end);
+        let base = self.offsets[start];
+        let offsets = self.offsets[start..=end].iter().map(|o| o - base).collect();
+        ArrayVec::new(offsets, self.data.slice(base, self.offsets[end]))
+    }
+    /// Rows of `self` followed by rows of `other` (same element type; the caller casts).
+    pub fn concat(&self, other: &ArrayVec) -> ArrayVec {
+        let mut offsets = self.offsets.clone();
+        let base = *offsets.last().unwrap_or(&0);
+        offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+        let mut data = self.data.clone();
+        data.append(&other.data);
+        ArrayVec::new(offsets, data)
+    }
+    /// Same row shape, new flat data (element-wise results).
+    pub fn with_data(&self, data: Column) -> ArrayVec {
+        ArrayVec::new(self.offsets.clone(), data)
+    }
+    /// Widest row.
+    pub fn width(&self) -> usize {
+        (0..self.rows()).map(|r| self.row_len(r)).max().unwrap_or(0)
+    }
+    /// Column j holds element j of every row (null where the row is shorter).
+    pub fn padded(&self) -> &Vec<Column> {
+        self.padded.get_or_init(|| {
+            let n = self.rows();
+            (0..self.width())
+                .map(|j| {
+                    let idx: Vec<i64> =
+                        (0..n).map(|r| if j < self.row_len(r) { (self.offsets[r] + j) as i64 } else { -1 }).collect();
+                    self.data.take(&idx)
+                })
+                .collect()
+        })
+    }
+    /// Inverse of `padded()` over this shape: row r takes the first `row_len(r)` cells of
+    /// the per-position columns `cols`.
+    pub fn from_padded(&self, cols: &[Column]) -> ArrayVec {
+        let ty = cols.first().map(|c| c.ty).unwrap_or(self.data.ty);
+        let w = cols.len().max(1);
+        let refs: Vec<&Column> = cols.iter().collect();
+        let all = Column::concat(ty, &refs); // column-major: cell (r, j) at j * rows + r
+        let n = self.rows();
+        let mut idx = Vec::with_capacity(self.data.len());
+        for r in 0..n {
+            for j in 0..self.row_len(r).min(w) {
+                idx.push((j * n + r) as i64);
+            }
+        }
+        ArrayVec::new(self.offsets.clone(), all.take(&idx))
+    }
 }
 
 /// A typed column (vector payload).
@@ -234,31 +431,24 @@ impl ColData {
     /// Empty storage of the physical class of `ty`.
     pub fn empty(ty: DataType, cap: usize) -> ColData {
         if let Some(e) = ty.array_elem() {
-            return ColData::Array(Arc::new(crate::value::ArrayVec::new(vec![0], Column::new(e, ColData::empty(e, cap)))));
+            return ColData::Array(Arc::new(ArrayVec::new(vec![0], Column::new(e, ColData::empty(e, cap)))));
         }
-        match ty.physical() {
-            Physical::I8 => ColData::I8(Vec::with_capacity(cap)),
-            Physical::I16 => ColData::I16(Vec::with_capacity(cap)),
-            Physical::I32 => ColData::I32(Vec::with_capacity(cap)),
-            Physical::I64 => ColData::I64(Vec::with_capacity(cap)),
-            Physical::F32 => ColData::F32(Vec::with_capacity(cap)),
-            Physical::F64 => ColData::F64(Vec::with_capacity(cap)),
+        map_physical!(ty.physical(), T => Vec::<T>::with_capacity(cap),
             Physical::Sym => ColData::Sym(SymCol::new()),
             Physical::Str => ColData::Str(StrCol::with_capacity(cap, 0)),
-            Physical::I128 => ColData::I128(Vec::with_capacity(cap)),
             Physical::None => ColData::I8(Vec::with_capacity(cap)),
-        }
+        )
     }
 }
 
 impl Column {
     /// An array-vector column over `a` (type `ELEM[]`).
-    pub fn from_array(a: Arc<crate::value::ArrayVec>) -> Column {
+    pub fn from_array(a: Arc<ArrayVec>) -> Column {
         let ty = DataType::array_of(a.data.ty).unwrap_or(DataType::Array(a.data.ty.id() as u8));
         Column { ty, data: Arc::new(ColData::Array(a)) }
     }
     /// The array vector of an array-vector column.
-    pub fn as_array(&self) -> Option<&Arc<crate::value::ArrayVec>> {
+    pub fn as_array(&self) -> Option<&Arc<ArrayVec>> {
         match &*self.data {
             ColData::Array(a) => Some(a),
             _ => None,
@@ -284,27 +474,23 @@ impl Column {
     pub fn nulls(ty: DataType, n: usize) -> Column {
         if let Some(e) = ty.array_elem() {
             // a null row of an array vector holds one null element (as `append!` makes of `[]`)
-            let av = crate::value::ArrayVec::new((0..=n).collect(), Column::nulls(e, n));
+            let av = ArrayVec::new((0..=n).collect(), Column::nulls(e, n));
             return Column::new(ty, ColData::Array(Arc::new(av)));
         }
         let data = match ty.physical() {
-            Physical::I8 => ColData::I8(vec![i8::NULL; n]),
-            Physical::I16 => ColData::I16(vec![i16::NULL; n]),
-            Physical::I32 => ColData::I32(vec![i32::NULL; n]),
-            Physical::I64 => ColData::I64(vec![i64::NULL; n]),
-            Physical::F32 => ColData::F32(vec![f32::NULL; n]),
-            Physical::F64 => ColData::F64(vec![f64::NULL; n]),
-            Physical::Sym => ColData::Sym(SymCol { codes: vec![0; n], dict: Arc::new(SymbolDict::default()) }),
-            Physical::Str => {
-                let mut s = StrCol::with_capacity(n, 0);
-                for _ in 0..n {
-                    s.push("");
-                }
-                ColData::Str(s)
-            }
-            Physical::I128 if ty.decimal_scale().is_some() => ColData::I128(vec![crate::kernels::decimal::NULL; n]),
-            Physical::I128 => ColData::I128(vec![0; n]),
-            Physical::None => ColData::I8(vec![i8::NULL; n]),
+            // DECIMAL's null is its own sentinel; INT128/UUID/IPADDR use i128's (0)
+            Physical::I128 if ty.decimal_scale().is_some() => ColData::I128(vec![DECIMAL_NULL; n]),
+            p => map_physical!(p, T => vec![T::NULL; n],
+                Physical::Sym => ColData::Sym(SymCol { codes: vec![0; n], dict: Arc::new(SymbolDict::default()) }),
+                Physical::Str => {
+                    let mut s = StrCol::with_capacity(n, 0);
+                    for _ in 0..n {
+                        s.push("");
+                    }
+                    ColData::Str(s)
+                },
+                Physical::None => ColData::I8(vec![i8::NULL; n])
+            ),
         };
         Column::new(ty, data)
     }
@@ -326,7 +512,7 @@ impl Column {
 
     pub fn is_null(&self, i: usize) -> bool {
         match &*self.data {
-            ColData::I128(v) if self.ty.decimal_scale().is_some() => v[i] == crate::kernels::decimal::NULL,
+            ColData::I128(v) if self.ty.decimal_scale().is_some() => v[i] == DECIMAL_NULL,
             ColData::Sym(s) => s.codes[i] == 0 || s.get(i).is_empty(),
             ColData::Str(s) => s.get(i).is_empty(),
             // an array row is null when empty or when it is the single null of a null row
@@ -352,19 +538,28 @@ impl Column {
     /// Element i as f64 (None when null or not numeric).
     pub fn f64_at(&self, i: usize) -> Option<f64> {
         if let Some(s) = self.ty.decimal_scale() {
-            return crate::kernels::decimal::unscaled_at(self, i)
-                .map(|x| x as f64 / crate::kernels::decimal::pow10(s as u32) as f64);
+            return self.unscaled_at(i).map(|x| x as f64 / 10i128.pow(s as u32) as f64);
         }
         let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_f64()) });
         r.flatten()
+    }
+
+    /// Unscaled value of element i of a DECIMAL column stored as i32/i64/i128 (None when
+    /// null or not such storage); DECIMAL kernels widen every element through this.
+    pub fn unscaled_at(&self, i: usize) -> Option<i128> {
+        match &*self.data {
+            ColData::I32(v) => (!v[i].is_null()).then(|| v[i] as i128),
+            ColData::I64(v) => (!v[i].is_null()).then(|| v[i] as i128),
+            ColData::I128(v) => (v[i] != DECIMAL_NULL).then(|| v[i]),
+            _ => None,
+        }
     }
 
     /// Element i as i64 (None when null or not numeric).
     pub fn i64_at(&self, i: usize) -> Option<i64> {
         if let Some(s) = self.ty.decimal_scale() {
             // DECIMAL: the integer part (toward zero)
-            return crate::kernels::decimal::unscaled_at(self, i)
-                .map(|x| (x / crate::kernels::decimal::pow10(s as u32)) as i64);
+            return self.unscaled_at(i).map(|x| (x / 10i128.pow(s as u32)) as i64);
         }
         let r = with_numeric!(&*self.data, v => if v[i].is_null() { None } else { Some(v[i].to_i64()) });
         r.flatten()
@@ -380,7 +575,7 @@ impl Column {
         let data = match &*self.data {
             ColData::I128(v) if self.ty.decimal_scale().is_some() => ColData::I128(
                 idx.iter()
-                    .map(|&i| if i >= 0 && (i as usize) < v.len() { v[i as usize] } else { crate::kernels::decimal::NULL })
+                    .map(|&i| if i >= 0 && (i as usize) < v.len() { v[i as usize] } else { DECIMAL_NULL })
                     .collect(),
             ),
             d => map_numeric!(d, v => pick(v, idx),
@@ -447,14 +642,7 @@ impl Column {
     /// Append another column of the same physical type (caller casts first).
     pub fn append(&mut self, other: &Column) {
         let d = Arc::make_mut(&mut self.data);
-        match (d, &*other.data) {
-            (ColData::I8(a), ColData::I8(b)) => a.extend_from_slice(b),
-            (ColData::I16(a), ColData::I16(b)) => a.extend_from_slice(b),
-            (ColData::I32(a), ColData::I32(b)) => a.extend_from_slice(b),
-            (ColData::I64(a), ColData::I64(b)) => a.extend_from_slice(b),
-            (ColData::F32(a), ColData::F32(b)) => a.extend_from_slice(b),
-            (ColData::F64(a), ColData::F64(b)) => a.extend_from_slice(b),
-            (ColData::I128(a), ColData::I128(b)) => a.extend_from_slice(b),
+        zip_numeric!((d, &*other.data), (a, b) => a.extend_from_slice(b),
             (ColData::Sym(a), ColData::Sym(b)) => {
                 if Arc::ptr_eq(&a.dict, &b.dict) {
                     a.codes.extend_from_slice(&b.codes);
@@ -463,25 +651,25 @@ impl Column {
                         a.push(b.dict.get(c));
                     }
                 }
-            }
+            },
             (ColData::Sym(a), ColData::Str(b)) => {
                 for s in b.iter() {
                     a.push(s);
                 }
-            }
+            },
             (ColData::Str(a), ColData::Str(b)) => {
                 for s in b.iter() {
                     a.push(s);
                 }
-            }
+            },
             (ColData::Str(a), ColData::Sym(b)) => {
                 for &c in &b.codes {
                     a.push(b.dict.get(c));
                 }
-            }
+            },
             (ColData::Array(a), ColData::Array(b)) => *a = Arc::new(a.concat(b)),
             _ => debug_assert!(false, "append of mismatched physical types"),
-        }
+        )
     }
 
     /// Concatenate columns of one type.
@@ -496,8 +684,9 @@ impl Column {
 
     /// Index of row i's value in f64 (NaN for null); used by generic slow paths.
     pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
-        if self.ty.decimal_scale().is_some() {
-            return Some(crate::kernels::decimal::to_f64(self));
+        if let Some(s) = self.ty.decimal_scale() {
+            let p = 10i128.pow(s as u32) as f64;
+            return Some((0..self.len()).map(|i| self.unscaled_at(i).map_or(f64::NAN, |x| x as f64 / p)).collect());
         }
         with_numeric!(&*self.data, v => v.iter().map(|x| if x.is_null() { f64::NAN } else { x.to_f64() }).collect())
     }

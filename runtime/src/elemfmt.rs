@@ -170,7 +170,7 @@ pub fn format_elem(col: &Column, i: usize) -> String {
         return format_temporal(col.ty, col.i64_at(i).unwrap_or(0));
     }
     if let Some(s) = col.ty.decimal_scale() {
-        return format_decimal(crate::kernels::decimal::unscaled_at(col, i).unwrap_or(0), s as u32);
+        return format_decimal(col.unscaled_at(i).unwrap_or(0), s as u32);
     }
     match &*col.data {
         ColData::Str(s) => s.get(i).to_string(),
@@ -191,7 +191,7 @@ pub fn format_elem(col: &Column, i: usize) -> String {
 }
 
 /// Row `r` of an array vector as a table cell shows it: `[1,2,3]` (nulls empty).
-pub fn array_row_text(a: &crate::value::ArrayVec, r: usize) -> String {
+pub fn array_row_text(a: &crate::column::ArrayVec, r: usize) -> String {
     let mut s = String::from("[");
     for p in a.offsets[r]..a.offsets[r + 1] {
         if p > a.offsets[r] {

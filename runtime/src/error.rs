@@ -27,8 +27,9 @@ pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
     pub span: Option<Span>,
-    /// The value given to `throw`, when it was not a string.
-    pub thrown: Option<Box<crate::value::Value>>,
+    /// The value given to `throw` (a `Value`; the interpreter puts it in and takes it out).
+    /// Kept opaque so the error type sits below the values and every kernel can return it.
+    pub thrown: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     /// `file:line:column` of the failing expression when it is not in the script being run
     /// (inside a module); set once, where the error leaves the module's code.
     pub location: Option<String>,

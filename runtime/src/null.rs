@@ -203,6 +203,10 @@ pub fn keep_special(r: f64, special_in: bool) -> f64 {
     if r.is_finite() || special_in { r } else { <f64 as Native>::NULL }
 }
 
+/// Null of DECIMAL storage and of the unscaled i128 form DECIMAL kernels compute in
+/// (`kernels::decimal::NULL`); INT128/UUID/IPADDR use i128's own null, 0.
+pub const DECIMAL_NULL: i128 = i128::MIN;
+
 pub const NULL_F64: f64 = <f64 as Native>::NULL;
 pub const NULL_I32: i32 = <i32 as Native>::NULL;
 pub const NULL_I64: i64 = <i64 as Native>::NULL;

@@ -1,11 +1,12 @@
 //! Operators on whole values: structural broadcasting over forms, then one column kernel;
-//! and vector construction from scalars. A layer below the evaluator (it never uses the
-//! interpreter): types/nulls → column → kernels → value/table → ops → eval → sql, with
+//! vector construction from scalars; conversion of whole values (`cast_value`). A layer
+//! below the evaluator (it never uses the interpreter): types/nulls → column → kernels → value/table → ops → eval → sql, with
 //! printing (`fmt`) above ops. `eval::ops` re-exports this module.
 
 use crate::column::{ColData, Column, StrCol};
 use crate::error::{Error, Result};
 use crate::kernels::arith::{self, ArithOp, LogicOp};
+use crate::kernels::cast::{cannot, cast_column};
 use crate::kernels::cmp::{self, CmpOp};
 use crate::null::Native;
 use crate::types::{common_type, DataType, Physical};
@@ -140,23 +141,7 @@ pub fn scalar_col(v: &Value) -> Result<(Column, bool)> {
     }
 }
 
-pub fn describe(v: &Value) -> String {
-    match v {
-        Value::Function(_) => "a function".into(),
-        Value::Set(_) => "a set".into(),
-        Value::Dict(_) => "a dictionary".into(),
-        Value::Table(_) => "a table".into(),
-        Value::Duration(..) => "a DURATION".into(),
-        Value::Code(_) => "metacode".into(),
-        Value::Handle(_) => "a handle".into(),
-        Value::ArrayVector(av) => match crate::value::array_type(av.data.ty) {
-            Some((name, _)) => format!("an array vector ({name})"),
-            None => "an array vector".into(),
-        },
-        Value::Constant(name, _) if crate::value::array_elem_type(v).is_some() => format!("the array-vector type {name}"),
-        other => format!("{}", other.data_type()),
-    }
-}
+pub use crate::value::describe;
 
 pub fn arith_values(op: ArithOp, a: &Value, b: &Value) -> Result<Value> {
     elementwise(a, b, &|x, sa, y, sb| arith::arith(op, x, sa, y, sb))
@@ -610,11 +595,11 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
 /// `x $ TYPE` or `x $ rows:cols`.
 pub fn cast(a: &Value, b: &Value) -> Result<Value> {
     match b {
-        Value::Type(t) => crate::kernels::cast::cast_value(a, *t),
+        Value::Type(t) => cast_value(a, *t),
         Value::Scalar(c) if c.ty.is_literal() => {
             let name = c.str_at(0).unwrap_or("");
             let t = DataType::from_name(name).ok_or_else(|| Error::arg(format!("Unknown type name {name}")))?;
-            crate::kernels::cast::cast_value(a, t)
+            cast_value(a, t)
         }
         Value::Pair(c) | Value::Vector(c) if c.len() == 2 && c.ty.is_integral() => {
             let rows = c.i64_at(0).unwrap_or(-1);
@@ -762,15 +747,13 @@ pub fn build_column(ty: DataType, items: &[Value]) -> Column {
             })
             .collect()
     }
-    let float_src = items.iter().any(|v| v.data_type().is_floating());
-    let data = match ty.physical() {
-        Physical::I8 => ColData::I8(num(items, float_src)),
-        Physical::I16 => ColData::I16(num(items, float_src)),
-        Physical::I32 => ColData::I32(num(items, float_src)),
-        Physical::I64 => ColData::I64(num(items, float_src)),
-        Physical::F32 => ColData::F32(num(items, true)),
-        Physical::F64 => ColData::F64(num(items, true)),
-        Physical::I128 => ColData::I128(num(items, false)),
+    // floating targets convert through f64, 128-bit ones through i64, the others as the items are
+    let float = match ty.physical() {
+        Physical::F32 | Physical::F64 => true,
+        Physical::I128 => false,
+        _ => items.iter().any(|v| v.data_type().is_floating()),
+    };
+    let data = crate::map_physical!(ty.physical(), T => num::<T>(items, float),
         Physical::Sym | Physical::Str => {
             let mut s = StrCol::with_capacity(items.len(), 0);
             for v in items {
@@ -781,8 +764,92 @@ pub fn build_column(ty: DataType, items: &[Value]) -> Column {
             } else {
                 ColData::Str(s)
             }
-        }
+        },
         Physical::None => ColData::I8(vec![i8::NULL; items.len()]),
-    };
+    );
     Column::new(ty, data)
+}
+
+/// Convert a value to type `to`, keeping its form: scalar, vector, pair, matrix and set
+/// convert their elements; VOID becomes the typed null; a tuple converts element-wise;
+/// a DURATION converts to its text (`string(duration("20H"))` ⇒ "20H").
+pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
+    Ok(match v {
+        Value::Void if to == DataType::Void => Value::Void,
+        Value::Void if to.physical() == Physical::None => return Err(cannot(DataType::Void, to, "")),
+        Value::Void => Value::null_of(to),
+        Value::Scalar(c) => Value::Scalar(cast_column(c, to)?),
+        Value::Vector(c) => Value::Vector(cast_column(c, to)?),
+        Value::Pair(c) => Value::Pair(cast_column(c, to)?),
+        Value::Matrix(m) => Value::Matrix(Arc::new(Matrix {
+            data: cast_column(&m.data, to)?,
+            rows: m.rows,
+            cols: m.cols,
+            row_labels: m.row_labels.clone(),
+            col_labels: m.col_labels.clone(),
+        })),
+        Value::Set(s) => {
+            let items = cast_column(&s.items, to)?;
+            let mut index = AHashMap::with_capacity(items.len());
+            let mut keep = Vec::with_capacity(items.len());
+            for i in 0..items.len() {
+                let k = Key::of(&items, i);
+                if !index.contains_key(&k) {
+                    index.insert(k, keep.len());
+                    keep.push(i);
+                }
+            }
+            let items = if keep.len() == items.len() { items } else { items.take_usize(&keep) };
+            Value::Set(Arc::new(SetVal { items, index }))
+        }
+        Value::Tuple(items) => {
+            Value::Tuple(Arc::new(items.iter().map(|x| cast_value(x, to)).collect::<Result<Vec<_>>>()?))
+        }
+        Value::Type(t) => cast_value(&Value::int(t.id()), to)?,
+        Value::Constant(_, n) => cast_value(&Value::int(*n), to)?,
+        Value::Duration(n, unit) if to.is_literal() => cast_value(&Value::string(&format!("{n}{unit}")), to)?,
+        other => return Err(cannot(other.data_type(), to, "")),
+    })
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::*;
+    use DataType::*;
+
+    fn col<V: crate::column::IntoColData>(ty: DataType, v: V) -> Column {
+        Column::from_vec(ty, v)
+    }
+
+    #[test]
+    fn cast_values_keep_form() {
+        let v = cast_value(&Value::Void, Int).unwrap();
+        assert!(matches!(&v, Value::Scalar(c) if c.ty == Int && c.is_null(0)));
+        assert!(matches!(cast_value(&Value::Void, Void).unwrap(), Value::Void));
+        let v = cast_value(&Value::double(8.9), Int).unwrap();
+        assert_eq!(v.as_i64(), Some(9));
+        assert_eq!(v.data_type(), Int);
+        let p = cast_value(&Value::Pair(col(Int, vec![1, 2])), Double).unwrap();
+        assert!(matches!(&p, Value::Pair(c) if c.ty == Double));
+        let vv = cast_value(&Value::string_vec(["IBM", "MS"]), Symbol).unwrap();
+        assert!(matches!(&vv, Value::Vector(c) if c.ty == Symbol && c.len() == 2));
+        let m = Value::Matrix(Arc::new(Matrix {
+            data: col(Int, vec![1, 2, 3, 4]),
+            rows: 2,
+            cols: 2,
+            row_labels: None,
+            col_labels: None,
+        }));
+        assert!(matches!(cast_value(&m, Double).unwrap(), Value::Matrix(m) if m.data.ty == Double && m.rows == 2));
+        let t = cast_value(&Value::tuple(vec![Value::int(1), Value::string("2")]), Long).unwrap();
+        assert!(matches!(&t, Value::Tuple(x) if x[1].as_i64() == Some(2) && x[0].data_type() == Long));
+        let set = SetVal { items: col(Double, vec![1.1, 1.2, 2.0]), index: AHashMap::new() };
+        let s = cast_value(&Value::Set(Arc::new(set)), Int).unwrap();
+        assert!(matches!(&s, Value::Set(s) if s.items.len() == 2 && s.index.len() == 2));
+        let d = cast_value(&Value::Duration(20, Arc::from("H")), String).unwrap();
+        assert_eq!(d.as_str(), Some("20H"));
+        let e = cast_value(&Value::string("a"), Any).unwrap_err();
+        assert!(e.message.contains("STRING") && e.message.contains("ANY"), "{}", e.message);
+        assert!(cast_value(&Value::int(1), Uuid).is_err());
+    }
 }

@@ -152,7 +152,7 @@ pub fn table_from(names: Vec<String>, vals: Vec<Value>) -> Result<Value> {
                 out_names.push(name);
                 cols.push(Column::from_array(a));
             }
-            other => return Err(Error::arg(format!("table: can't make a column from {}", crate::ops::describe(&other)))),
+            other => return Err(Error::arg(format!("table: can't make a column from {}", crate::value::describe(&other)))),
         }
     }
     Ok(Value::table(Table::new(out_names, cols)?))

@@ -173,6 +173,24 @@ pub fn convert_temporal(from: DataType, to: DataType, v: i64) -> Result<i64, ()>
     Ok(ns.div_euclid(tu as i128) as i64)
 }
 
+/// The type of a temporal literal (`2012.06.13` is a DATE): shared by the evaluator and
+/// the printer of expressions.
+pub fn temporal_type(t: beluga_lang::ast::TemporalType) -> DataType {
+    use beluga_lang::ast::TemporalType as T;
+    match t {
+        T::Date => DataType::Date,
+        T::Month => DataType::Month,
+        T::Time => DataType::Time,
+        T::Minute => DataType::Minute,
+        T::Second => DataType::Second,
+        T::DateTime => DataType::DateTime,
+        T::Timestamp => DataType::Timestamp,
+        T::NanoTime => DataType::NanoTime,
+        T::NanoTimestamp => DataType::NanoTimestamp,
+        T::DateHour => DataType::DateHour,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -225,7 +225,7 @@ impl DataType {
             Decimal64(_) => "DECIMAL64",
             Decimal128(_) => "DECIMAL128",
             Array(e) => DataType::from_id(e as i32)
-                .and_then(|t| crate::value::array_type(t))
+                .and_then(array_type)
                 .map(|(n, _)| n)
                 .unwrap_or("ANY[]"),
         }
@@ -234,7 +234,7 @@ impl DataType {
     /// The array-vector type of element type `elem` (`INT` gives `INT[]`); None for element
     /// types that have no array vector (STRING, SYMBOL, ...).
     pub fn array_of(elem: DataType) -> Option<DataType> {
-        crate::value::array_type(elem).map(|_| DataType::Array(elem.id() as u8))
+        array_type(elem).map(|_| DataType::Array(elem.id() as u8))
     }
 
     /// Element type of an array-vector type.
@@ -383,4 +383,33 @@ pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
         return Some(String);
     }
     None
+}
+
+/// Name and DolphinDB type ID (element type ID + 64) of the array-vector type of `ty`.
+pub fn array_type(ty: DataType) -> Option<(&'static str, i32)> {
+    use DataType::*;
+    let name = match ty {
+        Bool => "BOOL[]",
+        Char => "CHAR[]",
+        Short => "SHORT[]",
+        Int => "INT[]",
+        Long => "LONG[]",
+        Date => "DATE[]",
+        Month => "MONTH[]",
+        Time => "TIME[]",
+        Minute => "MINUTE[]",
+        Second => "SECOND[]",
+        DateTime => "DATETIME[]",
+        Timestamp => "TIMESTAMP[]",
+        NanoTime => "NANOTIME[]",
+        NanoTimestamp => "NANOTIMESTAMP[]",
+        Float => "FLOAT[]",
+        Double => "DOUBLE[]",
+        DateHour => "DATEHOUR[]",
+        Uuid => "UUID[]",
+        IpAddr => "IPADDR[]",
+        Int128 => "INT128[]",
+        _ => return None,
+    };
+    Some((name, ty.id() as i32 + 64))
 }

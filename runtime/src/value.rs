@@ -21,18 +21,14 @@ pub enum Key {
 
 impl Key {
     pub fn of(col: &Column, i: usize) -> Key {
-        match &*col.data {
-            ColData::I8(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
-            ColData::I16(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
-            ColData::I32(v) => Key::I(if v[i].is_null() { i64::MIN } else { v[i] as i64 }),
-            ColData::I64(v) => Key::I(v[i]),
+        crate::match_int!(&*col.data, v => Key::I(if v[i].is_null() { i64::MIN } else { v[i].to_i64() }),
             ColData::F32(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] as f64 + 0.0).to_bits() }),
             ColData::F64(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] + 0.0).to_bits() }),
             ColData::I128(v) => Key::B(v[i]),
             ColData::Sym(s) => Key::S(s.dict.names[s.codes[i] as usize].clone()),
             ColData::Str(s) => Key::S(Arc::from(s.get(i))),
             ColData::Array(a) => Key::S(Arc::from(crate::elemfmt::array_row_text(a, i))),
-        }
+        )
     }
 }
 
@@ -76,73 +72,10 @@ impl Matrix {
     }
 }
 
-/// An array vector (`INT[]`, `DOUBLE[]`, ...): rows of varying length stored as one flat
-/// typed column plus row offsets (`offsets[r]..offsets[r+1]` is row r; rows + 1 entries).
-/// Kept as a value form of its own rather than a `ColData` variant so the many column
-/// kernels stay untouched; row functions see it through `padded()` (one column per
-/// position, short rows padded with nulls), which null-ignoring reductions accept as is.
-#[derive(Clone, Debug)]
-pub struct ArrayVec {
-    pub offsets: Vec<usize>,
-    pub data: Column,
-    padded: std::sync::OnceLock<Vec<Column>>,
-}
+/// Array vectors are column storage (`column::ArrayVec`); a value becomes rows of one here.
+pub use crate::column::ArrayVec;
 
 impl ArrayVec {
-    pub fn new(offsets: Vec<usize>, data: Column) -> ArrayVec {
-        ArrayVec { offsets, data, padded: std::sync::OnceLock::new() }
-    }
-    /// Rows given as columns of the element type `ty`.
-    pub fn from_rows(ty: DataType, rows: &[Column]) -> ArrayVec {
-        let mut offsets = Vec::with_capacity(rows.len() + 1);
-        offsets.push(0);
-        for r in rows {
-            offsets.push(offsets[offsets.len() - 1] + r.len());
-        }
-        let refs: Vec<&Column> = rows.iter().collect();
-        ArrayVec::new(offsets, Column::concat(ty, &refs))
-    }
-    pub fn rows(&self) -> usize {
-        self.offsets.len() - 1
-    }
-    pub fn row_len(&self, r: usize) -> usize {
-        self.offsets[r + 1] - self.offsets[r]
-    }
-    pub fn row(&self, r: usize) -> Column {
-        self.data.slice(self.offsets[r], self.offsets[r + 1])
-    }
-    /// Rows at `idx` (out-of-range positions give empty rows).
-    pub fn take(&self, idx: &[i64]) -> ArrayVec {
-        let n = self.rows() as i64;
-        let mut offsets = Vec::with_capacity(idx.len() + 1);
-        offsets.push(0usize);
-        let mut pos = Vec::new();
-        for &k in idx {
-            if k >= 0 && k < n {
-                let (a, b) = (self.offsets[k as usize], self.offsets[k as usize + 1]);
-                pos.extend((a..b).map(|p| p as i64));
-            }
-            offsets.push(pos.len());
-        }
-        ArrayVec::new(offsets, self.data.take(&pos))
-    }
-    /// Contiguous rows [start, end).
-    pub fn slice(&self, start: usize, end: usize) -> ArrayVec {
-        let end = end.min(self.rows());
-        let start = start.min(end);
-        let base = self.offsets[start];
-        let offsets = self.offsets[start..=end].iter().map(|o| o - base).collect();
-        ArrayVec::new(offsets, self.data.slice(base, self.offsets[end]))
-    }
-    /// Rows of `self` followed by rows of `other` (same element type; the caller casts).
-    pub fn concat(&self, other: &ArrayVec) -> ArrayVec {
-        let mut offsets = self.offsets.clone();
-        let base = *offsets.last().unwrap_or(&0);
-        offsets.extend(other.offsets[1..].iter().map(|o| o + base));
-        let mut data = self.data.clone();
-        data.append(&other.data);
-        ArrayVec::new(offsets, data)
-    }
     /// Rows for an `ELEM[]` table column from a value: an array vector (row by row), a
     /// tuple (one row per element: a vector, a scalar, or an empty/void row), or a vector
     /// or scalar as one row. An empty row is stored as `[null]` (arrayVector.md).
@@ -174,7 +107,7 @@ impl ArrayVec {
                         other => {
                             return Err(crate::error::Error::type_err(format!(
                                 "An array-vector row must be a vector, not {}",
-                                crate::ops::describe(other)
+                                describe(other)
                             )))
                         }
                     });
@@ -184,77 +117,15 @@ impl ArrayVec {
             other => Err(crate::error::Error::type_err(format!(
                 "Can't make rows of {}[] from {}",
                 elem,
-                crate::ops::describe(other)
+                describe(other)
             ))),
         }
     }
-    /// Same row shape, new flat data (element-wise results).
-    pub fn with_data(&self, data: Column) -> ArrayVec {
-        ArrayVec::new(self.offsets.clone(), data)
-    }
-    /// Widest row.
-    pub fn width(&self) -> usize {
-        (0..self.rows()).map(|r| self.row_len(r)).max().unwrap_or(0)
-    }
-    /// Column j holds element j of every row (null where the row is shorter).
-    pub fn padded(&self) -> &Vec<Column> {
-        self.padded.get_or_init(|| {
-            let n = self.rows();
-            (0..self.width())
-                .map(|j| {
-                    let idx: Vec<i64> =
-                        (0..n).map(|r| if j < self.row_len(r) { (self.offsets[r] + j) as i64 } else { -1 }).collect();
-                    self.data.take(&idx)
-                })
-                .collect()
-        })
-    }
-    /// Inverse of `padded()` over this shape: row r takes the first `row_len(r)` cells of
-    /// the per-position columns `cols`.
-    pub fn from_padded(&self, cols: &[Column]) -> ArrayVec {
-        let ty = cols.first().map(|c| c.ty).unwrap_or(self.data.ty);
-        let w = cols.len().max(1);
-        let refs: Vec<&Column> = cols.iter().collect();
-        let all = Column::concat(ty, &refs); // column-major: cell (r, j) at j * rows + r
-        let n = self.rows();
-        let mut idx = Vec::with_capacity(self.data.len());
-        for r in 0..n {
-            for j in 0..self.row_len(r).min(w) {
-                idx.push((j * n + r) as i64);
-            }
-        }
-        ArrayVec::new(self.offsets.clone(), all.take(&idx))
-    }
 }
 
-/// Name and DolphinDB type ID (element type ID + 64) of the array-vector type of `ty`.
-pub fn array_type(ty: DataType) -> Option<(&'static str, i32)> {
-    use DataType::*;
-    let name = match ty {
-        Bool => "BOOL[]",
-        Char => "CHAR[]",
-        Short => "SHORT[]",
-        Int => "INT[]",
-        Long => "LONG[]",
-        Date => "DATE[]",
-        Month => "MONTH[]",
-        Time => "TIME[]",
-        Minute => "MINUTE[]",
-        Second => "SECOND[]",
-        DateTime => "DATETIME[]",
-        Timestamp => "TIMESTAMP[]",
-        NanoTime => "NANOTIME[]",
-        NanoTimestamp => "NANOTIMESTAMP[]",
-        Float => "FLOAT[]",
-        Double => "DOUBLE[]",
-        DateHour => "DATEHOUR[]",
-        Uuid => "UUID[]",
-        IpAddr => "IPADDR[]",
-        Int128 => "INT128[]",
-        _ => return None,
-    };
-    Some((name, ty.id() as i32 + 64))
-}
+/// Name and type ID of the array-vector type of an element type (kept here for the
+/// `value::array_type` path; it lives with the types).
+pub use crate::types::array_type;
 
 /// The element type of an array-vector type constant (`INT[]` evaluates to
 /// `Value::Constant("INT[]", 68)`).
@@ -262,6 +133,25 @@ pub fn array_elem_type(v: &Value) -> Option<DataType> {
     match v {
         Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => DataType::from_id(*id - 64),
         _ => None,
+    }
+}
+
+/// How error messages name the kind of a value ("a dictionary", "INT", "an array vector (INT[])").
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::Function(_) => "a function".into(),
+        Value::Set(_) => "a set".into(),
+        Value::Dict(_) => "a dictionary".into(),
+        Value::Table(_) => "a table".into(),
+        Value::Duration(..) => "a DURATION".into(),
+        Value::Code(_) => "metacode".into(),
+        Value::Handle(_) => "a handle".into(),
+        Value::ArrayVector(av) => match array_type(av.data.ty) {
+            Some((name, _)) => format!("an array vector ({name})"),
+            None => "an array vector".into(),
+        },
+        Value::Constant(name, _) if array_elem_type(v).is_some() => format!("the array-vector type {name}"),
+        other => format!("{}", other.data_type()),
     }
 }
 

@@ -59,7 +59,7 @@ fn column_names(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
         Value::Matrix(m) => match &m.col_labels {
-            Some(l) => Ok(beluga_runtime::kernels::cast::cast_value(l, DataType::String)?),
+            Some(l) => Ok(beluga_runtime::ops::cast_value(l, DataType::String)?),
             None => Ok(Value::Void),
         },
         other => Err(Error::unsupported("columnNames", describe(other))),

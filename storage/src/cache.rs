@@ -172,15 +172,11 @@ impl Columns {
 
 /// Bytes a column holds.
 pub fn col_bytes(c: &Column) -> usize {
-    match &*c.data {
+    beluga_runtime::match_numeric!(&*c.data, v: T => v.len() * std::mem::size_of::<T>(),
         ColData::Str(s) => s.bytes.len() + s.offsets.len() * 8,
         ColData::Sym(s) => s.codes.len() * 4,
-        ColData::I8(v) => v.len(),
-        ColData::I16(v) => v.len() * 2,
-        ColData::I32(_) | ColData::F32(_) => c.len() * 4,
-        ColData::I128(v) => v.len() * 16,
-        _ => c.len() * 8,
-    }
+        ColData::Array(_) => c.len() * 8,
+    )
 }
 
 /// The default budget: `BELUGA_CACHE_MB`, else a quarter of the physical memory.

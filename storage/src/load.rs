@@ -95,13 +95,9 @@ fn range_decided(meta: &TableMeta, bounds: &Column, k: usize, c: usize, f: &Filt
     if hi < lo {
         return None;
     }
-    let ends = match &*bounds.data {
-        ColData::I8(_) => Column::from_vec(bounds.ty, vec![lo as i8, hi as i8]),
-        ColData::I16(_) => Column::from_vec(bounds.ty, vec![lo as i16, hi as i16]),
-        ColData::I32(_) => Column::from_vec(bounds.ty, vec![lo as i32, hi as i32]),
-        ColData::I64(_) => Column::from_vec(bounds.ty, vec![lo, hi]),
+    let ends = beluga_runtime::match_int!(&*bounds.data, _v: T => Column::from_vec(bounds.ty, vec![lo as T, hi as T]),
         _ => return None,
-    };
+    );
     let mut cols: Vec<Option<Column>> = vec![None; meta.names.len()];
     cols[c] = Some(ends);
     match filter_mask(f, &cols) {

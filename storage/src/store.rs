@@ -132,17 +132,13 @@ fn runs<T: Copy>(v: &[T], max: usize, eq: impl Fn(T, T) -> bool) -> Option<Vec<u
 /// Starts of the runs of equal values of a column (floats compared by bits), or None when
 /// it has more than `max` runs (or holds strings).
 fn run_starts(c: &Column, max: usize) -> Option<Vec<usize>> {
-    match &*c.data {
-        ColData::I8(v) => runs(v, max, |a, b| a == b),
-        ColData::I16(v) => runs(v, max, |a, b| a == b),
-        ColData::I32(v) => runs(v, max, |a, b| a == b),
-        ColData::I64(v) => runs(v, max, |a, b| a == b),
+    beluga_runtime::match_int!(&*c.data, v => runs(v, max, |a, b| a == b),
         ColData::I128(v) => runs(v, max, |a, b| a == b),
         ColData::F32(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
         ColData::F64(v) => runs(v, max, |a, b| a.to_bits() == b.to_bits()),
         ColData::Sym(s) => runs(&s.codes, max, |a, b| a == b),
         ColData::Str(_) | ColData::Array(_) => None,
-    }
+    )
 }
 
 impl Appender {

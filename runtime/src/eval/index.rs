@@ -443,30 +443,23 @@ pub fn set_elements(col: &Column, pos: &[usize], v: &Value) -> Result<Column> {
         }
     }
     let mut out = col.clone();
-    match (out.data_mut(), &*src.data) {
-        (ColData::I8(d), ColData::I8(s)) => scatter(d, s, pos),
-        (ColData::I16(d), ColData::I16(s)) => scatter(d, s, pos),
-        (ColData::I32(d), ColData::I32(s)) => scatter(d, s, pos),
-        (ColData::I64(d), ColData::I64(s)) => scatter(d, s, pos),
-        (ColData::F32(d), ColData::F32(s)) => scatter(d, s, pos),
-        (ColData::F64(d), ColData::F64(s)) => scatter(d, s, pos),
-        (ColData::I128(d), ColData::I128(s)) => scatter(d, s, pos),
+    crate::zip_numeric!((out.data_mut(), &*src.data), (d, s) => scatter(d, s, pos),
         (ColData::Sym(d), _) => {
             for (k, &p) in pos.iter().enumerate() {
                 let s = src.str_at(if src.len() == 1 { 0 } else { k }).unwrap_or("").to_string();
                 let code = Arc::make_mut(&mut d.dict).intern(&s);
                 d.codes[p] = code;
             }
-        }
+        },
         (ColData::Str(d), _) => {
             let mut texts: Vec<String> = d.iter().map(|s| s.to_string()).collect();
             for (k, &p) in pos.iter().enumerate() {
                 texts[p] = src.str_at(if src.len() == 1 { 0 } else { k }).unwrap_or("").to_string();
             }
             *d = crate::column::StrCol::from_iter(texts.iter().map(|s| s.as_str()));
-        }
+        },
         _ => return Err(Error::type_err(format!("Can't assign {} values to a {} vector", src.ty, col.ty))),
-    }
+    );
     Ok(out)
 }
 

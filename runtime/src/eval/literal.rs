@@ -3,22 +3,9 @@
 use crate::null::Native;
 use crate::types::{DataType, Physical};
 use crate::value::Value;
-use beluga_lang::ast::{Literal, TemporalType};
+use beluga_lang::ast::Literal;
 
-pub fn temporal_type(t: TemporalType) -> DataType {
-    match t {
-        TemporalType::Date => DataType::Date,
-        TemporalType::Month => DataType::Month,
-        TemporalType::Time => DataType::Time,
-        TemporalType::Minute => DataType::Minute,
-        TemporalType::Second => DataType::Second,
-        TemporalType::DateTime => DataType::DateTime,
-        TemporalType::Timestamp => DataType::Timestamp,
-        TemporalType::NanoTime => DataType::NanoTime,
-        TemporalType::NanoTimestamp => DataType::NanoTimestamp,
-        TemporalType::DateHour => DataType::DateHour,
-    }
-}
+pub use crate::temporal::temporal_type;
 
 pub fn literal_value(l: &Literal) -> Value {
     match l {

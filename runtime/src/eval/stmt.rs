@@ -160,7 +160,7 @@ impl Interpreter {
                         self.depth = depth;
                         self.col_scopes.truncate(scopes);
                         if let Some(v) = var {
-                            let ex = match e.thrown.as_deref() {
+                            let ex = match e.thrown.as_deref().and_then(|t| t.downcast_ref::<Value>()) {
                                 Some(t) if !matches!(t, Value::Scalar(_)) => t.clone(),
                                 _ => Value::Pair(Column::new(
                                     DataType::String,
@@ -183,7 +183,7 @@ impl Interpreter {
                     other => self.format(other),
                 };
                 let mut err = Error::new(ErrorKind::User, msg);
-                err.thrown = Some(Box::new(v));
+                err.thrown = Some(std::sync::Arc::new(v));
                 Err(err)
             }
             StmtKind::Block(stmts) => self.exec_block(stmts),
@@ -346,7 +346,7 @@ impl Interpreter {
                 for i in seq {
                     self.check_interrupt()?;
                     let v = Value::Scalar(Column::from_vec(DataType::Long, vec![i]));
-                    let v = if ty == DataType::Long { v } else { crate::kernels::cast::cast_value(&v, if ty.is_temporal() { ty } else { DataType::Int })? };
+                    let v = if ty == DataType::Long { v } else { crate::ops::cast_value(&v, if ty.is_temporal() { ty } else { DataType::Int })? };
                     self.set_var(var, v)?;
                     match self.exec_stmt(body)? {
                         Flow::Break => break,

@@ -18,7 +18,7 @@ fn canonical(name: &str) -> &str {
 }
 
 /// The literal's data type (one mapping, shared with the evaluator).
-pub use crate::eval::temporal_type;
+pub use crate::temporal::temporal_type;
 
 fn lit(l: &Literal) -> String {
     fn opt<T: ToString>(v: &Option<T>, null: &str) -> String {

@@ -8,6 +8,8 @@
 //! * STRING/SYMBOL → numbers take the leading number (`int("10.9")` ⇒ 10), → temporal
 //!   accepts every literal spelling; unparsable ⇒ null.
 //! * anything → STRING/SYMBOL uses the console element form (`elemfmt::format_elem`).
+//!
+//! Whole values (matrices, sets, tuples) convert in `ops::cast_value`, above the kernels.
 
 use crate::column::{ColData, Column, StrCol, SymCol};
 use crate::error::{Error, Result};
@@ -16,12 +18,9 @@ use crate::kernels::parse::{TemporalPattern, parse_bool, parse_f64_prefix, parse
 use crate::null::Native;
 use crate::temporal::convert_temporal;
 use crate::types::{Category, DataType, Physical};
-use crate::value::{Key, Matrix, SetVal, Value};
-use ahash::AHashMap;
 use std::cell::Cell;
-use std::sync::Arc;
 
-fn cannot(from: DataType, to: DataType, why: &str) -> Error {
+pub(crate) fn cannot(from: DataType, to: DataType, why: &str) -> Error {
     Error::type_err(format!("Cannot convert {from} to {to}{why}"))
 }
 
@@ -106,16 +105,12 @@ fn convert<S: Native, D: Native>(v: &[S], mode: Mode) -> Vec<D> {
 }
 
 fn convert_from<D: Native>(col: &Column, mode: Mode) -> Vec<D> {
-    match &*col.data {
-        ColData::I8(v) => convert(v, mode),
-        ColData::I16(v) => convert(v, mode),
-        ColData::I32(v) => convert(v, mode),
-        ColData::I64(v) => convert(v, mode),
+    // callers only pass numeric storage (128-bit types never reach here)
+    crate::match_int!(&*col.data, v => convert(v, mode),
         ColData::F32(v) => convert(v, mode),
         ColData::F64(v) => convert(v, mode),
-        // callers only pass numeric storage
         _ => vec![D::NULL; col.len()],
-    }
+    )
 }
 
 fn numeric_cast(col: &Column, to: DataType) -> Result<Column> {
@@ -135,13 +130,10 @@ fn numeric_cast(col: &Column, to: DataType) -> Result<Column> {
         (ColData::F64(v), Physical::F32) => {
             ColData::F32(v.iter().map(|&x| if x.is_null() && !x.is_nan() { f32::NULL } else { x as f32 }).collect())
         }
-        (_, Physical::I8) => ColData::I8(convert_from(col, mode)),
-        (_, Physical::I16) => ColData::I16(convert_from(col, mode)),
-        (_, Physical::I32) => ColData::I32(convert_from(col, mode)),
-        (_, Physical::I64) => ColData::I64(convert_from(col, mode)),
-        (_, Physical::F32) => ColData::F32(convert_from(col, mode)),
-        (_, Physical::F64) => ColData::F64(convert_from(col, mode)),
-        _ => return Err(cannot(col.ty, to, "")),
+        (_, Physical::I128) => return Err(cannot(col.ty, to, "")),
+        (_, p) => crate::map_physical!(p, T => convert_from::<T>(col, mode),
+            _ => return Err(cannot(col.ty, to, "")),
+        ),
     };
     Ok(Column::new(to, data))
 }
@@ -324,50 +316,6 @@ pub fn temporal_format_column(col: &Column, fmt: &str) -> Result<Column> {
         }
     }
     Ok(Column::new(DataType::String, ColData::Str(out)))
-}
-
-// ---------------------------------------------------------------- values
-
-/// Convert a value to type `to`, keeping its form: scalar, vector, pair, matrix and set
-/// convert their elements; VOID becomes the typed null; a tuple converts element-wise;
-/// a DURATION converts to its text (`string(duration("20H"))` ⇒ "20H").
-pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
-    Ok(match v {
-        Value::Void if to == DataType::Void => Value::Void,
-        Value::Void if to.physical() == Physical::None => return Err(cannot(DataType::Void, to, "")),
-        Value::Void => Value::null_of(to),
-        Value::Scalar(c) => Value::Scalar(cast_column(c, to)?),
-        Value::Vector(c) => Value::Vector(cast_column(c, to)?),
-        Value::Pair(c) => Value::Pair(cast_column(c, to)?),
-        Value::Matrix(m) => Value::Matrix(Arc::new(Matrix {
-            data: cast_column(&m.data, to)?,
-            rows: m.rows,
-            cols: m.cols,
-            row_labels: m.row_labels.clone(),
-            col_labels: m.col_labels.clone(),
-        })),
-        Value::Set(s) => {
-            let items = cast_column(&s.items, to)?;
-            let mut index = AHashMap::with_capacity(items.len());
-            let mut keep = Vec::with_capacity(items.len());
-            for i in 0..items.len() {
-                let k = Key::of(&items, i);
-                if !index.contains_key(&k) {
-                    index.insert(k, keep.len());
-                    keep.push(i);
-                }
-            }
-            let items = if keep.len() == items.len() { items } else { items.take_usize(&keep) };
-            Value::Set(Arc::new(SetVal { items, index }))
-        }
-        Value::Tuple(items) => {
-            Value::Tuple(Arc::new(items.iter().map(|x| cast_value(x, to)).collect::<Result<Vec<_>>>()?))
-        }
-        Value::Type(t) => cast_value(&Value::int(t.id()), to)?,
-        Value::Constant(_, n) => cast_value(&Value::int(*n), to)?,
-        Value::Duration(n, unit) if to.is_literal() => cast_value(&Value::string(&format!("{n}{unit}")), to)?,
-        other => return Err(cannot(other.data_type(), to, "")),
-    })
 }
 
 #[cfg(test)]
@@ -554,38 +502,6 @@ mod tests {
         assert_eq!(texts(&y), ["XOM", "y", ""]);
         assert!(y.is_null(2));
         assert_eq!(cast_column(&strs(String, &[]), Symbol).unwrap().len(), 0);
-    }
-
-    #[test]
-    fn cast_values_keep_form() {
-        let v = cast_value(&Value::Void, Int).unwrap();
-        assert!(matches!(&v, Value::Scalar(c) if c.ty == Int && c.is_null(0)));
-        assert!(matches!(cast_value(&Value::Void, Void).unwrap(), Value::Void));
-        let v = cast_value(&Value::double(8.9), Int).unwrap();
-        assert_eq!(v.as_i64(), Some(9));
-        assert_eq!(v.data_type(), Int);
-        let p = cast_value(&Value::Pair(col(Int, vec![1, 2])), Double).unwrap();
-        assert!(matches!(&p, Value::Pair(c) if c.ty == Double));
-        let vv = cast_value(&Value::string_vec(["IBM", "MS"]), Symbol).unwrap();
-        assert!(matches!(&vv, Value::Vector(c) if c.ty == Symbol && c.len() == 2));
-        let m = Value::Matrix(Arc::new(Matrix {
-            data: col(Int, vec![1, 2, 3, 4]),
-            rows: 2,
-            cols: 2,
-            row_labels: None,
-            col_labels: None,
-        }));
-        assert!(matches!(cast_value(&m, Double).unwrap(), Value::Matrix(m) if m.data.ty == Double && m.rows == 2));
-        let t = cast_value(&Value::tuple(vec![Value::int(1), Value::string("2")]), Long).unwrap();
-        assert!(matches!(&t, Value::Tuple(x) if x[1].as_i64() == Some(2) && x[0].data_type() == Long));
-        let set = SetVal { items: col(Double, vec![1.1, 1.2, 2.0]), index: AHashMap::new() };
-        let s = cast_value(&Value::Set(Arc::new(set)), Int).unwrap();
-        assert!(matches!(&s, Value::Set(s) if s.items.len() == 2 && s.index.len() == 2));
-        let d = cast_value(&Value::Duration(20, Arc::from("H")), String).unwrap();
-        assert_eq!(d.as_str(), Some("20H"));
-        let e = cast_value(&Value::string("a"), Any).unwrap_err();
-        assert!(e.message.contains("STRING") && e.message.contains("ANY"), "{}", e.message);
-        assert!(cast_value(&Value::int(1), Uuid).is_err());
     }
 
     #[test]

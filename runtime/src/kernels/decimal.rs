@@ -19,7 +19,7 @@ use crate::null::Native;
 use crate::types::DataType;
 
 /// Null of the unscaled i128 working form (and of DECIMAL128 storage).
-pub const NULL: i128 = i128::MIN;
+pub const NULL: i128 = crate::null::DECIMAL_NULL;
 
 pub fn is_decimal(t: DataType) -> bool {
     t.decimal_scale().is_some()
@@ -79,15 +79,11 @@ pub fn unscaled(col: &Column) -> Vec<i128> {
     fn w<T: Native + Into<i128>>(v: &[T]) -> Vec<i128> {
         v.iter().map(|&x| if x.is_null() { NULL } else { x.into() }).collect()
     }
-    match &*col.data {
-        ColData::I8(v) => w(v),
-        ColData::I16(v) => w(v),
-        ColData::I32(v) => w(v),
-        ColData::I64(v) => w(v),
+    crate::match_int!(&*col.data, v => w(v),
         ColData::I128(v) if is_decimal(col.ty) => v.clone(),
         ColData::I128(v) => v.iter().map(|&x| if x == 0 { NULL } else { x }).collect(),
         _ => vec![NULL; col.len()],
-    }
+    )
 }
 
 /// Build a DECIMAL column of type `ty` from i128 unscaled values; a value that does not
@@ -110,15 +106,9 @@ pub fn to_f64(col: &Column) -> Vec<f64> {
     unscaled(col).into_iter().map(|x| if x == NULL { f64::NAN } else { x as f64 / p }).collect()
 }
 
-/// Unscaled value of element i (None when null).
+/// Unscaled value of element i (None when null): [`Column::unscaled_at`].
 pub fn unscaled_at(col: &Column, i: usize) -> Option<i128> {
-    let x = match &*col.data {
-        ColData::I32(v) => (!v[i].is_null()).then(|| v[i] as i128),
-        ColData::I64(v) => (!v[i].is_null()).then(|| v[i] as i128),
-        ColData::I128(v) => (v[i] != NULL).then(|| v[i]),
-        _ => None,
-    };
-    x
+    col.unscaled_at(i)
 }
 
 /// `a / b` rounded half away from zero.

@@ -62,11 +62,7 @@ fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, 
 /// every non-null value a key above 0 (integers and temporals by value, floats by total
 /// order, INT128-backed types unsigned, strings and symbols by dense byte-order rank).
 pub fn sort_keys(c: &Column) -> Vec<u64> {
-    match &*c.data {
-        ColData::I8(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I16(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I32(v) => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::I64(v) => v.iter().map(|&x| int_key(x)).collect(),
+    crate::match_int!(&*c.data, v => v.iter().map(|&x| int_key(x)).collect(),
         ColData::F32(v) => v.iter().map(|&x| if x.is_null() { 0 } else { float_key(x as f64) }).collect(),
         ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
         ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
@@ -76,14 +72,14 @@ pub fn sort_keys(c: &Column) -> Vec<u64> {
             let names = &s.dict.names;
             let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
             s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
-        }
+        },
         // array rows order lexicographically by their elements' keys (an empty row is null)
         ColData::Array(a) => {
             let k = sort_keys(&a.data);
             let row = |i: usize| &k[a.offsets[i]..a.offsets[i + 1]];
             dense_keys_by(a.rows(), |i| a.row_len(i) == 0, |x, y| row(x).cmp(row(y)))
         }
-    }
+    )
 }
 
 /// `sort_keys` with the null flags split out (a key of 0 is exactly a null).
@@ -266,17 +262,10 @@ fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) ->
             (1u128 << 64) | (if asc { code } else { !code }) as u128
         }
     };
-    fn ints_of<T: Native>(v: &[T], rows: &[usize], k: usize, exact: bool, wide: impl Fn(bool, u64) -> u128) -> Option<Vec<(u128, usize)>> {
-        candidates(rows, k, exact, |r| {
+    crate::match_int!(&*key.col.data, v => candidates(rows, k, exact, |r| {
             let x = v[r];
             wide(x.is_null(), int_key(x))
-        })
-    }
-    match &*key.col.data {
-        ColData::I8(v) => ints_of(v, rows, k, exact, wide),
-        ColData::I16(v) => ints_of(v, rows, k, exact, wide),
-        ColData::I32(v) => ints_of(v, rows, k, exact, wide),
-        ColData::I64(v) => ints_of(v, rows, k, exact, wide),
+        }),
         ColData::F64(v) => candidates(rows, k, exact, |r| {
             let x = v[r];
             wide(x.is_null(), float_key(x))
@@ -292,9 +281,9 @@ fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) ->
                 let c = s.codes[r] as usize;
                 wide(names[c].is_empty(), rank[c])
             })
-        }
+        },
         _ => None,
-    }
+    )
 }
 
 /// The streaming selection behind `first_key_candidates` (see `stream_top`).

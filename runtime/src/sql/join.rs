@@ -377,20 +377,13 @@ fn repeat_each(c: &Column, times: usize) -> Column {
         }
         out
     }
-    let data = match &*c.data {
-        ColData::I8(v) => ColData::I8(rep(v, times)),
-        ColData::I16(v) => ColData::I16(rep(v, times)),
-        ColData::I32(v) => ColData::I32(rep(v, times)),
-        ColData::I64(v) => ColData::I64(rep(v, times)),
-        ColData::F32(v) => ColData::F32(rep(v, times)),
-        ColData::F64(v) => ColData::F64(rep(v, times)),
-        ColData::I128(v) => ColData::I128(rep(v, times)),
+    let data = crate::map_numeric!(&*c.data, v => rep(v, times),
         ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: rep(&s.codes, times), dict: s.dict.clone() }),
         ColData::Str(_) | ColData::Array(_) => {
             let idx: Vec<usize> = (0..c.len()).flat_map(|k| std::iter::repeat_n(k, times)).collect();
             return c.take_usize(&idx);
         }
-    };
+    );
     Column::new(c.ty, data)
 }
 
@@ -403,20 +396,13 @@ fn tile(c: &Column, times: usize) -> Column {
         }
         out
     }
-    let data = match &*c.data {
-        ColData::I8(v) => ColData::I8(til(v, times)),
-        ColData::I16(v) => ColData::I16(til(v, times)),
-        ColData::I32(v) => ColData::I32(til(v, times)),
-        ColData::I64(v) => ColData::I64(til(v, times)),
-        ColData::F32(v) => ColData::F32(til(v, times)),
-        ColData::F64(v) => ColData::F64(til(v, times)),
-        ColData::I128(v) => ColData::I128(til(v, times)),
+    let data = crate::map_numeric!(&*c.data, v => til(v, times),
         ColData::Sym(s) => ColData::Sym(crate::column::SymCol { codes: til(&s.codes, times), dict: s.dict.clone() }),
         ColData::Str(_) | ColData::Array(_) => {
             let idx: Vec<usize> = (0..times).flat_map(|_| 0..c.len()).collect();
             return c.take_usize(&idx);
         }
-    };
+    );
     Column::new(c.ty, data)
 }
 

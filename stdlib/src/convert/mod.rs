@@ -3,7 +3,7 @@
 //! `hex`, `highLong`/`lowLong`/`highDouble`/`lowDouble`, `deg2rad`/`rad2deg`,
 //! `temporalParse`/`datetimeParse`/`temporalFormat`, and the DECIMAL constructors.
 //!
-//! Conversions go through `kernels::cast` (`cast_value`, `cast_column`); this file adds
+//! Conversions go through `ops::cast_value` and `kernels::cast::cast_column`; this file adds
 //! what the cast kernel does not cover (text → 128-bit types, DURATION, radix parsing).
 //! Called with no argument, a conversion function returns the typed null.
 //!
@@ -14,7 +14,8 @@ use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column, StrCol};
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::arith::as_native;
-use beluga_runtime::kernels::cast::{cast_column, cast_value, temporal_format_column, temporal_parse_column};
+use beluga_runtime::kernels::cast::{cast_column, temporal_format_column, temporal_parse_column};
+use beluga_runtime::ops::cast_value;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::{DataType, Error, Result, Value};

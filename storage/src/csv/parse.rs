@@ -28,12 +28,9 @@ pub struct ParseErr {
 }
 
 enum Builder<'a> {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
+    /// BOOL/CHAR, integer, temporal and floating columns: the column's own storage
+    /// (`ColData::I8` .. `ColData::F64`), filled in place.
+    Num(ColData),
     Sym { codes: Vec<u32>, map: AHashMap<&'a [u8], u32>, owned: AHashMap<Vec<u8>, u32>, names: Vec<Vec<u8>>, last: (&'a [u8], u32) },
     Str(StrCol),
 }
@@ -294,12 +291,7 @@ impl<'a> Builder<'a> {
             return Builder::Str(StrCol::with_capacity(cap, cap * 8));
         }
         match ty.physical() {
-            Physical::I8 => Builder::I8(Vec::with_capacity(cap)),
-            Physical::I16 => Builder::I16(Vec::with_capacity(cap)),
-            Physical::I32 => Builder::I32(Vec::with_capacity(cap)),
-            Physical::I64 => Builder::I64(Vec::with_capacity(cap)),
-            Physical::F32 => Builder::F32(Vec::with_capacity(cap)),
-            Physical::F64 => Builder::F64(Vec::with_capacity(cap)),
+            Physical::I8 | Physical::I16 | Physical::I32 | Physical::I64 | Physical::F32 | Physical::F64 => Builder::Num(ColData::empty(ty, cap)),
             Physical::Sym => Builder::Sym { codes: Vec::with_capacity(cap), map: AHashMap::new(), owned: AHashMap::new(), names: vec![Vec::new()], last: (&[], 0) },
             _ => Builder::Str(StrCol::with_capacity(cap, cap * 8)),
         }
@@ -311,19 +303,21 @@ impl<'a> Builder<'a> {
     fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool, memo: &mut DateMemo, r: usize, n: &mut ColNote) -> Result<(), ()> {
         let ty = spec.ty;
         match self {
-            Builder::I8(v) => v.push(match ty {
+            Builder::Num(ColData::I8(v)) => v.push(match ty {
                 DataType::Bool => std::str::from_utf8(trim(text)).ok().filter(|s| !s.is_empty()).and_then(parse_bool).map(|b| b as i8).unwrap_or(i8::NULL),
                 _ => char_field(text).unwrap_or(i8::NULL),
             }),
-            Builder::I16(v) => v.push(narrow(int_noted(text, r, n), r, n)),
-            Builder::I32(v) => v.push(if ty.is_temporal() {
+            Builder::Num(ColData::I16(v)) => v.push(narrow(int_noted(text, r, n), r, n)),
+            Builder::Num(ColData::I32(v)) => v.push(if ty.is_temporal() {
                 temporal(spec, text, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL)
             } else {
                 narrow(int_noted(text, r, n), r, n)
             }),
-            Builder::I64(v) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_noted(text, r, n).unwrap_or(i64::NULL) }),
-            Builder::F32(v) => v.push(float_noted(text, r, n).map(f32::from_f64_keep_inf).unwrap_or(f32::NULL)),
-            Builder::F64(v) => v.push(float_noted(text, r, n).map(f64::from_f64_keep_inf).unwrap_or(f64::NULL)),
+            Builder::Num(ColData::I64(v)) => v.push(if ty.is_temporal() { temporal(spec, text, memo).unwrap_or(i64::NULL) } else { int_noted(text, r, n).unwrap_or(i64::NULL) }),
+            Builder::Num(ColData::F32(v)) => v.push(float_noted(text, r, n).map(f32::from_f64_keep_inf).unwrap_or(f32::NULL)),
+            Builder::Num(ColData::F64(v)) => v.push(float_noted(text, r, n).map(f64::from_f64_keep_inf).unwrap_or(f64::NULL)),
+            // `new` makes no other numeric storage
+            Builder::Num(_) => {}
             Builder::Sym { codes, map, owned, names, last } => {
                 if text.is_empty() {
                     codes.push(0);
@@ -385,13 +379,13 @@ impl<'a> Builder<'a> {
         let fields = ranges.iter().skip(f).step_by(nf).map(|&(s, e)| &buf[s as usize..e as usize]).enumerate().map(|(j, t)| (base + j, t));
         let ty = spec.ty;
         match self {
-            Builder::I16(v) => v.extend(fields.map(|(r, t)| narrow::<i16>(int_noted(t, r, n), r, n))),
-            Builder::I32(v) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL))),
-            Builder::I32(v) => v.extend(fields.map(|(r, t)| narrow::<i32>(int_noted(t, r, n), r, n))),
-            Builder::I64(v) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).unwrap_or(i64::NULL))),
-            Builder::I64(v) => v.extend(fields.map(|(r, t)| int_noted(t, r, n).unwrap_or(i64::NULL))),
-            Builder::F32(v) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).map(f32::from_f64).unwrap_or(f32::NULL))),
-            Builder::F64(v) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).unwrap_or(f64::NULL))),
+            Builder::Num(ColData::I16(v)) => v.extend(fields.map(|(r, t)| narrow::<i16>(int_noted(t, r, n), r, n))),
+            Builder::Num(ColData::I32(v)) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).and_then(|x| i32::try_from(x).ok()).unwrap_or(i32::NULL))),
+            Builder::Num(ColData::I32(v)) => v.extend(fields.map(|(r, t)| narrow::<i32>(int_noted(t, r, n), r, n))),
+            Builder::Num(ColData::I64(v)) if ty.is_temporal() => v.extend(fields.map(|(_, t)| temporal(spec, t, memo).unwrap_or(i64::NULL))),
+            Builder::Num(ColData::I64(v)) => v.extend(fields.map(|(r, t)| int_noted(t, r, n).unwrap_or(i64::NULL))),
+            Builder::Num(ColData::F32(v)) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).map(f32::from_f64).unwrap_or(f32::NULL))),
+            Builder::Num(ColData::F64(v)) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).unwrap_or(f64::NULL))),
             _ => {
                 for (r, t) in fields {
                     self.push(spec, t, t, false, memo, r, n).map_err(|_| r - base)?;
@@ -403,12 +397,7 @@ impl<'a> Builder<'a> {
 
     fn push_null(&mut self) {
         match self {
-            Builder::I8(v) => v.push(i8::NULL),
-            Builder::I16(v) => v.push(i16::NULL),
-            Builder::I32(v) => v.push(i32::NULL),
-            Builder::I64(v) => v.push(i64::NULL),
-            Builder::F32(v) => v.push(f32::NULL),
-            Builder::F64(v) => v.push(f64::NULL),
+            Builder::Num(d) => beluga_runtime::match_numeric!(d, v: T => v.push(T::NULL), _ => {}),
             Builder::Sym { codes, .. } => codes.push(0),
             Builder::Str(s) => s.push(""),
         }
@@ -416,12 +405,7 @@ impl<'a> Builder<'a> {
 
     fn finish(self, ty: DataType) -> Column {
         let data = match self {
-            Builder::I8(v) => ColData::I8(v),
-            Builder::I16(v) => ColData::I16(v),
-            Builder::I32(v) => ColData::I32(v),
-            Builder::I64(v) => ColData::I64(v),
-            Builder::F32(v) => ColData::F32(v),
-            Builder::F64(v) => ColData::F64(v),
+            Builder::Num(d) => d,
             Builder::Sym { codes, names, .. } => {
                 let mut dict = SymbolDict::default();
                 for n in names.iter().skip(1) {
