@@ -324,3 +324,18 @@ fn is_write(text: &str) -> bool {
 pub(crate) fn session_bytes(i: &CallCtx) -> u64 {
     i.globals().values().map(|v| beluga_stdlib::system::mem_size(v).max(0) as u64).sum()
 }
+
+#[cfg(test)]
+mod registry_tests {
+    /// The server's registries hold every crate's rows (stdlib with its stream rows,
+    /// storage, the session and job builtins): no name is registered twice.
+    #[test]
+    fn no_builtin_is_registered_twice() {
+        let (full, guest) = super::registries();
+        for r in [full, guest] {
+            assert!(r.duplicates.is_empty(), "registered more than once: {:?}", r.duplicates);
+            assert!(r.lookup("submitJob").is_some() && r.lookup("login").is_some() && r.lookup("loadTable").is_some());
+            assert!(r.lookup("streamTable").is_some() && r.lookup("unsubscribeTable").is_some());
+        }
+    }
+}
