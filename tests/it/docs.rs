@@ -63,9 +63,9 @@ fn storage_rows_carry_doc_and_example() {
     assert!(lacking.is_empty(), "storage rows without a doc or an example: {lacking:?}");
     let out = with_stack(|| {
         let mut i = beluga_tests::interpreter();
-        i.run_repl_text("help(loadTable)\nprint(\"--\")\nhelp(\"database\")\nprint(\"--\")\nhelp(setColumnComment)")
+        i.run_repl_text("help(loadTable)\nprint(\"@@@\")\nhelp(\"database\")\nprint(\"@@@\")\nhelp(setColumnComment)")
     });
-    let parts: Vec<&str> = out.split("--\n").collect();
+    let parts: Vec<&str> = out.split("@@@\n").collect();
     assert_eq!(parts.len(), 3, "{out}");
     // loadTable: syntax, doc, the example and the table it prints
     assert!(parts[0].starts_with("loadTable(database, tableName") && parts[0].contains("load a table handle"), "{out}");
