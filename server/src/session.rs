@@ -35,10 +35,13 @@ pub fn registries() -> (Arc<Registry>, Arc<Registry>) {
     let mut r = Registry::new();
     beluga_stdlib::register(&mut r);
     beluga_storage::register(&mut r);
-    r.extend(&[
-        f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
+    // the server's own login/logout replace stdlib's single-session rows on purpose
+    r.replace(&[
         beluga_runtime::registry::fps("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
         beluga_runtime::registry::fs("logout", Kind::System, 0, 2, logout),
+    ]);
+    r.extend(&[
+        f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
         f("getCurrentSessionAndUser", Kind::System, 0, 0, current_user),
         f("getSessionMemoryStat", Kind::System, 0, 0, session_memory_stat),
     ]);
