@@ -52,17 +52,18 @@ pub const SESSION_ROWS: &[&str] = &[
     "login", "logout", "submitJob",
 ];
 
-/// A group-wise aggregate kernel: `(function name, values, group id per row, number of
-/// groups)` → one value per group, or `None` when the kernel does not take this input
-/// (the planner then evaluates the call on per-group slices).
-pub type GroupedKernel = fn(&str, &Column, &[u32], usize) -> Option<Result<Column>>;
+/// A group-wise aggregate kernel, the one of its row's function: `(values, group id per
+/// row, number of groups)` → one value per group, or `None` when the kernel does not take
+/// this input (the planner then evaluates the call on per-group slices).
+pub type GroupedKernel = fn(&Column, &[u32], usize) -> Option<Result<Column>>;
 
 /// A group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`…).
-pub type GroupedKernel2 = fn(&str, &Column, &Column, &[u32], usize) -> Option<Result<Column>>;
+pub type GroupedKernel2 = fn(&Column, &Column, &[u32], usize) -> Option<Result<Column>>;
 
-/// A segmented vector kernel: `(function name, values, other arguments, segment offsets)` →
-/// the function applied to every segment independently, or `None` when unsupported.
-pub type SegmentedKernel = fn(&str, &Column, &[Value], &[usize]) -> Option<Result<Column>>;
+/// A segmented vector kernel, the one of its row's function: `(values, other arguments,
+/// segment offsets)` → the function applied to every segment independently, or `None`
+/// when unsupported. The planner checks the argument count against the row first.
+pub type SegmentedKernel = fn(&Column, &[Value], &[usize]) -> Option<Result<Column>>;
 
 /// How an aggregate splits into a per-partition partial state and a merge (map-reduce
 /// over stored partitions, `sql/mapreduce_agg.rs`).
@@ -81,8 +82,10 @@ pub enum Split {
     Weighted { avg: bool },
 }
 
-/// Optional capability slots of a builtin row. Empty by default; filled where the rows
-/// are registered (`Registry::set_kernels`).
+/// Optional capability slots of a builtin row. Empty by default; each slot holds the
+/// kernel of that row's own function (decided where the row is declared, with the
+/// builders `Builtin::grouped`, `grouped2`, `split`, `segmented`), so the planner calls
+/// what it finds on the row and no kernel looks at the function's name.
 #[derive(Clone, Copy, Default)]
 pub struct Caps {
     /// one-pass group-wise kernel of a one-column aggregate (`group by`, map-reduce)
@@ -170,6 +173,29 @@ const fn row(
     }
 }
 
+impl Builtin {
+    /// This row with a one-pass group-wise kernel (`group by`, map-reduce partials).
+    pub const fn grouped(mut self, k: GroupedKernel) -> Builtin {
+        self.caps.grouped = Some(k);
+        self
+    }
+    /// This row with a one-pass group-wise kernel of two columns.
+    pub const fn grouped2(mut self, k: GroupedKernel2) -> Builtin {
+        self.caps.grouped2 = Some(k);
+        self
+    }
+    /// This row with a partial/merge split for map-reduce over partitions.
+    pub const fn split(mut self, s: Split) -> Builtin {
+        self.caps.split = Some(s);
+        self
+    }
+    /// This row with a segmented kernel (`context by`).
+    pub const fn segmented(mut self, k: SegmentedKernel) -> Builtin {
+        self.caps.segmented = Some(k);
+        self
+    }
+}
+
 #[derive(Default, Clone)]
 pub struct Registry {
     pub defs: Vec<Builtin>,
@@ -182,7 +208,13 @@ pub struct Registry {
     /// row its own layer replaced (`CallCtx::call_wrapped`), so layers that wrap the same
     /// name chain instead of skipping one another
     pub wrapped: AHashMap<(&'static str, &'static str), Call>,
+    /// where rows find their one-line doc and example by name (stdlib's docs.tsv, set by
+    /// `set_doc_source`): rows registered later (storage, server) are joined as they come
+    pub doc_source: Option<DocSource>,
 }
+
+/// A builtin's one-line doc and example by name (None: undocumented).
+pub type DocSource = fn(&str) -> Option<(&'static str, &'static str)>;
 
 impl Registry {
     pub fn new() -> Registry {
@@ -203,7 +235,12 @@ impl Registry {
     pub fn replace(&mut self, rows: &[Builtin]) {
         rows.iter().for_each(|b| self.put(*b));
     }
-    fn put(&mut self, b: Builtin) {
+    fn put(&mut self, mut b: Builtin) {
+        if let (true, Some(source)) = (b.doc.is_empty(), self.doc_source) {
+            if let Some((doc, example)) = source(b.name) {
+                (b.doc, b.example) = (doc, example);
+            }
+        }
         match self.by_name.get(b.name) {
             Some(&id) => self.defs[id as usize] = b,
             None => {
@@ -244,17 +281,14 @@ impl Registry {
             b.path_args = paths.iter().fold(0u8, |m, k| m | (1 << k));
         }
     }
-    /// Fill capability slots of the named rows (`set` edits each row's `Caps`). Names that
-    /// are not registered are returned (the caller decides whether that is an error).
-    pub fn set_kernels(&mut self, names: &[&str], set: impl Fn(&mut Caps)) -> Vec<String> {
-        let mut missing = Vec::new();
-        for name in names {
-            match self.by_name.get(name) {
-                Some(&id) => set(&mut self.defs[id as usize].caps),
-                None => missing.push(name.to_string()),
+    /// Join every row, now and registered later, with its doc and example from `source`.
+    pub fn set_doc_source(&mut self, source: DocSource) {
+        self.doc_source = Some(source);
+        for b in self.defs.iter_mut().filter(|b| b.doc.is_empty()) {
+            if let Some((doc, example)) = source(b.name) {
+                (b.doc, b.example) = (doc, example);
             }
         }
-        missing
     }
     /// Attach a one-line doc and an example to a registered row (false when unregistered).
     pub fn set_doc(&mut self, name: &str, doc: &'static str, example: &'static str) -> bool {

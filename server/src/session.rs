@@ -35,10 +35,13 @@ pub fn registries() -> (Arc<Registry>, Arc<Registry>) {
     let mut r = Registry::new();
     beluga_stdlib::register(&mut r);
     beluga_storage::register(&mut r);
-    r.extend(&[
-        f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
+    // the server's own login/logout replace stdlib's single-session rows on purpose
+    r.replace(&[
         beluga_runtime::registry::fps("login", Kind::System, 2, 3, login, &["userId", "password", "enableEncryption"]),
         beluga_runtime::registry::fs("logout", Kind::System, 0, 2, logout),
+    ]);
+    r.extend(&[
+        f("isNodeInitialized", Kind::System, 0, 0, is_node_initialized),
         f("getCurrentSessionAndUser", Kind::System, 0, 0, current_user),
         f("getSessionMemoryStat", Kind::System, 0, 0, session_memory_stat),
     ]);
@@ -325,4 +328,19 @@ fn is_write(text: &str) -> bool {
 /// Estimated bytes held by the session's variables.
 pub(crate) fn session_bytes(i: &CallCtx) -> u64 {
     i.globals().values().map(|v| beluga_stdlib::system::mem_size(v).max(0) as u64).sum()
+}
+
+#[cfg(test)]
+mod registry_tests {
+    /// The server's registries hold every crate's rows (stdlib with its stream rows,
+    /// storage, the session and job builtins): no name is registered twice.
+    #[test]
+    fn no_builtin_is_registered_twice() {
+        let (full, guest) = super::registries();
+        for r in [full, guest] {
+            assert!(r.duplicates.is_empty(), "registered more than once: {:?}", r.duplicates);
+            assert!(r.lookup("submitJob").is_some() && r.lookup("login").is_some() && r.lookup("loadTable").is_some());
+            assert!(r.lookup("streamTable").is_some() && r.lookup("unsubscribeTable").is_some());
+        }
+    }
 }

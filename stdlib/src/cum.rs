@@ -4,7 +4,7 @@
 
 use beluga_runtime::CallCtx;
 use crate::cum_misc as cm;
-use crate::window::{call_prep, opt_bool, opt_str, Prep, PrepFn};
+use crate::window::{call_prep, opt_bool, opt_str, Prep};
 use crate::window_fns::{percent_arg, rank_opt};
 use crate::window_kernels::*;
 use crate::window_order::{interp_arg, OrdOp};
@@ -110,55 +110,20 @@ pub fn p_cumnunique(a: &[Value]) -> R<'_> {
     cm::p_cumnunique(a, ignore_null)
 }
 
-/// Prep functions of the cum-family, by builtin name (for `window::segmented`).
-pub const PREPS: &[(&str, PrepFn)] = &[
-    ("cumavg", p_cumavg),
-    ("cumbeta", p_cumbeta),
-    ("cumcorr", p_cumcorr),
-    ("cumcount", p_cumcount),
-    ("cumcovar", p_cumcovar),
-    ("cumcovarp", p_cumcovarp),
-    ("cumdenseRank", cm::p_cumdense_rank),
-    ("cumfirstNot", p_cumfirst_not),
-    ("cumlastNot", p_cumlast_not),
-    ("cummax", p_cummax),
-    ("cummed", p_cummed),
-    ("cummin", p_cummin),
-    ("cumnunique", p_cumnunique),
-    ("cumpercentile", p_cumpercentile),
-    ("cumPositiveStreak", cm::p_cum_positive_streak),
-    ("cumprod", p_cumprod),
-    ("cumrank", p_cumrank),
-    ("cumstd", p_cumstd),
-    ("cumstdp", p_cumstdp),
-    ("cumsum", p_cumsum),
-    ("cumsum2", p_cumsum2),
-    ("cumsum3", p_cumsum3),
-    ("cumsum4", p_cumsum4),
-    ("cumvar", p_cumvar),
-    ("cumvarp", p_cumvarp),
-    ("cumwavg", p_cumwavg),
-    ("cumwsum", p_cumwsum),
-    ("dynamicGroupCumsum", cm::p_dynamic_group_cumsum),
-    ("dynamicGroupCumcount", cm::p_dynamic_group_cumcount),
-];
-
 macro_rules! cum_builtins {
-    ($($name:literal => $f:ident = $p:path, $min:literal, $max:literal, [$($par:literal),*];)*) => {
+    ($($name:literal => $f:ident = $p:path $(| $decimal:path)?, $min:literal, $max:literal, [$($par:literal),*];)*) => {
         $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             // DECIMAL running sums stay exact and typed (one size wider)
-            if $name == "cumsum" {
-                if let Some(Value::Vector(c)) = a.first() {
-                    if c.ty.decimal_scale().is_some() {
-                        return Ok(Value::Vector(beluga_runtime::kernels::decimal::cumsum(c)?));
-                    }
+            $(if let Some(Value::Vector(c)) = a.first() {
+                if c.ty.decimal_scale().is_some() {
+                    return Ok(Value::Vector($decimal(c)?));
                 }
-            }
+            })?
             call_prep($p, &a)
         })*
-        /// The cum-function builtins.
+        /// The cum-function builtins, each with its segmented (`context by`) kernel.
         pub const DEFS: &[Builtin] = &[
-            $(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]),)*
+            $(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]).segmented(crate::context_kernel!($p)),)*
         ];
     };
 }
@@ -183,7 +148,7 @@ cum_builtins! {
     "cumrank" => cumrank = p_cumrank, 1, 5, ["X", "ascending", "ignoreNA", "tiesMethod", "percent"];
     "cumstd" => cumstd = p_cumstd, 1, 1, ["X"];
     "cumstdp" => cumstdp = p_cumstdp, 1, 1, ["X"];
-    "cumsum" => cumsum = p_cumsum, 1, 1, ["X"];
+    "cumsum" => cumsum = p_cumsum | beluga_runtime::kernels::decimal::cumsum, 1, 1, ["X"];
     "cumsum2" => cumsum2 = p_cumsum2, 1, 1, ["X"];
     "cumsum3" => cumsum3 = p_cumsum3, 1, 1, ["X"];
     "cumsum4" => cumsum4 = p_cumsum4, 1, 1, ["X"];

@@ -37,7 +37,10 @@ pub fn all() -> &'static [Doc] {
 }
 
 pub fn find(name: &str) -> Option<&'static Doc> {
-    all().iter().find(|d| d.name == name)
+    // indexed once: every registered row is joined with its doc by name
+    static BY_NAME: OnceLock<std::collections::HashMap<&'static str, usize>> = OnceLock::new();
+    let index = BY_NAME.get_or_init(|| all().iter().enumerate().rev().map(|(k, d)| (d.name, k)).collect());
+    index.get(name).map(|&k| &all()[k])
 }
 
 /// Topics (categories) with their function counts, sorted by name.

@@ -2,7 +2,7 @@
 
 use beluga_runtime::CallCtx;
 use crate::util::aggregate;
-use crate::window::{call_prep, check_num, opt_bool, Prep, PrepFn, Slice};
+use crate::window::{call_prep, check_num, opt_bool, Prep, Slice};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -101,12 +101,9 @@ fn true_range(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     call_prep(p_true_range, &a)
 }
 
-/// Prep functions of the finance helpers (for `window::segmented`).
-pub const PREPS: &[(&str, PrepFn)] = &[("cummdd", p_cummdd), ("trueRange", p_true_range)];
-
 pub const DEFS: &[Builtin] = &[
-    fp("cummdd", Kind::VectorToVector, 1, 2, cummdd, &["X", "ratio"]),
+    fp("cummdd", Kind::VectorToVector, 1, 2, cummdd, &["X", "ratio"]).segmented(crate::context_kernel!(p_cummdd)),
     fp("maxDrawdown", Kind::Aggregate, 1, 2, max_drawdown, &["X", "ratio"]),
     fp("mdd", Kind::Aggregate, 1, 2, max_drawdown, &["X", "ratio"]),
-    fp("trueRange", Kind::VectorToVector, 3, 3, true_range, &["high", "low", "close"]),
+    fp("trueRange", Kind::VectorToVector, 3, 3, true_range, &["high", "low", "close"]).segmented(crate::context_kernel!(p_true_range)),
 ];

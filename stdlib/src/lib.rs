@@ -133,25 +133,9 @@ pub fn register(r: &mut Registry) {
     row::register(r);
     r.set_caps(CAPS);
     stream::wrap(r);
-    set_kernels(r);
-    // the rows expose their one-line doc and example (docs.tsv, joined by name)
-    for d in docs::all() {
-        r.set_doc(d.name, d.doc, d.example);
-    }
-}
-
-/// Capability slots of the rows registered above, read by the SQL planner: one-pass
-/// group-by kernels of the aggregates and their map-reduce splits (agg_group.rs), and
-/// segmented `context by` kernels of the window families (m*, tm*, cum*, TopN, TA-lib...).
-/// Every listed name must be a registered row (`kernel_rows_are_registered` tests it).
-pub fn set_kernels(r: &mut Registry) -> Vec<String> {
-    let mut missing = r.set_kernels(agg_group::GROUPED, |c| c.grouped = Some(agg::grouped));
-    missing.extend(r.set_kernels(agg_group::GROUPED2, |c| c.grouped2 = Some(agg::grouped2)));
-    for (name, split) in agg_group::SPLITS {
-        missing.extend(r.set_kernels(&[name], |c| c.split = Some(*split)));
-    }
-    missing.extend(r.set_kernels(&window::segmented_names(), |c| c.segmented = Some(window::context_kernel)));
-    missing
+    // the rows expose their one-line doc and example (docs.tsv, joined by name), also
+    // the rows other crates register after these (storage, server)
+    r.set_doc_source(|name| docs::find(name).map(|d| (d.doc, d.example)));
 }
 
 use beluga_runtime::registry::Cap;

@@ -4,7 +4,7 @@
 //! Interior nulls give a null result and leave the recursive state unchanged.
 
 use beluga_runtime::CallCtx;
-use crate::window::{call_prep, check_num, num_arg, opt_bool, rolling, win_spec, Bounds, Gate, Prep, PrepFn, Slice};
+use crate::window::{call_prep, check_num, num_arg, opt_bool, rolling, win_spec, Bounds, Gate, Prep, Slice};
 use crate::window_stats::{Mom, Moments, PairMoments, PairStat};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
@@ -269,29 +269,13 @@ pub fn p_linear_time_trend(a: &[Value]) -> Result<Prep<'_>> {
     })
 }
 
-/// Prep functions of the TA family, by builtin name (for `window::segmented`).
-pub const PREPS: &[(&str, PrepFn)] = &[
-    ("dema", p_dema),
-    ("ema", p_ema),
-    ("gema", p_gema),
-    ("kama", p_kama),
-    ("linearTimeTrend", p_linear_time_trend),
-    ("ma", p_ma),
-    ("sma", p_sma),
-    ("t3", p_t3),
-    ("tema", p_tema),
-    ("trima", p_trima),
-    ("wilder", p_wilder),
-    ("wma", p_wma),
-];
-
 macro_rules! ta_builtins {
     ($($name:literal => $f:ident = $p:ident, $min:literal, $max:literal, [$($par:literal),*];)*) => {
         $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             call_prep($p, &a)
         })*
-        /// The TA-lib builtins.
-        pub const DEFS: &[Builtin] = &[$(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]),)*];
+        /// The TA-lib builtins, each with its segmented (`context by`) kernel.
+        pub const DEFS: &[Builtin] = &[$(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]).segmented(crate::context_kernel!($p)),)*];
     };
 }
 

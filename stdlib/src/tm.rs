@@ -3,7 +3,7 @@
 //! m-functions (window_kernels.rs) with time bounds and no warm-up rows.
 
 use beluga_runtime::CallCtx;
-use crate::window::{call_prep, opt_bool, opt_str, win_len, Prep, PrepFn, Slice, WinLen};
+use crate::window::{call_prep, opt_bool, opt_str, win_len, Prep, Slice, WinLen};
 use crate::window_fns::{percent_arg, rank_opt};
 use crate::window_kernels::*;
 use crate::window_misc;
@@ -151,44 +151,14 @@ pub fn tmoving_window_data(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     window_misc::window_rows_value(&a[1], &rows, false, name)
 }
 
-/// Prep functions of the tm-family, by builtin name (for `window::segmented`).
-pub const PREPS: &[(&str, PrepFn)] = &[
-    ("tmavg", p_tmavg),
-    ("tmbeta", p_tmbeta),
-    ("tmcorr", p_tmcorr),
-    ("tmcount", p_tmcount),
-    ("tmcovar", p_tmcovar),
-    ("tmcovarp", p_tmcovarp),
-    ("tmfirst", p_tmfirst),
-    ("tmkurtosis", p_tmkurtosis),
-    ("tmlast", p_tmlast),
-    ("tmLowRange", p_tmlow_range),
-    ("tmmax", p_tmmax),
-    ("tmmed", p_tmmed),
-    ("tmmin", p_tmmin),
-    ("tmpercentile", p_tmpercentile),
-    ("tmprod", p_tmprod),
-    ("tmrank", p_tmrank),
-    ("tmskew", p_tmskew),
-    ("tmstd", p_tmstd),
-    ("tmstdp", p_tmstdp),
-    ("tmsum", p_tmsum),
-    ("tmsum2", p_tmsum2),
-    ("tmTopRange", p_tmtop_range),
-    ("tmvar", p_tmvar),
-    ("tmvarp", p_tmvarp),
-    ("tmwavg", p_tmwavg),
-    ("tmwsum", p_tmwsum),
-];
-
 macro_rules! tm_builtins {
     ($($name:literal => $f:ident = $p:ident, $min:literal, $max:literal, [$($par:literal),*];)*) => {
         $(fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             call_prep($p, &a)
         })*
-        /// The tm-function builtins.
+        /// The tm-function builtins; the tm* rows carry their segmented (`context by`) kernel.
         pub const DEFS: &[Builtin] = &[
-            $(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]),)*
+            $(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]).segmented(crate::context_kernel!($p)),)*
             fp("tmovingWindowData", Kind::VectorToVector, 3, 4, tmoving_window_data, &["T", "X", "window", "leftClosed"]),
         ];
     };

@@ -10,7 +10,7 @@
 //! sum them around their own mean, which avoids the cancellation of running power sums.
 
 use beluga_runtime::CallCtx;
-use crate::window::{call_prep, check_num, num_arg, opt_bool, opt_str, rolling, time_bounds, win_len, Bounds, Gate, Prep, PrepFn, Slice};
+use crate::window::{call_prep, check_num, num_arg, opt_bool, opt_str, rolling, time_bounds, win_len, Bounds, Gate, Prep, Slice};
 use crate::window_order::{cmp_native, interp_arg, percentile_of, Fenwick, FenwickF, Interp};
 use crate::window_stats::{moment_stat, pair_stat, Mom, PairStat};
 use crate::{window::Window, with_slice};
@@ -387,7 +387,7 @@ fn p_top<'a>(d: &'static Def, a: &'a [Value]) -> Result<Prep<'a>> {
 macro_rules! topn {
     ($($name:literal => $f:ident / $pf:ident, $fam:ident, $agg:expr, pair=$pair:literal, biased=$biased:literal, ties=$ties:literal, $min:literal, $max:literal, [$($par:literal),*];)*) => {
         $(
-            fn $pf(a: &[Value]) -> Result<Prep<'_>> {
+            pub(crate) fn $pf(a: &[Value]) -> Result<Prep<'_>> {
                 static D: Def = Def { name: $name, fam: Fam::$fam, agg: $agg, pair: $pair, biased: $biased, ties: $ties };
                 p_top(&D, a)
             }
@@ -395,10 +395,8 @@ macro_rules! topn {
                 call_prep($pf, &a)
             }
         )*
-        /// Prep functions of the TopN family, by builtin name (for `window::segmented`).
-        pub const PREPS: &[(&str, PrepFn)] = &[$(($name, $pf),)*];
-        /// The TopN builtins.
-        pub const DEFS: &[Builtin] = &[$(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]),)*];
+        /// The TopN builtins, each with its segmented (`context by`) kernel.
+        pub const DEFS: &[Builtin] = &[$(fp($name, Kind::VectorToVector, $min, $max, $f, &[$($par),*]).segmented(crate::context_kernel!($pf)),)*];
     };
 }
 

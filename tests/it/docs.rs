@@ -12,24 +12,68 @@ fn doc_names_are_registered_builtins() {
     assert!(beluga_stdlib::docs::all().len() > 800);
 }
 
+/// Every example runs without error. Examples that write files do so under `/tmp/`; here
+/// that prefix is moved to a directory of this test's own, which must be empty afterwards
+/// (every example removes what it wrote).
 #[test]
 fn every_example_evaluates() {
-    let failures = with_stack(|| {
+    let tmp = std::env::temp_dir().join(format!("beluga-doc-examples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let prefix = format!("{}/", tmp.display());
+    let (failures, writers) = with_stack(move || {
         let r = registry();
         let mut failures = Vec::new();
-        let mut ran = 0;
+        let (mut ran, mut writers) = (0, 0);
         for d in beluga_stdlib::docs::all().iter().filter(|d| !d.example.is_empty()) {
             let mut i = beluga_runtime::Interpreter::with_registry(r.clone());
             i.output = beluga_runtime::eval::Output::Buffer(String::new());
             ran += 1;
-            if let Err(e) = i.run_source(d.example, None) {
+            writers += d.example.contains("\"/tmp/") as usize;
+            let example = d.example.replace("\"/tmp/", &format!("\"{prefix}"));
+            if let Err(e) = i.run_source(&example, None) {
                 failures.push(format!("{}: {} => {}", d.name, d.example, e.message));
             }
         }
         assert!(ran >= 400, "only {ran} examples");
-        failures
+        (failures, writers)
     });
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok().map(|e| e.file_name())).collect();
+    let _ = std::fs::remove_dir_all(&tmp);
     assert!(failures.is_empty(), "examples that fail:\n{}", failures.join("\n"));
+    assert!(writers >= 15, "only {writers} examples write files");
+    assert!(left.is_empty(), "examples left files behind: {left:?}");
+}
+
+/// Storage's rows (loadTable, database, createPartitionedTable, …) carry a one-line doc and
+/// a runnable example like stdlib's, and `help` shows both with the example's value.
+#[test]
+fn storage_rows_carry_doc_and_example() {
+    let mut only = beluga_runtime::Registry::new();
+    beluga_storage::register(&mut only);
+    let r = registry();
+    let mut lacking = Vec::new();
+    for name in only.names() {
+        let b = r.get(r.lookup(name).unwrap());
+        if b.doc.is_empty() || b.example.is_empty() {
+            lacking.push(name);
+        }
+    }
+    assert!(only.names().count() > 30, "{} storage rows", only.names().count());
+    assert!(lacking.is_empty(), "storage rows without a doc or an example: {lacking:?}");
+    let out = with_stack(|| {
+        let mut i = beluga_tests::interpreter();
+        i.run_repl_text("help(loadTable)\nprint(\"@@@\")\nhelp(\"database\")\nprint(\"@@@\")\nhelp(setColumnComment)")
+    });
+    let parts: Vec<&str> = out.split("@@@\n").collect();
+    assert_eq!(parts.len(), 3, "{out}");
+    // loadTable: syntax, doc, the example and the table it prints
+    assert!(parts[0].starts_with("loadTable(database, tableName") && parts[0].contains("load a table handle"), "{out}");
+    assert!(parts[0].contains("example:") && parts[0].contains("id v") && parts[0].contains("2  4.5"), "{out}");
+    assert!(parts[1].contains("create or open a database") && parts[1].contains("example:"), "{out}");
+    assert!(parts[2].contains("price in USD"), "{out}");
+    // the examples cleaned up after themselves
+    assert!(!std::path::Path::new("/tmp/beluga_doc_loadTable").exists() && !std::path::Path::new("/tmp/beluga_doc_setColumnComment").exists());
 }
 
 #[test]

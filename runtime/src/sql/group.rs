@@ -26,12 +26,12 @@ use crate::registry::SegmentedKernel;
 /// Run a segmented kernel over runs of whole segments in parallel (split by row count)
 /// and concatenate the parts; segments are independent, so the result is the same as one
 /// call over all of them.
-fn segmented_parallel(kernel: SegmentedKernel, name: &str, col: &Column, vals: &[Value], seg: &[usize]) -> Option<Result<Column>> {
+fn segmented_parallel(kernel: SegmentedKernel, col: &Column, vals: &[Value], seg: &[usize]) -> Option<Result<Column>> {
     use rayon::prelude::*;
     let rows = seg.last().copied().unwrap_or(0);
     let parts = super::par::chunks_for(rows);
     if parts == 1 || seg.len() < 3 {
-        return kernel(name, col, vals, seg);
+        return kernel(col, vals, seg);
     }
     // cut points: segment boundaries nearest to equal row shares
     let mut cuts = vec![0usize];
@@ -45,7 +45,7 @@ fn segmented_parallel(kernel: SegmentedKernel, name: &str, col: &Column, vals: &
     if *cuts.last().unwrap_or(&0) < seg.len() - 1 {
         cuts.push(seg.len() - 1);
     }
-    let outs: Vec<Option<Result<Column>>> = cuts.par_windows(2).map(|w| kernel(name, col, vals, &seg[w[0]..=w[1]])).collect();
+    let outs: Vec<Option<Result<Column>>> = cuts.par_windows(2).map(|w| kernel(col, vals, &seg[w[0]..=w[1]])).collect();
     let mut cols = Vec::with_capacity(outs.len());
     for o in outs {
         match o? {
@@ -56,10 +56,22 @@ fn segmented_parallel(kernel: SegmentedKernel, name: &str, col: &Column, vals: &
     let ty = cols.first()?.ty;
     if cols.iter().any(|c| c.ty != ty) {
         // parts disagree on the result type (e.g. all-null parts): one sequential call
-        return kernel(name, col, vals, seg);
+        return kernel(col, vals, seg);
     }
     let refs: Vec<&Column> = cols.iter().collect();
     Some(Ok(Column::concat(ty, &refs)))
+}
+
+/// The argument count check of a row called through its segmented kernel (the message
+/// the window families' `context by` kernels have always given).
+fn context_arity(b: &crate::registry::Builtin, n: usize) -> Result<()> {
+    if n < b.min as usize || (b.max != u8::MAX && n > b.max as usize) {
+        return Err(Error::new(
+            crate::error::ErrorKind::Arity,
+            format!("The function [{}] expects {}~{} argument(s), but the actual number of arguments is: {n}", b.name, b.min, b.max),
+        ));
+    }
+    Ok(())
 }
 
 /// A grouping key: its result name, canonical expression text and group-level values.
@@ -188,12 +200,12 @@ impl<'a> GroupEval<'a> {
                     [x] => {
                         let Some(kernel) = super::caps_of(i, name).grouped else { return Ok(None) };
                         let c = self.whole(i, x)?;
-                        kernel(name, &c, self.gid, self.n)
+                        kernel(&c, self.gid, self.n)
                     }
                     [x, y] => {
                         let Some(kernel) = super::caps_of(i, name).grouped2 else { return Ok(None) };
                         let (a, b) = (self.whole(i, x)?, self.whole(i, y)?);
-                        kernel(name, &a, &b, self.gid, self.n)
+                        kernel(&a, &b, self.gid, self.n)
                     }
                     _ => None,
                 };
@@ -208,7 +220,8 @@ impl<'a> GroupEval<'a> {
             }
             ExprKind::Call(g, args) if self.row_level && plain_callee(g).is_some() && plan::callee_kind(i, g, &is_col) == Some(Kind::VectorToVector) => {
                 let name = plain_callee(g).unwrap_or_default();
-                let (Some(kernel), Some(seg)) = (super::caps_of(i, name).segmented, self.segments.clone()) else { return Ok(None) };
+                let Some(row) = i.registry.lookup(name).map(|id| *i.registry.get(id)) else { return Ok(None) };
+                let (Some(kernel), Some(seg)) = (row.caps.segmented, self.segments.clone()) else { return Ok(None) };
                 let mut vals = Vec::new();
                 let mut first = None;
                 for (k, a) in args.iter().enumerate() {
@@ -226,7 +239,12 @@ impl<'a> GroupEval<'a> {
                     }
                 }
                 let Some(col) = first else { return Ok(None) };
-                match segmented_parallel(kernel, name, &col, &vals, &seg) {
+                // DECIMAL columns take the per-group path, where the builtins keep them exact
+                if col.ty.decimal_scale().is_some() {
+                    return Ok(None);
+                }
+                context_arity(&row, vals.len() + 1)?;
+                match segmented_parallel(kernel, &col, &vals, &seg) {
                     Some(r) => {
                         let c = r?;
                         Ok(Some(self.bind(c)))

@@ -6,7 +6,7 @@
 use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
-use crate::registry::{GroupedKernel, Split};
+use crate::registry::{Builtin, GroupedKernel, Split};
 use crate::null::Native;
 use crate::types::DataType;
 use ahash::AHashMap;
@@ -51,7 +51,11 @@ pub(super) enum Agg {
 /// The split of the builtin aggregate `name` and its argument count, from the row's
 /// capability slots (None: no split, the query takes the ordinary path).
 pub(super) fn agg_of(i: &Interpreter, name: &str) -> Option<(Agg, usize)> {
-    let b = i.registry.get(i.registry.lookup(name)?);
+    agg_of_row(i.registry.get(i.registry.lookup(name)?))
+}
+
+/// The split of a builtin row and its argument count.
+fn agg_of_row(b: &Builtin) -> Option<(Agg, usize)> {
     let kernel = || b.caps.grouped.map(|f| Kernel { name: b.name, f });
     Some(match b.caps.split? {
         Split::Count => (Agg::Count(kernel()?), 1),
@@ -61,6 +65,40 @@ pub(super) fn agg_of(i: &Interpreter, name: &str) -> Option<(Agg, usize)> {
         Split::Weighted { avg } => (Agg::Weighted { avg }, 2),
     })
 }
+/// Evaluate aggregate row `b` the way map-reduce does, through its split: the rows are cut
+/// into parts at `cuts`, each part computes partial states for the groups it holds, and
+/// the partials are merged into one value per group (`gid[i]` < `n`). None when the row
+/// has no split. For tests: a row's split must agree with its plain call.
+pub fn split_eval(b: &Builtin, args: &[Column], gid: &[u32], n: usize, cuts: &[usize]) -> Option<Result<Column>> {
+    let (agg, arity) = agg_of_row(b)?;
+    if args.len() != arity || args.iter().any(|c| c.len() != gid.len()) || gid.iter().any(|&g| g as usize >= n) {
+        return Some(Err(Error::arg(format!("split_eval: [{}] takes {arity} column(s) as long as the group ids", b.name))));
+    }
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < gid.len()));
+    bounds.push(gid.len());
+    let (mut partials, mut global) = (Vec::new(), Vec::new());
+    for w in bounds.windows(2).filter(|w| w[0] < w[1]) {
+        // the part's groups, numbered in order of appearance as a partition numbers them
+        let (mut local, mut lg, mut count) = (vec![u32::MAX; n], Vec::with_capacity(w[1] - w[0]), 0u32);
+        for &g in &gid[w[0]..w[1]] {
+            if local[g as usize] == u32::MAX {
+                local[g as usize] = count;
+                global.push(g);
+                count += 1;
+            }
+            lg.push(local[g as usize]);
+        }
+        let part: Vec<Column> = args.iter().map(|c| c.slice(w[0], w[1])).collect();
+        match partial(agg, &part, &lg, count as usize) {
+            Ok(p) => partials.push(p),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let refs: Vec<&Partial> = partials.iter().collect();
+    Some(merge(agg, &refs, &global, n))
+}
+
 /// A partition's partial state of one aggregate (one entry per local group).
 pub(super) enum Partial {
     Col(Column),
@@ -71,7 +109,7 @@ pub(super) enum Partial {
 }
 
 pub(super) fn kernel(k: Kernel, c: &Column, gid: &[u32], n: usize) -> Result<Column> {
-    (k.f)(k.name, c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {}", k.name))))
+    (k.f)(c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {}", k.name))))
 }
 
 /// Numbers as f64 (NaN for null); only plain numeric types (others take the ordinary path).

@@ -55,6 +55,7 @@ pub(crate) fn caps_of(i: &Interpreter, name: &str) -> crate::registry::Caps {
 }
 
 pub use lower::{lower, lower_preds, Lowered};
+pub use mapreduce_agg::split_eval;
 
 /// How many queries ran map-reduce style over stored partitions (`sql/mapreduce.rs`).
 pub fn mapreduce_runs() -> usize {

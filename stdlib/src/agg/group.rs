@@ -1,11 +1,13 @@
 //! Group-by kernels: one pass over a column with a group id per row, producing one value per
 //! group (`ngroups` rows). Result types match the whole-column kernels in agg.rs / agg_stats.rs.
+//! Each public kernel (`sum`, `avg`, `std`, `wavg`…) is the `grouped`/`grouped2` slot of one
+//! builtin row: it fixes its operation (`Op`, `Op2`) at compile time, so nothing here looks
+//! at a function name.
 
 use crate::math_util::{is_num, nan_f64};
 use beluga_runtime::kernels::intacc;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
-use beluga_runtime::registry::Split;
 use beluga_runtime::{with_numeric, DataType, Error, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -267,51 +269,87 @@ fn g_ssd(x: &[f64], gid: &[u32], n: usize) -> (Vec<f64>, Vec<u32>) {
     (ss, c)
 }
 
-/// Group-wise kernel of a one-column aggregate, or None when `name` has none.
-/// `gid[i]` is the group of row i (< ngroups); the result has one row per group.
-/// Aggregates with a one-pass grouped kernel (`grouped`); their rows carry it.
-pub const GROUPED: &[&str] = &[
-    "sum", "sum2", "sum3", "sum4", "avg", "mean", "min", "max", "count", "first", "last", "firstNot", "lastNot", "std", "stdp",
-    "var", "varp", "prod",
-];
-
-/// Two-column aggregates with a one-pass grouped kernel (`grouped2`).
-pub const GROUPED2: &[&str] = &["wavg", "wsum", "corr", "covar", "covarp", "beta"];
-
-/// How the decomposable aggregates split for map-reduce over partitions.
-pub const SPLITS: &[(&str, Split)] = &[
-    ("count", Split::Count),
-    ("sum", Split::Same),
-    ("min", Split::Same),
-    ("max", Split::Same),
-    ("first", Split::Same),
-    ("last", Split::Same),
-    ("firstNot", Split::Same),
-    ("lastNot", Split::Same),
-    ("avg", Split::Avg),
-    ("mean", Split::Avg),
-    ("std", Split::Var { pop: false, root: true }),
-    ("stdp", Split::Var { pop: true, root: true }),
-    ("var", Split::Var { pop: false, root: false }),
-    ("varp", Split::Var { pop: true, root: false }),
-    ("wavg", Split::Weighted { avg: true }),
-    ("wsum", Split::Weighted { avg: false }),
-];
-
-pub fn grouped(name: &str, col: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
-    if !GROUPED.contains(&name) {
-        return None;
-    }
-    Some(grouped_impl(name, col, gid, ngroups))
+/// The operation of a one-column grouped kernel, fixed per row where the row is declared
+/// (`Builtin::grouped(group::SUM)`): each constant below is the kernel of one builtin.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op {
+    Sum,
+    /// sum of the k-th powers (sum2, sum3, sum4)
+    SumPow(i32),
+    Avg,
+    Min,
+    Max,
+    Count,
+    First,
+    Last,
+    FirstNot,
+    LastNot,
+    Var { pop: bool, root: bool },
+    Prod,
 }
 
-fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
+impl Op {
+    /// The builtin's name, for error messages only.
+    fn label(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::SumPow(2) => "sum2",
+            Op::SumPow(3) => "sum3",
+            Op::SumPow(_) => "sum4",
+            Op::Avg => "avg",
+            Op::Min => "min",
+            Op::Max => "max",
+            Op::Count => "count",
+            Op::First => "first",
+            Op::Last => "last",
+            Op::FirstNot => "firstNot",
+            Op::LastNot => "lastNot",
+            Op::Var { pop: false, root: true } => "std",
+            Op::Var { pop: true, root: true } => "stdp",
+            Op::Var { pop: false, root: false } => "var",
+            Op::Var { pop: true, root: false } => "varp",
+            Op::Prod => "prod",
+        }
+    }
+}
+
+/// One grouped kernel per aggregate row: `gid[i]` is the group of row i (< ngroups); the
+/// result has one row per group.
+macro_rules! grouped_kernels {
+    ($($k:ident = $op:expr;)*) => {
+        $(pub fn $k(col: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
+            Some(grouped_impl($op, col, gid, ngroups))
+        })*
+    };
+}
+
+grouped_kernels! {
+    sum = Op::Sum;
+    sum2 = Op::SumPow(2);
+    sum3 = Op::SumPow(3);
+    sum4 = Op::SumPow(4);
+    avg = Op::Avg;
+    min = Op::Min;
+    max = Op::Max;
+    count = Op::Count;
+    first = Op::First;
+    last = Op::Last;
+    first_not = Op::FirstNot;
+    last_not = Op::LastNot;
+    std = Op::Var { pop: false, root: true };
+    stdp = Op::Var { pop: true, root: true };
+    var = Op::Var { pop: false, root: false };
+    varp = Op::Var { pop: true, root: false };
+    prod = Op::Prod;
+}
+
+fn grouped_impl(op: Op, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
     check(col.len(), gid, n)?;
     if col.ty.decimal_scale().is_some() {
         use beluga_runtime::kernels::decimal as dec;
-        match name {
+        match op {
             // exact and typed: one widened sum per group; min/max on the unscaled values
-            "sum" | "avg" | "mean" | "min" | "max" => {
+            Op::Sum | Op::Avg | Op::Min | Op::Max => {
                 let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
                 for (i, &g) in gid.iter().enumerate() {
                     rows[g as usize].push(i);
@@ -319,9 +357,9 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 let mut parts = Vec::with_capacity(n);
                 for r in &rows {
                     let part = col.take_usize(r);
-                    parts.push(match name {
-                        "sum" => dec::sum(&part)?,
-                        "min" | "max" => dec::extreme(&part, name == "max")?,
+                    parts.push(match op {
+                        Op::Sum => dec::sum(&part)?,
+                        Op::Min | Op::Max => dec::extreme(&part, op == Op::Max)?,
                         _ => Column::from_vec(DataType::Double, vec![f64::from_f64(dec::avg(&part))]),
                     });
                 }
@@ -329,15 +367,15 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 let refs: Vec<&Column> = parts.iter().collect();
                 return Ok(Column::concat(ty, &refs));
             }
-            "first" | "last" | "firstNot" | "lastNot" | "count" => {}
+            Op::First | Op::Last | Op::FirstNot | Op::LastNot | Op::Count => {}
             // the rest are statistics in DOUBLE
-            _ => return grouped_impl(name, &beluga_runtime::column::f64_column(dec::to_f64(col)), gid, n),
+            _ => return grouped_impl(op, &beluga_runtime::column::f64_column(dec::to_f64(col)), gid, n),
         }
     }
     let numeric = is_num(col.ty);
-    let need_numeric = |ok: bool| if ok { Ok(()) } else { Err(Error::unsupported(name, col.ty)) };
-    match name {
-        "count" => {
+    let need_numeric = |ok: bool| if ok { Ok(()) } else { Err(Error::unsupported(op.label(), col.ty)) };
+    match op {
+        Op::Count => {
             let c = match &*col.data {
                 ColData::Sym(_) | ColData::Str(_) => {
                     let mut c = vec![0i32; n];
@@ -352,10 +390,10 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             };
             Ok(Column::from_vec(DataType::Int, c))
         }
-        "first" | "last" => Ok(col.take(&g_pick(col, gid, n, name == "last", false))),
-        "firstNot" | "lastNot" => Ok(col.take(&g_pick(col, gid, n, name == "lastNot", true))),
-        "min" | "max" => {
-            let want_max = name == "max";
+        Op::First | Op::Last => Ok(col.take(&g_pick(col, gid, n, op == Op::Last, false))),
+        Op::FirstNot | Op::LastNot => Ok(col.take(&g_pick(col, gid, n, op == Op::LastNot, true))),
+        Op::Min | Op::Max => {
+            let want_max = op == Op::Max;
             Ok(match &*col.data {
                 ColData::Sym(_) | ColData::Str(_) => col.take(&g_extreme_str(col, gid, n, want_max)),
                 ColData::I8(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
@@ -364,10 +402,10 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 ColData::I64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::F32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::F64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
-                ColData::I128(_) | ColData::Array(_) => return Err(Error::unsupported(name, col.ty)),
+                ColData::I128(_) | ColData::Array(_) => return Err(Error::unsupported(op.label(), col.ty)),
             })
         }
-        "sum" => {
+        Op::Sum => {
             need_numeric(numeric)?;
             let rt = intacc::acc_type(col.ty);
             if rt == DataType::Double {
@@ -378,12 +416,10 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             let r: Vec<i64> = s.into_iter().zip(c).map(|(s, c)| if c == 0 { i64::NULL } else { intacc::to_long(s) }).collect();
             Ok(Column::from_vec(DataType::Long, r))
         }
-        "sum2" | "sum3" | "sum4" | "avg" | "mean" => {
+        Op::SumPow(_) | Op::Avg => {
             need_numeric(numeric)?;
-            let k = match name {
-                "sum2" => 2,
-                "sum3" => 3,
-                "sum4" => 4,
+            let k = match op {
+                Op::SumPow(k) => k,
                 _ => 1,
             };
             let (s, c) = with_numeric!(&*col.data, v => g_fsum(v, gid, n, k)).unwrap_or_default();
@@ -391,7 +427,7 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
             let v = s.into_iter().zip(&c).map(|(s, &c)| if avg && c > 0 { s / c as f64 } else { s }).collect();
             Ok(dcol_ieee(v, &c, col, gid))
         }
-        "prod" => {
+        Op::Prod => {
             need_numeric(numeric)?;
             let float = col.ty.is_floating();
             let (fp, ip, c) = with_numeric!(&*col.data, v => g_prod(v, gid, n, float)).unwrap_or_default();
@@ -404,12 +440,10 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                 ))
             }
         }
-        "std" | "stdp" | "var" | "varp" => {
+        Op::Var { pop, root } => {
             need_numeric(numeric)?;
             let x = nan_f64(col);
             let (ss, c) = g_ssd(&x, gid, n);
-            let pop = name.ends_with('p');
-            let root = name.starts_with("std");
             Ok(dcol(
                 ss.into_iter()
                     .zip(c)
@@ -425,24 +459,57 @@ fn grouped_impl(name: &str, col: &Column, gid: &[u32], n: usize) -> Result<Colum
                     .collect(),
             ))
         }
-        _ => Err(Error::runtime(format!("no grouped kernel for {name}"))),
     }
 }
 
-/// Group-wise kernel of a two-column aggregate (`wavg`, `wsum`, `corr`, `covar`, `covarp`,
-/// `beta`), or None. Rows where either value is null are skipped.
-pub fn grouped2(name: &str, x: &Column, y: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
-    if !GROUPED2.contains(&name) {
-        return None;
-    }
-    Some(grouped2_impl(name, x, y, gid, ngroups))
+/// The operation of a two-column grouped kernel (`wavg`, `wsum`, `corr`, `covar`,
+/// `covarp`, `beta`), fixed per row like [`Op`]. Rows where either value is null are skipped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op2 {
+    Wsum,
+    Wavg,
+    Corr,
+    Covar,
+    Covarp,
+    Beta,
 }
 
-fn grouped2_impl(name: &str, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
+impl Op2 {
+    /// The builtin's name, for error messages only.
+    fn label(self) -> &'static str {
+        match self {
+            Op2::Wsum => "wsum",
+            Op2::Wavg => "wavg",
+            Op2::Corr => "corr",
+            Op2::Covar => "covar",
+            Op2::Covarp => "covarp",
+            Op2::Beta => "beta",
+        }
+    }
+}
+
+macro_rules! grouped2_kernels {
+    ($($k:ident = $op:expr;)*) => {
+        $(pub fn $k(x: &Column, y: &Column, gid: &[u32], ngroups: usize) -> Option<Result<Column>> {
+            Some(grouped2_impl($op, x, y, gid, ngroups))
+        })*
+    };
+}
+
+grouped2_kernels! {
+    wsum = Op2::Wsum;
+    wavg = Op2::Wavg;
+    corr = Op2::Corr;
+    covar = Op2::Covar;
+    covarp = Op2::Covarp;
+    beta = Op2::Beta;
+}
+
+fn grouped2_impl(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
     check(x.len(), gid, n)?;
     check(y.len(), gid, n)?;
     if !is_num(x.ty) || !is_num(y.ty) {
-        return Err(Error::unsupported(name, if is_num(x.ty) { y.ty } else { x.ty }));
+        return Err(Error::unsupported(op.label(), if is_num(x.ty) { y.ty } else { x.ty }));
     }
     let a = nan_f64(x);
     let b = nan_f64(y);
@@ -461,10 +528,10 @@ fn grouped2_impl(name: &str, x: &Column, y: &Column, gid: &[u32], n: usize) -> R
         sb[g] += q;
         sab[g] += p * q;
     }
-    match name {
-        "wsum" => Ok(dcol((0..n).map(|g| if cnt[g] == 0 { f64::NAN } else { sab[g] }).collect())),
+    match op {
+        Op2::Wsum => Ok(dcol((0..n).map(|g| if cnt[g] == 0 { f64::NAN } else { sab[g] }).collect())),
         // wavg(X, W) = sum(X*W) / sum(W)
-        "wavg" => Ok(dcol((0..n).map(|g| if cnt[g] == 0 || sb[g] == 0.0 { f64::NAN } else { sab[g] / sb[g] }).collect())),
+        Op2::Wavg => Ok(dcol((0..n).map(|g| if cnt[g] == 0 || sb[g] == 0.0 { f64::NAN } else { sab[g] / sb[g] }).collect())),
         _ => {
             // second pass for centred sums
             let ma: Vec<f64> = (0..n).map(|g| if cnt[g] > 0 { sa[g] / cnt[g] as f64 } else { 0.0 }).collect();
@@ -487,11 +554,11 @@ fn grouped2_impl(name: &str, x: &Column, y: &Column, gid: &[u32], n: usize) -> R
                 (0..n)
                     .map(|g| {
                         let c = cnt[g] as f64;
-                        match name {
-                            "covar" => if c < 2.0 { f64::NAN } else { cab[g] / (c - 1.0) },
-                            "covarp" => if c < 1.0 { f64::NAN } else { cab[g] / c },
+                        match op {
+                            Op2::Covar => if c < 2.0 { f64::NAN } else { cab[g] / (c - 1.0) },
+                            Op2::Covarp => if c < 1.0 { f64::NAN } else { cab[g] / c },
                             // beta(Y, X): regression coefficient of the first on the second
-                            "beta" => if c < 2.0 || cbb[g] == 0.0 { f64::NAN } else { cab[g] / cbb[g] },
+                            Op2::Beta => if c < 2.0 || cbb[g] == 0.0 { f64::NAN } else { cab[g] / cbb[g] },
                             _ => {
                                 let d = (caa[g] * cbb[g]).sqrt();
                                 if c < 2.0 || d == 0.0 { f64::NAN } else { cab[g] / d }

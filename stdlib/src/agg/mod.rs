@@ -1,6 +1,7 @@
 //! Core aggregates: sum, sum2/3/4, avg/mean, min/max, count, first/last, firstNot/lastNot,
 //! prod. Each is a kernel over one column (`*_col`, usable by the SQL engine on group
-//! slices); `grouped`/`grouped2` give one-pass group-by kernels (agg_group.rs).
+//! slices); the rows carry one-pass group-by kernels (`group.rs`) and map-reduce splits
+//! in their capability slots.
 //!
 //! Result types: sum and prod of BOOL/CHAR/SHORT/INT/LONG are LONG (exact; NULL outside
 //! LONG's range, see `kernels::intacc`), of FLOAT/DOUBLE DOUBLE; avg, sum2..4 are DOUBLE;
@@ -13,12 +14,10 @@ use beluga_runtime::kernels::intacc;
 use crate::util::{aggregate, col};
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
-use beluga_runtime::registry::{f, fp, Builtin, Kind};
+use beluga_runtime::registry::{f, fp, Builtin, Kind, Split};
 use beluga_runtime::value::{DictVals, Key};
 use beluga_runtime::{with_numeric, DataType, Error, Result, Value};
 use std::cmp::Ordering;
-
-pub use crate::agg_group::{grouped, grouped2};
 
 // ------------------------------------------------------------------ typed kernels
 
@@ -478,22 +477,22 @@ fn difference(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 }
 
 pub const DEFS: &[Builtin] = &[
-    f("avg", Kind::Aggregate, 1, 1, avg),
-    f("count", Kind::Aggregate, 1, 1, count),
+    f("avg", Kind::Aggregate, 1, 1, avg).grouped(group::avg).split(Split::Avg),
+    f("count", Kind::Aggregate, 1, 1, count).grouped(group::count).split(Split::Count),
     f("difference", Kind::Aggregate, 1, 1, difference),
-    f("first", Kind::Aggregate, 1, 1, first),
-    fp("firstNot", Kind::Aggregate, 1, 2, first_not, &["X", "k"]),
-    f("last", Kind::Aggregate, 1, 1, last),
-    fp("lastNot", Kind::Aggregate, 1, 2, last_not, &["X", "k"]),
-    fp("max", Kind::Aggregate, 1, 2, max, &["X", "Y"]),
-    f("mean", Kind::Aggregate, 1, 1, avg),
-    fp("min", Kind::Aggregate, 1, 2, min, &["X", "Y"]),
+    f("first", Kind::Aggregate, 1, 1, first).grouped(group::first).split(Split::Same),
+    fp("firstNot", Kind::Aggregate, 1, 2, first_not, &["X", "k"]).grouped(group::first_not).split(Split::Same),
+    f("last", Kind::Aggregate, 1, 1, last).grouped(group::last).split(Split::Same),
+    fp("lastNot", Kind::Aggregate, 1, 2, last_not, &["X", "k"]).grouped(group::last_not).split(Split::Same),
+    fp("max", Kind::Aggregate, 1, 2, max, &["X", "Y"]).grouped(group::max).split(Split::Same),
+    f("mean", Kind::Aggregate, 1, 1, avg).grouped(group::avg).split(Split::Avg),
+    fp("min", Kind::Aggregate, 1, 2, min, &["X", "Y"]).grouped(group::min).split(Split::Same),
     fp("nunique", Kind::Aggregate, 1, 2, nunique, &["X", "ignoreNull"]),
-    f("prod", Kind::Aggregate, 1, 1, prod),
-    f("sum", Kind::Aggregate, 1, 1, sum),
-    f("sum2", Kind::Aggregate, 1, 1, sum2),
-    f("sum3", Kind::Aggregate, 1, 1, sum3),
-    f("sum4", Kind::Aggregate, 1, 1, sum4),
+    f("prod", Kind::Aggregate, 1, 1, prod).grouped(group::prod),
+    f("sum", Kind::Aggregate, 1, 1, sum).grouped(group::sum).split(Split::Same),
+    f("sum2", Kind::Aggregate, 1, 1, sum2).grouped(group::sum2),
+    f("sum3", Kind::Aggregate, 1, 1, sum3).grouped(group::sum3),
+    f("sum4", Kind::Aggregate, 1, 1, sum4).grouped(group::sum4),
 ];
 
 // The family's other files (stdlib/src/agg/); lib.rs keeps the old flat paths as aliases.

@@ -9,7 +9,7 @@ use crate::math_util::{aggregate2, bool_opt, is_num, need_num, valid_pairs};
 use crate::util::{aggregate, opt};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
-use beluga_runtime::registry::{fp, Builtin, Kind};
+use beluga_runtime::registry::{fp, Builtin, Kind, Split};
 use beluga_runtime::{with_numeric, DataType, Error, Result, Value};
 
 /// Count, mean and centred power sums (m2, m3, m4) of the non-null values, in two passes.
@@ -423,13 +423,13 @@ pub const DEFS: &[Builtin] = &[
     fp("rms", Kind::Aggregate, 1, 1, rms, &["X"]),
     fp("sem", Kind::Aggregate, 1, 1, sem, &["X"]),
     fp("skew", Kind::Aggregate, 1, 2, skew, &["X", "biased"]),
-    fp("std", Kind::Aggregate, 1, 1, std, &["X"]),
-    fp("stdp", Kind::Aggregate, 1, 1, stdp, &["X"]),
-    fp("var", Kind::Aggregate, 1, 1, var, &["X"]),
-    fp("varp", Kind::Aggregate, 1, 1, varp, &["X"]),
-    fp("wavg", Kind::Aggregate, 2, 2, wavg, &["X", "Y"]),
+    fp("std", Kind::Aggregate, 1, 1, std, &["X"]).grouped(super::group::std).split(Split::Var { pop: false, root: true }),
+    fp("stdp", Kind::Aggregate, 1, 1, stdp, &["X"]).grouped(super::group::stdp).split(Split::Var { pop: true, root: true }),
+    fp("var", Kind::Aggregate, 1, 1, var, &["X"]).grouped(super::group::var).split(Split::Var { pop: false, root: false }),
+    fp("varp", Kind::Aggregate, 1, 1, varp, &["X"]).grouped(super::group::varp).split(Split::Var { pop: true, root: false }),
+    fp("wavg", Kind::Aggregate, 2, 2, wavg, &["X", "Y"]).grouped2(super::group::wavg).split(Split::Weighted { avg: true }),
     fp("wc", Kind::Elementwise, 1, 1, wc, &["X"]),
     fp("wcovar", Kind::Aggregate, 3, 3, wcovar, &["X", "Y", "W"]),
-    fp("wsum", Kind::Aggregate, 2, 2, wsum, &["X", "Y"]),
+    fp("wsum", Kind::Aggregate, 2, 2, wsum, &["X", "Y"]).grouped2(super::group::wsum).split(Split::Weighted { avg: false }),
     fp("wsum2", Kind::Aggregate, 2, 2, wsum2, &["X", "Y"]),
 ];

@@ -165,9 +165,17 @@ fn lcg(seed: &mut u64) -> u64 {
     *seed >> 33
 }
 
+/// The capability slots of the registered rows (the kernels the SQL planner finds).
+fn registry() -> beluga_runtime::Registry {
+    let mut r = beluga_runtime::Registry::new();
+    crate::register(&mut r);
+    r
+}
+
 /// Grouped kernels agree with the whole-column kernels applied to each group's slice.
 #[test]
 fn grouped_matches_slices() {
+    let r = registry();
     let mut seed = 7u64;
     for round in 0..20 {
         let n = (lcg(&mut seed) % 60) as usize;
@@ -180,7 +188,8 @@ fn grouped_matches_slices() {
             Column::from_vec(DataType::Double, ints.iter().map(|&x| if x == i32::MIN { -f64::MAX } else { x as f64 / 4.0 }).collect::<Vec<f64>>())
         };
         for name in ["sum", "avg", "min", "max", "count", "first", "last", "firstNot", "lastNot", "std", "var", "stdp", "varp", "prod", "sum2"] {
-            let g = crate::agg::grouped(name, &col, &gid, ng).expect("kernel").expect("ok");
+            let kernel = r.caps(name).and_then(|c| c.grouped).expect("kernel");
+            let g = kernel(&col, &gid, ng).expect("takes the column").expect("ok");
             for k in 0..ng {
                 let idx: Vec<usize> = (0..n).filter(|&i| gid[i] == k as u32).collect();
                 let part = col.take_usize(&idx);
@@ -227,8 +236,10 @@ fn grouped2_matches_slices() {
     let x: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 1000) as f64 / 10.0).collect();
     let y: Vec<f64> = (0..n).map(|_| (lcg(&mut seed) % 1000) as f64 / 7.0).collect();
     let (cx, cy) = (Column::from_vec(DataType::Double, x), Column::from_vec(DataType::Double, y));
+    let r = registry();
     for name in ["wavg", "wsum", "corr", "covar", "covarp", "beta"] {
-        let g = crate::agg::grouped2(name, &cx, &cy, &gid, 4).expect("kernel").expect("ok");
+        let kernel = r.caps(name).and_then(|c| c.grouped2).expect("kernel");
+        let g = kernel(&cx, &cy, &gid, 4).expect("takes the columns").expect("ok");
         for k in 0..4u32 {
             let idx: Vec<usize> = (0..n).filter(|&i| gid[i] == k).collect();
             let (px, py) = (cx.take_usize(&idx), cy.take_usize(&idx));
@@ -244,5 +255,5 @@ fn grouped2_matches_slices() {
             assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{name}: {a} vs {b}");
         }
     }
-    assert!(crate::agg::grouped("med", &cx, &gid, 4).is_none());
+    assert!(r.caps("med").expect("registered").grouped.is_none());
 }

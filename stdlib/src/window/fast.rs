@@ -10,13 +10,8 @@ use beluga_runtime::{DataType, Result, Value};
 /// Recompute the running sum exactly every this many steps (bounds the drift of `s += x; s -= y`).
 const RESYNC: usize = 4096;
 
-/// The builtin's result when a fast path applies, else None.
-pub fn try_fast(name: &str, a: &[Value]) -> Option<Result<Value>> {
-    let avg = match name {
-        "mavg" => true,
-        "msum" => false,
-        _ => return None,
-    };
+/// The result of `mavg` (`avg`) or `msum` when a fast path applies, else None.
+pub fn try_fast(avg: bool, a: &[Value]) -> Option<Result<Value>> {
     if a.len() != 2 {
         return None;
     }
@@ -94,10 +89,9 @@ mod tests {
                 .map(|_| if next() % 5 == 0 { f64::NULL } else { (next() % 2000) as f64 / 7.0 - 100.0 })
                 .collect();
             let w = 1 + (next() % 12) as i64;
-            for name in ["msum", "mavg"] {
+            for (name, avg, prep) in [("msum", false, crate::window_fns::p_msum as crate::window::PrepFn), ("mavg", true, crate::window_fns::p_mavg)] {
                 let args = vec![Value::Vector(Column::from_vec(DataType::Double, x.clone())), Value::int(w as i32)];
-                let fast = try_fast(name, &args).expect("applies").expect("ok");
-                let prep = crate::window::prep_of(name).expect("prep");
+                let fast = try_fast(avg, &args).expect("applies").expect("ok");
                 let slow = crate::window::call_prep(prep, &args).expect("general");
                 let (Value::Vector(a), Value::Vector(b)) = (&fast, &slow) else { panic!("forms") };
                 assert_eq!(a.len(), b.len());

@@ -2,7 +2,7 @@
 //! `window::segmented`) over the shared statistic kernels.
 
 use beluga_runtime::CallCtx;
-use crate::window::{call_prep, num_arg, opt_bool, opt_str, win_spec, Gate, Prep, PrepFn, WinSpec};
+use crate::window::{call_prep, num_arg, opt_bool, opt_str, win_spec, Gate, Prep, WinSpec};
 use crate::window_kernels::*;
 use crate::window_misc;
 use crate::window_order::{interp_arg, ties_arg, OrdOp, RankOpt};
@@ -188,61 +188,19 @@ fn vector_only(name: &str, a: &[Value]) -> Result<()> {
     Ok(())
 }
 
-/// Prep functions of the m-family, by builtin name (for `window::segmented`).
-pub const PREPS: &[(&str, PrepFn)] = &[
-    ("mavg", p_mavg),
-    ("mbeta", p_mbeta),
-    ("mcorr", p_mcorr),
-    ("mcount", p_mcount),
-    ("mcovar", p_mcovar),
-    ("mcovarp", p_mcovarp),
-    ("mfirst", p_mfirst),
-    ("mfirstNot", p_mfirst_not),
-    ("mifirstNot", p_mifirst_not),
-    ("milastNot", p_milast_not),
-    ("mimax", p_mimax),
-    ("mimaxLast", p_mimax_last),
-    ("mimin", p_mimin),
-    ("miminLast", p_mimin_last),
-    ("mkurtosis", p_mkurtosis),
-    ("mlast", p_mlast),
-    ("mlastNot", p_mlast_not),
-    ("mLowRange", p_mlow_range),
-    ("mmad", p_mmad),
-    ("mmax", p_mmax),
-    ("mmaxPositiveStreak", window_misc::p_mmax_positive_streak),
-    ("mmed", p_mmed),
-    ("mmin", p_mmin),
-    ("mmse", p_mmse),
-    ("mpercentile", p_mpercentile),
-    ("mprod", p_mprod),
-    ("mrank", p_mrank),
-    ("mskew", p_mskew),
-    ("mslr", p_mslr),
-    ("mstd", p_mstd),
-    ("mstdp", p_mstdp),
-    ("msum", p_msum),
-    ("msum2", p_msum2),
-    ("mTopRange", p_mtop_range),
-    ("mvar", p_mvar),
-    ("mvarp", p_mvarp),
-    ("mwavg", p_mwavg),
-    ("mwsum", p_mwsum),
-];
-
 macro_rules! builtins {
-    ($($f:ident => $p:path;)*) => {
+    ($($f:ident => $p:path $(, fast avg = $avg:literal)?;)*) => {
         $(pub fn $f(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-            if let Some(r) = crate::window_fast::try_fast(stringify!($f), &a) {
+            $(if let Some(r) = crate::window_fast::try_fast($avg, &a) {
                 return r;
-            }
+            })?
             call_prep($p, &a)
         })*
     };
 }
 
 builtins! {
-    mavg => p_mavg;
+    mavg => p_mavg, fast avg = true;
     mbeta => p_mbeta;
     mcorr => p_mcorr;
     mcount => p_mcount;
@@ -273,7 +231,7 @@ builtins! {
     mslr => p_mslr;
     mstd => p_mstd;
     mstdp => p_mstdp;
-    msum => p_msum;
+    msum => p_msum, fast avg = false;
     msum2 => p_msum2;
     mtop_range => p_mtop_range;
     mvar => p_mvar;

@@ -13,7 +13,8 @@
 //! Every builtin is split into a `p_*` function that checks the arguments and returns a
 //! [`Prep`] (data arguments + a kernel over slices), and [`run`] which applies the kernel to
 //! the data forms (vector, matrix, table, tuple). [`segmented`] applies the same kernel to
-//! contiguous segments: the entry point for the SQL executor's `context by`.
+//! contiguous segments; each window row's `segmented` slot ([`context_kernel!`]) runs its
+//! own prep function that way for the SQL executor's `context by`.
 
 use crate::util::opt;
 use crate::window_fns as wf;
@@ -508,77 +509,44 @@ pub fn run_segments(p: Prep, segs: &[(usize, usize)]) -> Result<Value> {
 /// A builtin's argument check, shared by the builtin itself and by [`segmented`].
 pub type PrepFn = for<'a> fn(&'a [Value]) -> Result<Prep<'a>>;
 
-/// The `context by` entry point: run builtin `name` of the window families (m*, tm*, cum*,
-/// TopN, TA-lib, trueRange...) with its usual arguments, where the vector arguments are the
-/// whole (group-permuted) columns, over each segment `[start, end)` independently, without
-/// copying the inputs. Returns None when `name` has no segmented kernel here (the caller
-/// then falls back to slicing per group).
-pub fn segmented(name: &str, args: &[Value], segs: &[(usize, usize)]) -> Option<Result<Value>> {
-    let f = prep_of(name)?;
-    Some(check_arity(name, args.len()).and_then(|_| f(args)).and_then(|p| run_segments(p, segs)))
+/// Run prep function `prep` (a window builtin's argument check and kernel) with its usual
+/// arguments, where the vector arguments are whole (group-permuted) columns, over each
+/// segment `[start, end)` independently, without copying the inputs.
+pub fn segmented(prep: PrepFn, args: &[Value], segs: &[(usize, usize)]) -> Result<Value> {
+    prep(args).and_then(|p| run_segments(p, segs))
 }
 
-/// The argument count check the interpreter does before calling a builtin (the `context by`
-/// hook calls the prep functions directly).
-fn check_arity(name: &str, n: usize) -> Result<()> {
-    let tables = [DEFS, crate::tm::DEFS, crate::cum::DEFS, crate::topn::DEFS, crate::ta::DEFS, crate::finance::DEFS];
-    let Some(b) = tables.iter().flat_map(|t| t.iter()).find(|b| b.name == name) else {
-        return Ok(());
-    };
-    if n < b.min as usize || (b.max != u8::MAX && n > b.max as usize) {
-        return Err(Error::new(
-            beluga_runtime::ErrorKind::Arity,
-            format!("The function [{name}] expects {}~{} argument(s), but the actual number of arguments is: {n}", b.min, b.max),
-        ));
-    }
-    Ok(())
-}
-
-/// The segmented kernel in the `Caps::segmented` slot of the window families' rows (read by
-/// the SQL executor's `context by`):
-/// `values` is the first argument with groups contiguous, `rest` the other (constant)
-/// arguments, `offsets` the group boundaries (`offsets[g]..offsets[g + 1]`). None when the
-/// function is not one of the window families' or does not return one column.
-pub fn context_kernel(name: &str, values: &Column, rest: &[Value], offsets: &[usize]) -> Option<Result<Column>> {
-    // DECIMAL columns take the per-group path, where the builtins keep them exact and typed
-    if values.ty.decimal_scale().is_some() {
-        return None;
-    }
-    let f = prep_of(name)?;
+/// The body of every window row's segmented kernel (`Caps::segmented`, read by the SQL
+/// executor's `context by`; made per row by [`context_kernel!`]): `values` is the first
+/// argument with groups contiguous, `rest` the other (constant) arguments, `offsets` the
+/// group boundaries (`offsets[g]..offsets[g + 1]`). None when the function does not
+/// return one column. The planner has checked the argument count against the row.
+pub fn run_context(prep: PrepFn, values: &Column, rest: &[Value], offsets: &[usize]) -> Option<Result<Column>> {
     let mut args = Vec::with_capacity(rest.len() + 1);
     args.push(Value::Vector(values.clone()));
     args.extend(rest.iter().cloned());
     let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
-    if let Err(e) = check_arity(name, args.len()) {
-        return Some(Err(e));
-    }
-    let p = match f(&args) {
-        Ok(p) => p,
-        Err(e) => return Some(Err(e)),
-    };
-    match run_segments(p, &segs) {
+    match segmented(prep, &args, &segs) {
         Ok(Value::Vector(c)) => Some(Ok(c)),
         Ok(_) => None,
         Err(e) => Some(Err(e)),
     }
 }
 
-/// Names of the builtins of the window families (those with a segmented kernel).
-pub fn segmented_names() -> Vec<&'static str> {
-    [wf::PREPS, crate::tm::PREPS, crate::cum::PREPS, crate::topn::PREPS, crate::ta::PREPS, crate::finance::PREPS]
-        .iter()
-        .flat_map(|t| t.iter().map(|(n, _)| *n))
-        .collect()
-}
-
-/// The prep function of a builtin of the window families.
-pub fn prep_of(name: &str) -> Option<PrepFn> {
-    for table in [wf::PREPS, crate::tm::PREPS, crate::cum::PREPS, crate::topn::PREPS, crate::ta::PREPS, crate::finance::PREPS] {
-        if let Some((_, f)) = table.iter().find(|(n, _)| *n == name) {
-            return Some(*f);
+/// The segmented kernel of one window row: `Builtin::segmented(context_kernel!(p_mavg))`
+/// gives the row a `fn` that runs that prep function over each `context by` group.
+#[macro_export]
+macro_rules! context_kernel {
+    ($p:path) => {{
+        fn kernel(
+            values: &beluga_runtime::column::Column,
+            rest: &[beluga_runtime::Value],
+            offsets: &[usize],
+        ) -> Option<beluga_runtime::Result<beluga_runtime::column::Column>> {
+            $crate::window::run_context($p, values, rest, offsets)
         }
-    }
-    None
+        kernel as beluga_runtime::registry::SegmentedKernel
+    }};
 }
 
 /// Result type of sums (msum, cumsum, tmsum): LONG for integers, DOUBLE otherwise
@@ -598,56 +566,56 @@ pub fn check_num(name: &str, s: &Slice, temporal_ok: bool) -> Result<()> {
 }
 
 macro_rules! m_builtins {
-    ($($name:literal => $f:ident, $min:literal, $max:literal, [$($p:literal),*];)*) => {
-        /// The m-function builtins.
+    ($($name:literal => $f:ident $(= $prep:path)?, $min:literal, $max:literal, [$($p:literal),*];)*) => {
+        /// The m-function builtins; those with a prep function carry its segmented kernel.
         pub const DEFS: &[Builtin] = &[
-            $(fp($name, Kind::VectorToVector, $min, $max, wf::$f, &[$($p),*]),)*
+            $(fp($name, Kind::VectorToVector, $min, $max, wf::$f, &[$($p),*])$(.segmented(context_kernel!($prep)))?,)*
         ];
     };
 }
 
 m_builtins! {
-    "mavg" => mavg, 2, 3, ["X", "window", "minPeriods"];
-    "mbeta" => mbeta, 3, 4, ["Y", "X", "window", "minPeriods"];
-    "mcorr" => mcorr, 3, 4, ["X", "Y", "window", "minPeriods"];
-    "mcount" => mcount, 2, 3, ["X", "window", "minPeriods"];
-    "mcovar" => mcovar, 3, 4, ["X", "Y", "window", "minPeriods"];
-    "mcovarp" => mcovarp, 3, 4, ["X", "Y", "window", "minPeriods"];
-    "mfirst" => mfirst, 2, 3, ["X", "window", "minPeriods"];
-    "mfirstNot" => mfirst_not, 2, 3, ["X", "window", "minPeriods"];
-    "mifirstNot" => mifirst_not, 2, 3, ["X", "window", "minPeriods"];
-    "milastNot" => milast_not, 2, 3, ["X", "window", "minPeriods"];
-    "mimax" => mimax, 2, 3, ["X", "window", "minPeriods"];
-    "mimaxLast" => mimax_last, 2, 3, ["X", "window", "minPeriods"];
-    "mimin" => mimin, 2, 3, ["X", "window", "minPeriods"];
-    "miminLast" => mimin_last, 2, 3, ["X", "window", "minPeriods"];
-    "mkurtosis" => mkurtosis, 2, 4, ["X", "window", "biased", "minPeriods"];
-    "mlast" => mlast, 2, 3, ["X", "window", "minPeriods"];
-    "mlastNot" => mlast_not, 2, 3, ["X", "window", "minPeriods"];
-    "mLowRange" => mlow_range, 2, 3, ["X", "window", "minPeriods"];
-    "mmad" => mmad, 2, 4, ["X", "window", "useMedian", "minPeriods"];
-    "mmax" => mmax, 2, 3, ["X", "window", "minPeriods"];
-    "mmaxPositiveStreak" => mmax_positive_streak, 2, 2, ["X", "window"];
-    "mmed" => mmed, 2, 3, ["X", "window", "minPeriods"];
-    "mmin" => mmin, 2, 3, ["X", "window", "minPeriods"];
-    "mmse" => mmse, 3, 4, ["Y", "X", "window", "minPeriods"];
+    "mavg" => mavg = wf::p_mavg, 2, 3, ["X", "window", "minPeriods"];
+    "mbeta" => mbeta = wf::p_mbeta, 3, 4, ["Y", "X", "window", "minPeriods"];
+    "mcorr" => mcorr = wf::p_mcorr, 3, 4, ["X", "Y", "window", "minPeriods"];
+    "mcount" => mcount = wf::p_mcount, 2, 3, ["X", "window", "minPeriods"];
+    "mcovar" => mcovar = wf::p_mcovar, 3, 4, ["X", "Y", "window", "minPeriods"];
+    "mcovarp" => mcovarp = wf::p_mcovarp, 3, 4, ["X", "Y", "window", "minPeriods"];
+    "mfirst" => mfirst = wf::p_mfirst, 2, 3, ["X", "window", "minPeriods"];
+    "mfirstNot" => mfirst_not = wf::p_mfirst_not, 2, 3, ["X", "window", "minPeriods"];
+    "mifirstNot" => mifirst_not = wf::p_mifirst_not, 2, 3, ["X", "window", "minPeriods"];
+    "milastNot" => milast_not = wf::p_milast_not, 2, 3, ["X", "window", "minPeriods"];
+    "mimax" => mimax = wf::p_mimax, 2, 3, ["X", "window", "minPeriods"];
+    "mimaxLast" => mimax_last = wf::p_mimax_last, 2, 3, ["X", "window", "minPeriods"];
+    "mimin" => mimin = wf::p_mimin, 2, 3, ["X", "window", "minPeriods"];
+    "miminLast" => mimin_last = wf::p_mimin_last, 2, 3, ["X", "window", "minPeriods"];
+    "mkurtosis" => mkurtosis = wf::p_mkurtosis, 2, 4, ["X", "window", "biased", "minPeriods"];
+    "mlast" => mlast = wf::p_mlast, 2, 3, ["X", "window", "minPeriods"];
+    "mlastNot" => mlast_not = wf::p_mlast_not, 2, 3, ["X", "window", "minPeriods"];
+    "mLowRange" => mlow_range = wf::p_mlow_range, 2, 3, ["X", "window", "minPeriods"];
+    "mmad" => mmad = wf::p_mmad, 2, 4, ["X", "window", "useMedian", "minPeriods"];
+    "mmax" => mmax = wf::p_mmax, 2, 3, ["X", "window", "minPeriods"];
+    "mmaxPositiveStreak" => mmax_positive_streak = crate::window_misc::p_mmax_positive_streak, 2, 2, ["X", "window"];
+    "mmed" => mmed = wf::p_mmed, 2, 3, ["X", "window", "minPeriods"];
+    "mmin" => mmin = wf::p_mmin, 2, 3, ["X", "window", "minPeriods"];
+    "mmse" => mmse = wf::p_mmse, 3, 4, ["Y", "X", "window", "minPeriods"];
     "movingTopNIndex" => moving_top_n_index, 3, 6, ["X", "window", "top", "ascending", "fixed", "tiesMethod"];
     "movingWindowData" => moving_window_data, 2, 3, ["X", "window", "fixed"];
     "movingWindowIndex" => moving_window_index, 2, 3, ["X", "window", "fixed"];
-    "mpercentile" => mpercentile, 3, 5, ["X", "percent", "window", "interpolation", "minPeriods"];
-    "mprod" => mprod, 2, 3, ["X", "window", "minPeriods"];
-    "mrank" => mrank, 3, 7, ["X", "ascending", "window", "ignoreNA", "tiesMethod", "percent", "minPeriods"];
-    "mskew" => mskew, 2, 4, ["X", "window", "biased", "minPeriods"];
-    "mslr" => mslr, 3, 4, ["Y", "X", "window", "minPeriods"];
-    "mstd" => mstd, 2, 3, ["X", "window", "minPeriods"];
-    "mstdp" => mstdp, 2, 3, ["X", "window", "minPeriods"];
-    "msum" => msum, 2, 3, ["X", "window", "minPeriods"];
-    "msum2" => msum2, 2, 3, ["X", "window", "minPeriods"];
-    "mTopRange" => mtop_range, 2, 3, ["X", "window", "minPeriods"];
-    "mvar" => mvar, 2, 3, ["X", "window", "minPeriods"];
-    "mvarp" => mvarp, 2, 3, ["X", "window", "minPeriods"];
-    "mwavg" => mwavg, 3, 4, ["X", "Y", "window", "minPeriods"];
-    "mwsum" => mwsum, 3, 4, ["X", "Y", "window", "minPeriods"];
+    "mpercentile" => mpercentile = wf::p_mpercentile, 3, 5, ["X", "percent", "window", "interpolation", "minPeriods"];
+    "mprod" => mprod = wf::p_mprod, 2, 3, ["X", "window", "minPeriods"];
+    "mrank" => mrank = wf::p_mrank, 3, 7, ["X", "ascending", "window", "ignoreNA", "tiesMethod", "percent", "minPeriods"];
+    "mskew" => mskew = wf::p_mskew, 2, 4, ["X", "window", "biased", "minPeriods"];
+    "mslr" => mslr = wf::p_mslr, 3, 4, ["Y", "X", "window", "minPeriods"];
+    "mstd" => mstd = wf::p_mstd, 2, 3, ["X", "window", "minPeriods"];
+    "mstdp" => mstdp = wf::p_mstdp, 2, 3, ["X", "window", "minPeriods"];
+    "msum" => msum = wf::p_msum, 2, 3, ["X", "window", "minPeriods"];
+    "msum2" => msum2 = wf::p_msum2, 2, 3, ["X", "window", "minPeriods"];
+    "mTopRange" => mtop_range = wf::p_mtop_range, 2, 3, ["X", "window", "minPeriods"];
+    "mvar" => mvar = wf::p_mvar, 2, 3, ["X", "window", "minPeriods"];
+    "mvarp" => mvarp = wf::p_mvarp, 2, 3, ["X", "window", "minPeriods"];
+    "mwavg" => mwavg = wf::p_mwavg, 3, 4, ["X", "Y", "window", "minPeriods"];
+    "mwsum" => mwsum = wf::p_mwsum, 3, 4, ["X", "Y", "window", "minPeriods"];
 }
 
 /// Builtins are `fn(&mut Interpreter, Vec<Value>)`; this runs a prep function as one.

@@ -437,12 +437,11 @@ mod tests {
             let s = rng.values(n, 15, true);
             let asc = rng.below(2) == 0;
             for (name, f, r, latest) in [
-                ("msumTopN", topn::PREPS[0].1, sum as Ref, false),
-                ("mavgTopN", topn::PREPS[1].1, avg as Ref, false),
-                ("mstdTopN", topn::PREPS[2].1, (|w: &[f64]| var(w, false).sqrt()) as Ref, false),
-                ("mskewTopN", topn::PREPS[6].1, skew as Ref, true),
+                ("msumTopN", topn::p_msum_top_n as crate::window::PrepFn, sum as Ref, false),
+                ("mavgTopN", topn::p_mavg_top_n, avg as Ref, false),
+                ("mstdTopN", topn::p_mstd_top_n, (|w: &[f64]| var(w, false).sqrt()) as Ref, false),
+                ("mskewTopN", topn::p_mskew_top_n, skew as Ref, true),
             ] {
-                assert_eq!(topn::PREPS.iter().find(|p| p.0 == name).map(|p| p.1 as usize), Some(f as usize));
                 let mut args = vec![dbl_col(&x), int_col(&s), int(w as i64), int(top as i64)];
                 if name == "mskewTopN" {
                     args.push(Value::bool(true));
@@ -480,7 +479,15 @@ mod tests {
                 segs.push((s, e));
                 s = e;
             }
-            for name in ["msum", "mavg", "cumsum", "cummax", "mrank", "ema"] {
+            let preps: [(&str, crate::window::PrepFn); 6] = [
+                ("msum", crate::window_fns::p_msum),
+                ("mavg", crate::window_fns::p_mavg),
+                ("cumsum", crate::cum::p_cumsum),
+                ("cummax", crate::cum::p_cummax),
+                ("mrank", crate::window_fns::p_mrank),
+                ("ema", crate::ta::p_ema),
+            ];
+            for (name, f) in preps {
                 let extra: Vec<Value> = match name {
                     "mrank" => vec![Value::bool(true), int(3)],
                     "cumsum" | "cummax" => vec![],
@@ -488,11 +495,10 @@ mod tests {
                 };
                 let mut args = vec![int_col(&v)];
                 args.extend(extra.iter().cloned());
-                let whole = match crate::window::segmented(name, &args, &segs).expect("known").expect("ok") {
+                let whole = match crate::window::segmented(f, &args, &segs).expect("ok") {
                     Value::Vector(c) => (0..c.len()).map(|i| c.f64_at(i).unwrap_or(f64::NAN)).collect::<Vec<f64>>(),
                     _ => panic!(),
                 };
-                let f = crate::window::prep_of(name).expect("prep");
                 let mut want = Vec::new();
                 for &(s, e) in &segs {
                     let mut a = vec![int_col(&v[s..e])];

@@ -166,7 +166,10 @@ fn context_by_segments() {
     );
     // the kernel on its own: offsets are group boundaries
     let c = beluga_runtime::Column::from_vec(beluga_runtime::DataType::Int, vec![1, 2, 3, 10, 20]);
-    let r = crate::window::context_kernel("cumsum", &c, &[], &[0, 3, 5]).expect("known").expect("ok");
+    let mut reg = beluga_runtime::Registry::new();
+    crate::register(&mut reg);
+    let kernel = reg.caps("cumsum").and_then(|c| c.segmented).expect("cumsum carries a segmented kernel");
+    let r = kernel(&c, &[], &[0, 3, 5]).expect("one column").expect("ok");
     assert_eq!((0..5).map(|i| r.i64_at(i).unwrap_or(-1)).collect::<Vec<_>>(), vec![1, 3, 6, 10, 30]);
-    assert!(crate::window::context_kernel("noSuchFunction", &c, &[], &[0, 5]).is_none());
+    assert!(reg.caps("movingWindowData").expect("registered").segmented.is_none());
 }
