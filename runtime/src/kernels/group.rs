@@ -454,8 +454,9 @@ mod tests {
         let g = group_ids(&[&a, &b]);
         assert_eq!(g.gid, vec![0, 1, 2, 2, 3]);
         assert_eq!(g.n, 4);
-        let f = Column::from_vec(DataType::Double, vec![0.0, -0.0, f64::NAN, f64::NULL]);
-        assert_eq!(group_ids(&[&f]).gid, vec![0, 0, 1, 1]);
+        // -0.0 is 0.0; a NaN is its own group, apart from NULL, and every NaN is one group
+        let f = Column::from_vec(DataType::Double, vec![0.0, -0.0, f64::NAN, f64::NULL, -f64::NAN, f64::NULL]);
+        assert_eq!(group_ids(&[&f]).gid, vec![0, 0, 1, 2, 1, 2]);
     }
 
     #[test]
