@@ -20,9 +20,13 @@
 //!   its bits. funcs/i/isNanInf.md keeps the two apart (`includeNull=true` is needed to count
 //!   a NULL as NaN/Inf). The aggregates `sum`, `avg`, `prod`, `sum2..4`, `max`, `min` (scalar
 //!   and grouped) follow IEEE 754 and numpy: a NaN among the inputs makes the result NaN, an
-//!   Infinity makes it ±Infinity. Element-wise kernels and the moving/cumulative families
-//!   skip a NaN as they skip a NULL ([`Native::is_null`]), as pandas rolling does; an operand
-//!   NaN of `+ - * /` gives NULL. Chosen where the manual is silent: tests/DISPUTED.md.
+//!   Infinity makes it ±Infinity; so do the moment statistics (`std`, `var`, `skew`,
+//!   `kurtosis`, `corr`, `covar`, `beta`, `wavg`: NaN) and the element-wise math functions
+//!   (`log(NaN)` is NaN, `exp(inf)` is inf). In sorting, grouping, `distinct` and equi-joins a
+//!   NaN is one value of its own, above +Infinity. The moving/cumulative families and the other
+//!   element-wise kernels skip a NaN as they skip a NULL ([`Native::is_null`]), as pandas
+//!   rolling does; an operand NaN of `+ - * /` gives NULL. Chosen where the manual is silent:
+//!   tests/DISPUTED.md.
 //! - ±Infinity propagates through `+ - * /` as IEEE 754 says (`1.0 + inf` is inf, `inf - inf`
 //!   is NaN) but is never created from finite operands: `1.0/0` and an overflowing product
 //!   are NULL ([`keep_special`]).

@@ -778,6 +778,12 @@ pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
         Value::Void if to == DataType::Void => Value::Void,
         Value::Void if to.physical() == Physical::None => return Err(cannot(DataType::Void, to, "")),
         Value::Void => Value::null_of(to),
+        // ANY is the type of a tuple: a vector becomes the tuple of its elements, a tuple or a
+        // scalar stays as it is (`cast(1 2 3, ANY)` ⇒ `(1,2,3)`)
+        Value::Vector(c) | Value::Pair(c) if to == DataType::Any && c.ty != DataType::Any => {
+            Value::tuple((0..c.len()).map(|i| Value::Scalar(c.take_usize(&[i]))).collect())
+        }
+        Value::Tuple(_) | Value::Scalar(_) if to == DataType::Any => v.clone(),
         Value::Scalar(c) => Value::Scalar(cast_column(c, to)?),
         Value::Vector(c) => Value::Vector(cast_column(c, to)?),
         Value::Pair(c) => Value::Pair(cast_column(c, to)?),
@@ -848,8 +854,9 @@ mod cast_tests {
         assert!(matches!(&s, Value::Set(s) if s.items.len() == 2 && s.index.len() == 2));
         let d = cast_value(&Value::Duration(20, Arc::from("H")), String).unwrap();
         assert_eq!(d.as_str(), Some("20H"));
-        let e = cast_value(&Value::string("a"), Any).unwrap_err();
-        assert!(e.message.contains("STRING") && e.message.contains("ANY"), "{}", e.message);
+        assert_eq!(cast_value(&Value::string("a"), Any).unwrap().as_str(), Some("a"));
+        let t = cast_value(&Value::Vector(col(Int, vec![4, 5])), Any).unwrap();
+        assert!(matches!(&t, Value::Tuple(x) if x.len() == 2 && x[1].as_i64() == Some(5)));
         assert!(cast_value(&Value::int(1), Uuid).is_err());
     }
 }

@@ -22,8 +22,9 @@ pub enum Key {
 impl Key {
     pub fn of(col: &Column, i: usize) -> Key {
         crate::match_int!(&*col.data, v => Key::I(if v[i].is_null() { i64::MIN } else { v[i].to_i64() }),
-            ColData::F32(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] as f64 + 0.0).to_bits() }),
-            ColData::F64(v) => Key::F(if v[i].is_null() { u64::MAX } else { (v[i] + 0.0).to_bits() }),
+            // NULL is one key, every NaN one other key (a NaN is a value: null.rs)
+            ColData::F32(v) => Key::F(if v[i].is_nan() { f64::NAN.to_bits() } else if v[i].is_null() { u64::MAX } else { (v[i] as f64 + 0.0).to_bits() }),
+            ColData::F64(v) => Key::F(if v[i].is_nan() { f64::NAN.to_bits() } else if v[i].is_null() { u64::MAX } else { (v[i] + 0.0).to_bits() }),
             ColData::I128(v) => Key::B(v[i]),
             ColData::Sym(s) => Key::S(s.dict.names[s.codes[i] as usize].clone()),
             ColData::Str(s) => Key::S(Arc::from(s.get(i))),

@@ -46,7 +46,18 @@ pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) 
         let x = as_native::<f64>(c);
         // generic (inlined, vectorizable) per element; long inputs split over the cores, and
         // every chunk tests the session's interrupt flag (an interrupt unwinds; guard::catch)
-        let one = |&a: &f64| if a.is_null() { f64::NULL } else { f64::from_f64(f(a)) };
+        // NULL in gives NULL; a NaN in gives NaN and an Infinity in gives what IEEE 754 says
+        // (exp(inf) is inf); finite operands never create NaN/Infinity (log(-1) is NULL):
+        // the rule of runtime/src/null.rs
+        let one = |&a: &f64| {
+            if a.is_nan() {
+                a
+            } else if a.is_null() {
+                f64::NULL
+            } else {
+                beluga_runtime::null::keep_special(f(a), a.is_infinite())
+            }
+        };
         let poll = beluga_runtime::guard::Poll::new();
         // written once, so not zero-filled first (a pass over the whole output saved)
         let mut out: Vec<f64> = Vec::with_capacity(x.len());

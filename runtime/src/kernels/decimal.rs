@@ -8,8 +8,8 @@
 //! when the value or the scale needs it), div and mod keep the larger scale (quotient
 //! truncated toward zero); an integer operand is a scale-0 decimal (INT and narrower as
 //! DECIMAL32, LONG as DECIMAL64); a FLOAT/DOUBLE operand makes the result DOUBLE.
-//! Overflow is an error ("Decimal math overflow"), never a wrap. Text converts by
-//! truncating extra digits; numbers round half away from zero on their shortest text.
+//! Overflow is an error ("Decimal math overflow"), never a wrap. Text and numbers round
+//! extra digits half away from zero (numbers on their shortest text).
 
 use crate::column::{ColData, Column, StrCol};
 use crate::error::{Error, Result};
@@ -237,7 +237,9 @@ pub fn cast_to(col: &Column, to: DataType) -> Result<Column> {
     let v: Vec<i128> = if is_decimal(from) {
         rescale(&unscaled(col), scale_of(from), s, true)?
     } else if from.is_literal() {
-        (0..col.len()).map(|i| parse_text(col.str_at(i).unwrap_or(""), s, false).unwrap_or(NULL)).collect()
+        // extra digits of text round half away from zero, as DolphinDB does since 2.00.10
+        // (funcs/d/decimal64.md, note; tests/DISPUTED.md)
+        (0..col.len()).map(|i| parse_text(col.str_at(i).unwrap_or(""), s, true).unwrap_or(NULL)).collect()
     } else if from.is_floating() {
         let f = col.to_f64_vec().unwrap_or_default();
         let mut out = Vec::with_capacity(f.len());

@@ -93,11 +93,14 @@ fn ints<T: Native + Into<i64>>(v: &[T]) -> (Vec<u32>, usize) {
     by_map(n, |r| Into::<i64>::into(v[r]))
 }
 
-/// Float keys: all nulls (sentinel or NaN) are one key, -0.0 equals 0.0.
+/// Float keys: the NULL sentinels are one key, every NaN is one other key (a NaN is a value,
+/// tests/DISPUTED.md), -0.0 equals 0.0.
 fn floats(v: &[f64]) -> (Vec<u32>, usize) {
     by_map(v.len(), |r| {
         let x = v[r];
-        if x.is_null() {
+        if x.is_nan() {
+            f64::NAN.to_bits()
+        } else if x.is_null() {
             u64::MAX
         } else {
             (x + 0.0).to_bits()
@@ -114,7 +117,7 @@ pub fn dense_ids(c: &Column) -> (Vec<u32>, usize) {
         ColData::I32(v) => ints(v),
         ColData::I64(v) => ints(v),
         ColData::F32(v) => {
-            let w: Vec<f64> = v.iter().map(|&x| if x.is_null() { f64::NULL } else { x as f64 }).collect();
+            let w: Vec<f64> = v.iter().map(|&x| if crate::null::is_null_strict(x) { f64::NULL } else { x as f64 }).collect();
             floats(&w)
         }
         ColData::F64(v) => floats(v),
@@ -451,8 +454,9 @@ mod tests {
         let g = group_ids(&[&a, &b]);
         assert_eq!(g.gid, vec![0, 1, 2, 2, 3]);
         assert_eq!(g.n, 4);
-        let f = Column::from_vec(DataType::Double, vec![0.0, -0.0, f64::NAN, f64::NULL]);
-        assert_eq!(group_ids(&[&f]).gid, vec![0, 0, 1, 1]);
+        // -0.0 is 0.0; a NaN is its own group, apart from NULL, and every NaN is one group
+        let f = Column::from_vec(DataType::Double, vec![0.0, -0.0, f64::NAN, f64::NULL, -f64::NAN, f64::NULL]);
+        assert_eq!(group_ids(&[&f]).gid, vec![0, 0, 1, 2, 1, 2]);
     }
 
     #[test]

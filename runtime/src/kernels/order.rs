@@ -29,9 +29,14 @@ fn int_key<T: Native>(x: T) -> u64 {
     if x.is_null() { 0 } else { (x.to_i64() as u64) ^ SIGN }
 }
 
-/// Floats by their total order (-0.0 equals 0.0); null (sentinel or NaN) is 0.
+/// Floats by their total order (-0.0 equals 0.0); the NULL sentinel is 0. A NaN is a value
+/// of its own, above +Infinity (every NaN payload is one value), as numpy sorts it: the
+/// manual places NULL first and -inf below NULL and says nothing of NaN (tests/DISPUTED.md).
 #[inline(always)]
 fn float_key(x: f64) -> u64 {
+    if x.is_nan() {
+        return f64::NAN.to_bits() | SIGN;
+    }
     if x.is_null() {
         return 0;
     }
@@ -63,7 +68,7 @@ fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, 
 /// order, INT128-backed types unsigned, strings and symbols by dense byte-order rank).
 pub fn sort_keys(c: &Column) -> Vec<u64> {
     crate::match_int!(&*c.data, v => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::F32(v) => v.iter().map(|&x| if x.is_null() { 0 } else { float_key(x as f64) }).collect(),
+        ColData::F32(v) => v.iter().map(|&x| if crate::null::is_null_strict(x) { 0 } else { float_key(x as f64) }).collect(),
         ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
         ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
         ColData::Str(s) => dense_keys_by(s.len(), |i| s.get(i).is_empty(), |a, b| s.get(a).cmp(s.get(b))),
@@ -268,11 +273,11 @@ fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) ->
         }),
         ColData::F64(v) => candidates(rows, k, exact, |r| {
             let x = v[r];
-            wide(x.is_null(), float_key(x))
+            wide(crate::null::is_null_strict(x), float_key(x))
         }),
         ColData::F32(v) => candidates(rows, k, exact, |r| {
             let x = v[r];
-            wide(x.is_null(), float_key(x as f64))
+            wide(crate::null::is_null_strict(x), float_key(x as f64))
         }),
         ColData::Sym(s) => {
             let names = &s.dict.names;

@@ -75,7 +75,7 @@ pub fn shared_key_ids(left: &[&Column], right: &[&Column]) -> Result<(Vec<u32>, 
         let poll = crate::guard::Poll::new();
         for (k, flag) in null.iter_mut().enumerate() {
             poll.at(k);
-            if both.is_null(k) {
+            if both.is_null_strict(k) {
                 *flag = true;
             }
         }

@@ -217,6 +217,19 @@ fn dcol(v: Vec<f64>) -> Column {
     Column::from_vec(DataType::Double, v.into_iter().map(f64::from_f64).collect::<Vec<f64>>())
 }
 
+/// Groups holding a NaN or a ±Infinity value (a float column; the NULL sentinel is neither).
+fn special_groups(col: &Column, gid: &[u32], n: usize) -> Vec<bool> {
+    let mut sp = vec![false; n];
+    if col.ty.is_floating() {
+        with_numeric!(&*col.data, xs => for (x, &g) in xs.iter().zip(gid) {
+            if !beluga_runtime::null::is_null_strict(*x) && !x.to_f64().is_finite() {
+                sp[g as usize] = true;
+            }
+        });
+    }
+    sp
+}
+
 /// Per-group results of a float sum-like aggregate: an empty group is NULL; a group holding a
 /// NaN is NaN and one holding ±Infinity keeps a non-finite result (IEEE propagation, as numpy;
 /// null.rs); any other non-finite result is an overflow and NULL.
@@ -444,7 +457,9 @@ fn grouped_impl(op: Op, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
             need_numeric(numeric)?;
             let x = nan_f64(col);
             let (ss, c) = g_ssd(&x, gid, n);
-            Ok(dcol(
+            // a group holding a NaN or an Infinity has a NaN variance (inf - inf), as numpy
+            let special = special_groups(col, gid, n);
+            let mut out = dcol(
                 ss.into_iter()
                     .zip(c)
                     .map(|(s, c)| {
@@ -457,7 +472,17 @@ fn grouped_impl(op: Op, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
                         }
                     })
                     .collect(),
-            ))
+            );
+            if special.iter().any(|&b| b) {
+                let mut v = beluga_runtime::kernels::arith::as_native::<f64>(&out).into_owned();
+                for (x, &sp) in v.iter_mut().zip(&special) {
+                    if sp {
+                        *x = f64::NAN;
+                    }
+                }
+                out = Column::from_vec(DataType::Double, v);
+            }
+            Ok(out)
         }
     }
 }
@@ -508,9 +533,36 @@ grouped2_kernels! {
 fn grouped2_impl(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
     check(x.len(), gid, n)?;
     check(y.len(), gid, n)?;
+    let (x, y) = (&crate::math_util::undecimal(x), &crate::math_util::undecimal(y));
     if !is_num(x.ty) || !is_num(y.ty) {
         return Err(Error::unsupported(op.label(), if is_num(x.ty) { y.ty } else { x.ty }));
     }
+    let out = grouped2_finite(op, x, y, gid, n)?;
+    // a group with a row whose two values are not NULL and one is NaN or ±Infinity is NaN,
+    // as numpy gives (the scalar corr/covar/beta do the same; runtime/src/null.rs)
+    if !x.ty.is_floating() && !y.ty.is_floating() {
+        return Ok(out);
+    }
+    let (xa, ya) = (beluga_runtime::kernels::arith::as_native::<f64>(x), beluga_runtime::kernels::arith::as_native::<f64>(y));
+    let mut special = vec![false; n];
+    for (i, &g) in gid.iter().enumerate() {
+        if !x.is_null_strict(i) && !y.is_null_strict(i) && (!xa[i].is_finite() || !ya[i].is_finite()) {
+            special[g as usize] = true;
+        }
+    }
+    if !special.iter().any(|&b| b) {
+        return Ok(out);
+    }
+    let mut v = beluga_runtime::kernels::arith::as_native::<f64>(&out).into_owned();
+    for (r, &sp) in v.iter_mut().zip(&special) {
+        if sp {
+            *r = f64::NAN;
+        }
+    }
+    Ok(Column::from_vec(DataType::Double, v))
+}
+
+fn grouped2_finite(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
     let a = nan_f64(x);
     let b = nan_f64(y);
     let mut cnt = vec![0u32; n];

@@ -20,15 +20,27 @@ pub struct Moments {
     pub m2: f64,
     pub m3: f64,
     pub m4: f64,
+    /// A NaN or ±Infinity value was among the inputs: every moment statistic is then NaN
+    /// (inf - inf), as numpy gives; runtime/src/null.rs.
+    pub special: bool,
 }
 
 fn moments_of<T: Native>(v: &[T], order: u8) -> Moments {
     let (mut s, mut n) = (0f64, 0usize);
+    let mut special = false;
     for &x in v {
         if !x.is_null() {
             s += x.to_f64();
             n += 1;
+        } else if !beluga_runtime::null::is_null_strict(x) {
+            special = true;
         }
+        if !x.is_null() && !x.to_f64().is_finite() {
+            special = true;
+        }
+    }
+    if special {
+        return Moments { n: n.max(1), mean: f64::NAN, m2: f64::NAN, m3: f64::NAN, m4: f64::NAN, special };
     }
     if n == 0 {
         return Moments::default();
@@ -46,7 +58,7 @@ fn moments_of<T: Native>(v: &[T], order: u8) -> Moments {
             }
         }
     }
-    Moments { n, mean, m2, m3, m4 }
+    Moments { n, mean, m2, m3, m4, special: false }
 }
 
 /// Moments of a numeric column (`order` 2 computes m2 only; 4 computes up to m4).
@@ -62,6 +74,9 @@ fn nul() -> Value {
 pub fn var_col(name: &str, c: &Column, pop: bool) -> Result<Value> {
     need_num(name, c)?;
     let m = moments(c, 2);
+    if m.special {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let d = if pop { m.n as f64 } else { m.n as f64 - 1.0 };
     Ok(if m.n == 0 || d <= 0.0 { nul() } else { Value::double((m.m2 / d).max(0.0)) })
 }
@@ -69,6 +84,7 @@ pub fn var_col(name: &str, c: &Column, pop: bool) -> Result<Value> {
 /// Sample (`pop` = false) or population standard deviation.
 pub fn std_col(name: &str, c: &Column, pop: bool) -> Result<Value> {
     Ok(match var_col(name, c, pop)? {
+        Value::Scalar(s) if s.is_nan_at(0) => Value::Scalar(s),
         Value::Scalar(s) => match s.f64_at(0) {
             Some(v) => Value::double(v.sqrt()),
             None => nul(),
@@ -81,6 +97,9 @@ pub fn std_col(name: &str, c: &Column, pop: bool) -> Result<Value> {
 pub fn skew_col(c: &Column, biased: bool) -> Result<Value> {
     need_num("skew", c)?;
     let m = moments(c, 4);
+    if m.special {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let n = m.n as f64;
     if m.n == 0 || m.m2 == 0.0 {
         return Ok(nul());
@@ -100,6 +119,9 @@ pub fn skew_col(c: &Column, biased: bool) -> Result<Value> {
 pub fn kurtosis_col(c: &Column, biased: bool) -> Result<Value> {
     need_num("kurtosis", c)?;
     let m = moments(c, 4);
+    if m.special {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let n = m.n as f64;
     if m.n == 0 || m.m2 == 0.0 {
         return Ok(nul());

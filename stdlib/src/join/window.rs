@@ -227,6 +227,30 @@ fn window_agg(i: &mut CallCtx, e: &Expr, names: &[String], cols: &[Column], win:
                 return Ok(Column::from_vec(DataType::Int, v));
             }
             (Some("sum"), [Some(c)]) if c.ty.is_floating() => return Ok(window_f64("sum", &nan_f64(c), None, win)),
+            // integers: exact prefix sums in i128, a LONG result (NULL outside LONG's range),
+            // as the scalar sum (runtime/src/kernels/intacc.rs); DECIMAL takes the generic path
+            (Some("sum"), [Some(c)]) if c.ty.is_integral() && c.ty.decimal_scale().is_none() => {
+                let v = as_native::<i64>(c);
+                let mut pre = Vec::with_capacity(v.len() + 1);
+                let mut cnt = Vec::with_capacity(v.len() + 1);
+                let (mut acc, mut n) = (0i128, 0u32);
+                pre.push(acc);
+                cnt.push(n);
+                for &x in v.iter() {
+                    if !x.is_null() {
+                        acc += x as i128;
+                        n += 1;
+                    }
+                    pre.push(acc);
+                    cnt.push(n);
+                }
+                let out: Vec<i64> = win
+                    .ranges
+                    .iter()
+                    .map(|&(s, e)| if cnt[e] == cnt[s] { i64::NULL } else { beluga_runtime::kernels::intacc::to_long(pre[e] - pre[s]) })
+                    .collect();
+                return Ok(Column::from_vec(DataType::Long, out));
+            }
             (Some("wavg"), [Some(x), Some(w)]) if x.ty.is_numeric() && w.ty.is_numeric() => {
                 return Ok(window_f64("wavg", &nan_f64(x), Some(&nan_f64(w)), win))
             }

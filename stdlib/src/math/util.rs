@@ -179,7 +179,18 @@ pub fn dict_get(d: &Dict, key: &str) -> Option<Value> {
 
 /// Apply a two-argument column aggregate to vectors (→ scalar) or column by column to
 /// matrices/tables of the same shape (→ vector / one-row table).
+/// A DECIMAL column as DOUBLE (the two-column statistics compute in DOUBLE); others as they are.
+pub fn undecimal(c: &Column) -> Column {
+    if c.ty.decimal_scale().is_some() {
+        beluga_runtime::column::f64_column(beluga_runtime::kernels::decimal::to_f64(c))
+    } else {
+        c.clone()
+    }
+}
+
 pub fn aggregate2(name: &str, x: &Value, y: &Value, f: &dyn Fn(&Column, &Column) -> Result<Value>) -> Result<Value> {
+    // DECIMAL arguments (wavg of prices, corr of amounts) are statistics in DOUBLE
+    let f = &|a: &Column, b: &Column| f(&undecimal(a), &undecimal(b));
     match (x, y) {
         (Value::Matrix(a), Value::Matrix(b)) => {
             if a.cols != b.cols || a.rows != b.rows {

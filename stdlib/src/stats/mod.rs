@@ -19,6 +19,19 @@ fn pair_check(name: &str, x: &Column, y: &Column) -> Result<()> {
     Ok(())
 }
 
+/// A row whose two values are not NULL and one is NaN or ±Infinity: corr, covar and beta
+/// are then NaN, as numpy gives (a pair with a NULL is skipped; runtime/src/null.rs).
+fn special_pair(x: &Column, y: &Column) -> bool {
+    if !x.ty.is_floating() && !y.ty.is_floating() {
+        return false;
+    }
+    let a = beluga_runtime::kernels::arith::as_native::<f64>(x);
+    let b = beluga_runtime::kernels::arith::as_native::<f64>(y);
+    (0..a.len().min(b.len())).any(|i| {
+        !x.is_null_strict(i) && !y.is_null_strict(i) && (!a[i].is_finite() || !b[i].is_finite())
+    })
+}
+
 /// Centred cross products of paired values: (n, sxx, syy, sxy).
 fn centred(p: &[f64], q: &[f64]) -> (f64, f64, f64, f64) {
     let n = p.len() as f64;
@@ -48,12 +61,18 @@ pub fn pearson(p: &[f64], q: &[f64]) -> f64 {
 
 pub fn corr_col(x: &Column, y: &Column) -> Result<Value> {
     pair_check("corr", x, y)?;
+    if special_pair(x, y) {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let (p, q) = valid_pairs(x, y);
     Ok(dbl(pearson(&p, &q)))
 }
 
 pub fn covar_col(x: &Column, y: &Column, pop: bool) -> Result<Value> {
     pair_check(if pop { "covarp" } else { "covar" }, x, y)?;
+    if special_pair(x, y) {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let (p, q) = valid_pairs(x, y);
     let (n, _, _, sxy) = centred(&p, &q);
     let d = if pop { n } else { n - 1.0 };
@@ -63,6 +82,9 @@ pub fn covar_col(x: &Column, y: &Column, pop: bool) -> Result<Value> {
 /// `beta(Y, X)`: least-squares slope of Y on X = covar(X, Y) / var(X).
 pub fn beta_col(y: &Column, x: &Column) -> Result<Value> {
     pair_check("beta", y, x)?;
+    if special_pair(x, y) {
+        return Ok(Value::double_ieee(f64::NAN, true));
+    }
     let (q, p) = valid_pairs(y, x);
     let (n, sxx, _, sxy) = centred(&p, &q);
     Ok(if n < 2.0 || sxx == 0.0 { dnull() } else { dbl(sxy / sxx) })
