@@ -95,6 +95,11 @@ impl CallCtx {
         r
     }
 
+    /// Run an `update` statement (the `update!` function builds one over a hidden variable).
+    pub fn run_update(&mut self, u: &beluga_lang::ast::UpdateStmt) -> Result<()> {
+        crate::sql::update(&mut self.0, u)
+    }
+
     // ------------------------------------------------------------ values
 
     /// `target[idx...]` as the language evaluates it.

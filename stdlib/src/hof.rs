@@ -684,10 +684,11 @@ fn aggr_top_n(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let top = args[3].as_f64().ok_or_else(|| Error::arg("The top argument of [aggrTopN] must be a number"))?;
     let asc = opt(&args, 4).and_then(|v| v.as_bool()).unwrap_or(true);
     let n = sort.first().map(|c| c.len()).unwrap_or(0);
-    let k = if top > 0.0 && top < 1.0 { (top * n as f64).floor() as usize } else { (top.max(0.0) as usize).min(n) };
-    // null sort keys are left out
+    // a fraction takes floor(n * top) rows but at least one (funcs/ho_funcs/aggrTopN.md)
+    let k = if top > 0.0 && top < 1.0 { ((top * n as f64).floor() as usize).max(1).min(n) } else { (top.max(0.0) as usize).min(n) };
+    // a null sort key ranks as the smallest value: first ascending, last descending
     let keys = crate::order::sort_keys(&sort[0]);
-    let order: Vec<usize> = crate::order::argsort_keys(&keys, asc).into_iter().filter(|&r| keys[r] != 0).take(k).collect();
+    let order: Vec<usize> = crate::order::argsort_keys(&keys, asc).into_iter().take(k).collect();
     let call: Vec<Value> = fargs.iter().map(|a| gather(a, &order)).collect();
     i.call_value(&f, call)
 }

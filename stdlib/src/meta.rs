@@ -352,7 +352,8 @@ fn alias_builtin(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn col_code(name: &str, func: Option<&Value>, alias: Option<&str>, i: &mut CallCtx) -> Value {
-    let c = ex(ExprKind::Ident(name.to_string()));
+    // sqlCol("*") selects every column (funcs/s/sql.md: sql(sqlCol("*"), t1))
+    let c = if name == "*" { ex(ExprKind::Star) } else { ex(ExprKind::Ident(name.to_string())) };
     match func {
         None => code(match alias {
             Some(a) => alias_expr(c, a),

@@ -290,6 +290,63 @@ fn sort_by(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(Value::table(t.take_usize(&idx)))
 }
 
+/// Metacode argument(s) of `update!`: one `<expr>`, `<[e1, e2]>` for several columns, or a
+/// tuple of metacode.
+fn code_exprs(name: &str, v: &Value, several: bool) -> Result<Vec<Expr>> {
+    match v {
+        Value::Code(e) => match &e.kind {
+            ExprKind::Vector(items) | ExprKind::Tuple(items) if several => Ok(items.clone()),
+            _ => Ok(vec![(**e).clone()]),
+        },
+        Value::Tuple(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::Code(e) => Ok((**e).clone()),
+                other => Err(Error::arg(format!("{name}: expected metacode, got {}", describe(other)))),
+            })
+            .collect(),
+        other => Err(Error::arg(format!("{name}: expected metacode such as <price * 2>, got {}", describe(other)))),
+    }
+}
+
+/// `update!(table, colNames, newValues, [filter])`: set (or add) columns in place from
+/// metacode, only on the rows the filter keeps; the same rules as the SQL `update`
+/// statement, which runs it over a hidden variable holding the table.
+fn update_bang(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    const NAME: &str = "update!";
+    if !matches!(&args[0], Value::Table(_) | Value::Handle(_)) {
+        return Err(Error::arg(format!("{NAME}: the first argument must be a table, got {}", describe(&args[0]))));
+    }
+    let names = names_arg(NAME, &args[1])?;
+    let exprs = code_exprs(NAME, &args[2], names.len() > 1)?;
+    if exprs.len() != names.len() {
+        return Err(Error::arg(format!(
+            "{NAME}: {} column names but {} new values",
+            names.len(),
+            exprs.len()
+        )));
+    }
+    let where_ = match opt(&args, 3) {
+        None | Some(Value::Void) => vec![],
+        Some(v) => code_exprs(NAME, v, false)?,
+    };
+    const TMP: &str = "__update_bang_table";
+    let u = beluga_lang::ast::UpdateStmt {
+        table: Expr::new(ExprKind::Ident(TMP.to_string()), beluga_lang::span::Span::default()),
+        sets: names.into_iter().zip(exprs).collect(),
+        from: None,
+        where_,
+        context_by: vec![],
+        csort: vec![],
+        having: None,
+    };
+    i.set_var(TMP, args[0].clone())?;
+    let r = i.run_update(&u);
+    let out = i.take_var(TMP);
+    r?;
+    out.ok_or_else(|| Error::runtime("update!: the table was lost"))
+}
+
 // ------------------------------------------------------------------ inserting and upserting
 
 /// Columns of `x` (table, tuple, dict, or several vectors/scalars) conformed to the schema of `t`.
@@ -630,6 +687,7 @@ pub const DEFS: &[Builtin] = &[
     fp("schema", Kind::System, 1, 1, schema, &["table"]),
     fp("sliceByKey", Kind::System, 2, 4, slice_by_key, &["table", "rowKeys", "colNames", "preserveOrder"]),
     fp("sortBy!", Kind::System, 2, 3, sort_by, &["table", "sortColumns", "sortDirections"]),
+    fp("update!", Kind::System, 3, 4, update_bang, &["table", "colNames", "newValues", "filter"]),
     f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
     fp("unionAll", Kind::System, 1, 3, union_all, &["tableA", "tableB", "byColName"]),
     fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),

@@ -67,11 +67,29 @@ impl Interpreter {
                 return self.table_call(args);
             }
         }
+        // `update!(table = t, ...)`: the first argument of a `!` builtin given by name is
+        // moved to the front, so that the variable is written back as when positional
+        let moved: Vec<Arg>;
+        let args: &[Arg] = match first_named_inplace(self, &func, args) {
+            Some(v) => {
+                moved = v;
+                &moved
+            }
+            None => args,
+        };
         // which argument (if any) is written back after the call
         let writeback: Vec<(usize, String)> = self.writeback_targets(&func, args);
+        // `f(ctx["book"])` with a mutable parameter: the element is written back into its
+        // container after the call, as a dictionary held by another one is shared in DolphinDB
+        let elems = element_targets(self, &func, args);
         if writeback.is_empty() {
             let (pos, named) = self.eval_args(args)?;
-            return self.call_func(&func, pos, named);
+            if elems.is_empty() {
+                return self.call_func(&func, pos, named);
+            }
+            let (ret, mutated) = self.call_func_inplace(&func, pos, named)?;
+            self.write_elements(&elems, &mutated)?;
+            return Ok(ret);
         }
         // take the variables out of the environment so the callee mutates them without a copy
         // evaluate the other arguments first: they may read the variables being updated
@@ -134,6 +152,7 @@ impl Interpreter {
                     };
                     self.set_var_mutated(name, newv)?;
                 }
+                self.write_elements(&elems, &mutated)?;
                 Ok(ret)
             }
             Err(e) => {
@@ -149,6 +168,17 @@ impl Interpreter {
                 Err(e)
             }
         }
+    }
+
+    /// Store the final values of mutable parameters that were passed as elements
+    /// (`ctx["book"]`) back into their containers.
+    fn write_elements(&mut self, elems: &[(usize, Expr)], mutated: &[(usize, Value)]) -> Result<()> {
+        for (i, e) in elems {
+            if let Some((_, v)) = mutated.iter().find(|(j, _)| j == i) {
+                self.assign_to(e, beluga_lang::ast::AssignOp::Set, v.clone())?;
+            }
+        }
+        Ok(())
     }
 
     /// Arguments written back after a call: the first argument of a `!` builtin, and
@@ -417,6 +447,48 @@ impl Interpreter {
     }
 }
 
+/// Positional arguments of a user function's `mutable` parameters that are elements of a
+/// variable (`d[k]`, `d[k1][k2]`, `t.col`): written back with an index assignment.
+fn element_targets(i: &Interpreter, func: &Func, args: &[Arg]) -> Vec<(usize, Expr)> {
+    let Func::User(u) = func else { return Vec::new() };
+    fn rooted(i: &Interpreter, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(n) => i.has_var(n),
+            ExprKind::Index(b, _) | ExprKind::Member(b, _) => rooted(i, b),
+            _ => false,
+        }
+    }
+    u.def
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.mutable)
+        .filter_map(|(k, _)| match args.get(k) {
+            Some(Arg::Pos(Some(e))) if matches!(e.kind, ExprKind::Index(..) | ExprKind::Member(..)) && rooted(i, e) => {
+                Some((k, e.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The arguments with a named first argument of a `!` builtin moved to the front as a
+/// positional one (None when there is nothing to move).
+fn first_named_inplace(i: &Interpreter, func: &Func, args: &[Arg]) -> Option<Vec<Arg>> {
+    let Func::Builtin(id) = func else { return None };
+    let b = i.registry.get(*id);
+    if !b.name.ends_with('!') || args.iter().any(|a| matches!(a, Arg::Pos(_))) {
+        return None;
+    }
+    let first = b.params.first()?.trim_matches(|c| c == '[' || c == ']');
+    let k = args.iter().position(|a| matches!(a, Arg::Named(n, _) if n == first))?;
+    let Arg::Named(_, e) = &args[k] else { return None };
+    let mut out = Vec::with_capacity(args.len());
+    out.push(Arg::Pos(Some(e.clone())));
+    out.extend(args.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, a)| a.clone()));
+    Some(out)
+}
+
 /// `table(capacity:size, names, types)` is an ordinary call; everything else names columns.
 fn is_table_schema_form(args: &[Arg]) -> bool {
     args.len() == 3
@@ -436,6 +508,8 @@ impl Interpreter {
                 Arg::Pos(Some(e)) => {
                     names.push(match &e.kind {
                         ExprKind::Ident(n) => n.clone(),
+                        // table(t.sym, t.price): the column keeps the member's name
+                        ExprKind::Member(_, n) => n.clone(),
                         _ => format!("C{k}"),
                     });
                     vals.push(self.eval(e)?);

@@ -245,6 +245,39 @@ impl Interpreter {
                         _ => (**t).clone(),
                     }
                 };
+                // columns by position: t[:, 1:4], t[rows, [0, 2]], t[rows, 1]
+                let by_position = match j {
+                    Value::Pair(c) => c.ty.is_numeric() || c.ty == DataType::Void,
+                    Value::Vector(c) => c.ty.is_numeric() && c.ty != DataType::Bool,
+                    Value::Scalar(c) => c.ty.is_numeric() && c.ty != DataType::Bool,
+                    _ => false,
+                };
+                if by_position {
+                    let n = sub.ncols();
+                    let pick = |k: i64| -> Result<usize> {
+                        let k = if k < 0 { k + n as i64 } else { k };
+                        if k < 0 || k as usize >= n {
+                            return Err(Error::arg(format!("The column index {k} is out of range (the table has {n} columns)")));
+                        }
+                        Ok(k as usize)
+                    };
+                    return match selection(j, n)? {
+                        Sel::One(k) => {
+                            let c = sub.cols[pick(k)?].clone();
+                            if i.is_scalar() && c.len() == 1 {
+                                Ok(Value::Scalar(c))
+                            } else {
+                                Ok(Value::Vector(c))
+                            }
+                        }
+                        Sel::Many(v) => {
+                            let ks: Vec<usize> = v.iter().map(|&k| pick(k)).collect::<Result<_>>()?;
+                            let names: Vec<String> = ks.iter().map(|&k| sub.names[k].clone()).collect();
+                            let cols: Vec<_> = ks.iter().map(|&k| sub.cols[k].clone()).collect();
+                            Ok(Value::table(Table::new(names, cols)?))
+                        }
+                    };
+                }
                 let r = self.index_table(&Arc::new(sub), j)?;
                 Ok(r)
             }

@@ -707,6 +707,10 @@ pub fn named_constant(name: &str) -> Option<Value> {
         "AREA" => c("AREA", 4),
         "SCATTER" => c("SCATTER", 5),
         "HISTOGRAM" => c("HISTOGRAM", 6),
+        // sql(..., groupFlag=GROUPBY|CONTEXTBY|PIVOTBY) (funcs/s/sql.md: 1, 0, 2)
+        "CONTEXTBY" => c("CONTEXTBY", 0),
+        "GROUPBY" => c("GROUPBY", 1),
+        "PIVOTBY" => c("PIVOTBY", 2),
         _ => None,
     }
 }

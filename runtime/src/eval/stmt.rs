@@ -428,6 +428,20 @@ impl Interpreter {
             ExprKind::Index(base, idx) => {
                 let name = match &base.kind {
                     ExprKind::Ident(n) => n.clone(),
+                    ExprKind::Index(..) | ExprKind::Member(..) => {
+                        // `d[k1][k2] = v`: change the element d[k1] and store it back
+                        let inner = self.eval(base)?;
+                        let idxv: Vec<Option<Value>> =
+                            idx.iter().map(|e| e.as_ref().map(|e| self.eval(e)).transpose()).collect::<Result<_>>()?;
+                        let v = if op == AssignOp::Set {
+                            v
+                        } else {
+                            let old = self.index_value(inner.clone(), idxv.iter().map(|x| x.clone().unwrap_or(Value::Void)).collect())?;
+                            self.binary_op(compound_op(op), old, v)?
+                        };
+                        let changed = self.assign_index(inner, &idxv, v)?;
+                        return self.assign_to(base, AssignOp::Set, changed);
+                    }
                     _ => return Err(Error::syntax("Only a variable can be assigned by index", target.span)),
                 };
                 let idxv: Vec<Option<Value>> = idx

@@ -19,9 +19,11 @@
 //!   `getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`.
 //! * `reactive`: `createReactiveStateEngine`.
 //! * `timeseries`: `createTimeSeriesEngine`.
+//! * `replay`: `replay` (tables into stream tables and engines, in time order).
 
 pub mod engine;
 pub mod reactive;
+pub mod replay;
 pub mod table;
 pub mod timeseries;
 
@@ -104,6 +106,14 @@ pub const DEFS: &[Builtin] = &[
         &["table", "tableName", "asynWrite", "compress", "cacheSize", "retentionMinutes", "flushMode", "preCache", "cachePurgeTimeColumn", "cachePurgeInterval"],
     ),
     fp("getStreamingStat", Kind::System, 0, 0, table::get_streaming_stat, &[]),
+    fp(
+        "replay",
+        Kind::System,
+        2,
+        9,
+        replay::replay,
+        &["inputTables", "outputTables", "dateColumn", "timeColumn", "replayRate", "absoluteRate", "parallelLevel", "sortColumns", "preciseRate"],
+    ),
     fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
     fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
     fp("getStreamEngineStat", Kind::System, 0, 0, engine::get_stream_engine_stat, &[]),
