@@ -251,16 +251,36 @@ pub fn array_type(ty: DataType) -> Option<(&'static str, i32)> {
         Uuid => "UUID[]",
         IpAddr => "IPADDR[]",
         Int128 => "INT128[]",
+        Decimal32(_) | Decimal64(_) | Decimal128(_) => decimal_array_name(ty),
         _ => return None,
     };
     Some((name, ty.id() as i32 + 64))
 }
 
+/// `DECIMAL32(2)[]`: the name of a DECIMAL array type, scale included (one interned
+/// string per width and scale, made on first use).
+fn decimal_array_name(ty: DataType) -> &'static str {
+    static NAMES: std::sync::OnceLock<Vec<(DataType, &'static str)>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut v = Vec::new();
+        for (w, max) in [(DataType::Decimal32(0), 9u8), (DataType::Decimal64(0), 18), (DataType::Decimal128(0), 38)] {
+            for s in 0..=max {
+                let t = w.with_scale(s);
+                v.push((t, &*Box::leak(format!("{}[]", t.full_name()).into_boxed_str())));
+            }
+        }
+        v
+    });
+    names.iter().find(|(t, _)| *t == ty).map(|(_, n)| *n).unwrap_or("DECIMAL[]")
+}
+
 /// The element type of an array-vector type constant (`INT[]` evaluates to
-/// `Value::Constant("INT[]", 68)`).
+/// `Value::Constant("INT[]", 68)`; `DECIMAL32(2)[]` keeps its scale in the name).
 pub fn array_elem_type(v: &Value) -> Option<DataType> {
     match v {
-        Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => DataType::from_id(*id - 64),
+        Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => {
+            DataType::from_name(name).and_then(DataType::array_elem).or_else(|| DataType::from_id(*id - 64))
+        }
         _ => None,
     }
 }
