@@ -51,6 +51,22 @@ pub enum DataType {
     Array(u8) = 64,
 }
 
+/// `DataType::Array(code)`: the code is the element's type ID, except for DECIMAL
+/// elements, whose scale is kept in the code: DECIMAL32(s) is `100 + s`, DECIMAL64(s)
+/// `120 + s`, DECIMAL128(s) `140 + s` (scales 0-9, 0-18, 0-38 fit between the bases).
+const DEC_ARRAY_CODE: [u8; 3] = [100, 120, 140];
+
+/// The element type of an array-type code.
+fn array_code_elem(code: u8) -> Option<DataType> {
+    match code {
+        100..=109 => Some(DataType::Decimal32(code - 100)),
+        120..=138 => Some(DataType::Decimal64(code - 120)),
+        140..=178 => Some(DataType::Decimal128(code - 140)),
+        _ if code < 64 => DataType::from_id(code as i32),
+        _ => None,
+    }
+}
+
 /// Physical storage class of a type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Physical {
@@ -136,7 +152,7 @@ pub const ALL_TYPES: &[DataType] = &[
 impl DataType {
     pub fn id(self) -> i32 {
         if let DataType::Array(e) = self {
-            return 64 + e as i32;
+            return 64 + array_code_elem(e).map(|t| t.id()).unwrap_or(e as i32);
         }
         // SAFETY: a `#[repr(u8)]` enum starts with its u8 discriminant (RFC 2195)
         unsafe { *(&self as *const DataType as *const u8) as i32 }
@@ -173,7 +189,10 @@ impl DataType {
     pub fn full_name(self) -> String {
         match self.decimal_scale() {
             Some(s) => format!("{}({s})", self.name()),
-            None => self.name().to_string(),
+            None => match self.array_elem() {
+                Some(e) if e.decimal_scale().is_some() => format!("{}[]", e.full_name()),
+                _ => self.name().to_string(),
+            },
         }
     }
 
@@ -224,8 +243,8 @@ impl DataType {
             Decimal32(_) => "DECIMAL32",
             Decimal64(_) => "DECIMAL64",
             Decimal128(_) => "DECIMAL128",
-            Array(e) => DataType::from_id(e as i32)
-                .and_then(array_type)
+            Array(e) => array_code_elem(e)
+                .and_then(|t| array_type(t))
                 .map(|(n, _)| n)
                 .unwrap_or("ANY[]"),
         }
@@ -234,13 +253,19 @@ impl DataType {
     /// The array-vector type of element type `elem` (`INT` gives `INT[]`); None for element
     /// types that have no array vector (STRING, SYMBOL, ...).
     pub fn array_of(elem: DataType) -> Option<DataType> {
-        array_type(elem).map(|_| DataType::Array(elem.id() as u8))
+        let code = match elem {
+            DataType::Decimal32(s) => DEC_ARRAY_CODE[0] + s,
+            DataType::Decimal64(s) => DEC_ARRAY_CODE[1] + s,
+            DataType::Decimal128(s) => DEC_ARRAY_CODE[2] + s,
+            _ => elem.id() as u8,
+        };
+        array_type(elem).map(|_| DataType::Array(code))
     }
 
     /// Element type of an array-vector type.
     pub fn array_elem(self) -> Option<DataType> {
         match self {
-            DataType::Array(e) => DataType::from_id(e as i32),
+            DataType::Array(e) => array_code_elem(e),
             _ => None,
         }
     }
@@ -409,7 +434,25 @@ pub fn array_type(ty: DataType) -> Option<(&'static str, i32)> {
         Uuid => "UUID[]",
         IpAddr => "IPADDR[]",
         Int128 => "INT128[]",
+        Decimal32(_) | Decimal64(_) | Decimal128(_) => decimal_array_name(ty),
         _ => return None,
     };
     Some((name, ty.id() as i32 + 64))
+}
+
+/// `DECIMAL32(2)[]`: the name of a DECIMAL array type, scale included (one interned
+/// string per width and scale, made on first use).
+fn decimal_array_name(ty: DataType) -> &'static str {
+    static NAMES: std::sync::OnceLock<Vec<(DataType, &'static str)>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut v = Vec::new();
+        for (w, max) in [(DataType::Decimal32(0), 9u8), (DataType::Decimal64(0), 18), (DataType::Decimal128(0), 38)] {
+            for s in 0..=max {
+                let t = w.with_scale(s);
+                v.push((t, &*Box::leak(format!("{}[]", t.full_name()).into_boxed_str())));
+            }
+        }
+        v
+    });
+    names.iter().find(|(t, _)| *t == ty).map(|(_, n)| *n).unwrap_or("DECIMAL[]")
 }

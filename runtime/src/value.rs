@@ -129,10 +129,12 @@ impl ArrayVec {
 pub use crate::types::array_type;
 
 /// The element type of an array-vector type constant (`INT[]` evaluates to
-/// `Value::Constant("INT[]", 68)`).
+/// `Value::Constant("INT[]", 68)`; `DECIMAL32(2)[]` keeps its scale in the name).
 pub fn array_elem_type(v: &Value) -> Option<DataType> {
     match v {
-        Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => DataType::from_id(*id - 64),
+        Value::Constant(name, id) if *id > 64 && name.ends_with("[]") => {
+            DataType::from_name(name).and_then(DataType::array_elem).or_else(|| DataType::from_id(*id - 64))
+        }
         _ => None,
     }
 }

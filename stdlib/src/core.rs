@@ -117,6 +117,10 @@ fn eq_obj_one(a: &Value, b: &Value, precision: Option<i64>) -> bool {
         (Value::Scalar(x), Value::Scalar(y)) | (Value::Vector(x), Value::Vector(y)) | (Value::Pair(x), Value::Pair(y)) => {
             cols_equal(x, y, tol)
         }
+        (Value::ArrayVector(x), Value::ArrayVector(y)) => x.offsets == y.offsets && cols_equal(&x.data, &y.data, tol),
+        (Value::ArrayVector(x), Value::Vector(y)) | (Value::Vector(y), Value::ArrayVector(x)) => {
+            cols_equal(&Column::from_array(x.clone()), y, tol)
+        }
         (Value::Matrix(x), Value::Matrix(y)) => x.rows == y.rows && x.cols == y.cols && cols_equal(&x.data, &y.data, tol),
         (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| eq_obj(p, q, precision)),
         (Value::Table(x), Value::Table(y)) => {
@@ -148,6 +152,12 @@ fn dict_val(d: &Dict, i: usize) -> Value {
 fn cols_equal(x: &Column, y: &Column, tol: f64) -> bool {
     if x.len() != y.len() {
         return false;
+    }
+    // array-vector columns: the same row shapes and equal cells
+    match (x.as_array(), y.as_array()) {
+        (Some(a), Some(b)) => return a.offsets == b.offsets && cols_equal(&a.data, &b.data, tol),
+        (None, None) => {}
+        _ => return false,
     }
     if x.ty != y.ty {
         // integral types of one family compare by value (INT vs LONG literal forms)

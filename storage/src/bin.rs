@@ -42,7 +42,8 @@ impl Writer {
     /// written before DECIMAL had storage, so older files read unchanged).
     pub fn dtype(&mut self, t: DataType) {
         self.u8(t.id() as u8);
-        if let Some(s) = t.decimal_scale() {
+        // a DECIMAL array type (`DECIMAL32(2)[]`, ids 101-103) keeps its scale the same way
+        if let Some(s) = t.decimal_scale().or_else(|| t.array_elem().and_then(|e| e.decimal_scale())) {
             self.u8(s);
         }
     }
@@ -138,6 +139,13 @@ impl<'a> Reader<'a> {
                 return Err(corrupt(self.what, "bad DECIMAL scale"));
             }
             return Ok(t.with_scale(s));
+        }
+        if let Some(e) = t.array_elem().filter(|e| e.decimal_scale().is_some()) {
+            let s = self.u8()?;
+            if s > e.decimal_max_scale() {
+                return Err(corrupt(self.what, "bad DECIMAL scale"));
+            }
+            return DataType::array_of(e.with_scale(s)).ok_or_else(|| corrupt(self.what, "bad type"));
         }
         Ok(t)
     }

@@ -362,6 +362,10 @@ impl Interpreter {
                     m.data = set_elements(&m.data, &pos, &v)?;
                     Ok(Value::Matrix(Arc::new(m)))
                 }
+                Value::ArrayVector(a) => {
+                    let rows_all = idx[0].is_none();
+                    Ok(Value::ArrayVector(Arc::new(assign_array_cells(&a, if rows_all { None } else { Some(&i) }, &j, &v)?)))
+                }
                 other => {
                     let inner = self.index_value(other.clone(), vec![i.clone()])?;
                     let updated = self.assign_index(inner, &[Some(j)], v)?;
@@ -435,6 +439,65 @@ impl Interpreter {
             other => Err(Error::type_err(format!("{} can't be assigned by index", ops::describe(&other)))),
         }
     }
+}
+
+/// `a[rowIndex, colIndex] = v` on an array vector (progr/data_types_forms/arrayVector.md):
+/// rows are a scalar or a pair (all rows when omitted), columns a scalar or a pair; `v` is
+/// a scalar (every cell), a vector as long as the columns (the same cells of every row), or
+/// a vector/tuple as long as the rows (one scalar or one column-length vector per row).
+/// A cell past the end of its row is an error.
+fn assign_array_cells(a: &crate::value::ArrayVec, rows: Option<&Value>, cols: &Value, v: &Value) -> Result<crate::value::ArrayVec> {
+    let nrows = a.rows();
+    let rs: Vec<usize> = match rows {
+        None => (0..nrows).collect(),
+        Some(r) => positions(&selection(r, nrows)?, nrows)?,
+    };
+    let cs: Vec<i64> = match selection(cols, a.width())? {
+        Sel::One(k) => vec![k],
+        Sel::Many(v) => v,
+    };
+    let mut pos = Vec::with_capacity(rs.len() * cs.len());
+    for &r in &rs {
+        for &c in &cs {
+            if c < 0 || c as usize >= a.row_len(r) {
+                return Err(Error::arg(format!("The column index {c} is out of range for row {r} of the array vector")));
+            }
+            pos.push(a.offsets[r] + c as usize);
+        }
+    }
+    let (nr, nc) = (rs.len(), cs.len());
+    // the value of cell (row k, column q) as an index into one flat column of values
+    let (vals, idx): (Column, Vec<i64>) = match v {
+        Value::Scalar(c) => (c.clone(), vec![0; nr * nc]),
+        Value::Vector(c) if c.len() == nc => (c.clone(), (0..nr).flat_map(|_| 0..nc as i64).collect()),
+        Value::Vector(c) if c.len() == nr => (c.clone(), (0..nr as i64).flat_map(|k| std::iter::repeat(k).take(nc)).collect()),
+        Value::Tuple(items) if items.len() == nr => {
+            let mut parts = Vec::with_capacity(nr);
+            let mut idx = Vec::with_capacity(nr * nc);
+            let mut base = 0i64;
+            for it in items.iter() {
+                let c = it.column().cloned().ok_or_else(|| Error::arg("Each element of the new values must be a scalar or a vector"))?;
+                match c.len() {
+                    1 => idx.extend(std::iter::repeat(base).take(nc)),
+                    l if l == nc => idx.extend(base..base + nc as i64),
+                    _ => return Err(Error::size("Each vector of the new values must have one value per column index")),
+                }
+                base += c.len() as i64;
+                parts.push(c);
+            }
+            let ty = parts.first().map(|c| c.ty).unwrap_or(a.data.ty);
+            let refs: Vec<&Column> = parts.iter().collect();
+            (Column::concat(ty, &refs), idx)
+        }
+        other => {
+            return Err(Error::arg(format!(
+                "The new value of an array-vector assignment must be a scalar, a vector or a tuple matching the indices, not {}",
+                ops::describe(other)
+            )))
+        }
+    };
+    let data = set_elements(&a.data, &pos, &Value::Vector(vals.take(&idx)))?;
+    Ok(crate::value::ArrayVec::new(a.offsets.clone(), data))
 }
 
 fn positions(sel: &Sel, n: usize) -> Result<Vec<usize>> {

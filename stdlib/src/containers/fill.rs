@@ -54,6 +54,12 @@ fn per_column(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> R
         Value::Pair(c) => Ok(Value::Pair(f(c)?)),
         Value::Scalar(c) => Ok(Value::Scalar(f(c)?)),
         Value::Tuple(items) => Ok(Value::tuple(items.iter().map(|x| per_column(name, x, f)).collect::<Result<_>>()?)),
+        // an array vector fills as a table column of it does: each row is one element, a
+        // null row (empty or `[null]`) takes a whole neighbouring row
+        Value::ArrayVector(a) => match f(&Column::from_array(a.clone()))?.as_array() {
+            Some(out) => Ok(Value::ArrayVector(out.clone())),
+            None => Err(Error::unsupported(name, describe(v))),
+        },
         other => Err(Error::unsupported(name, describe(other))),
     }
 }
@@ -222,8 +228,23 @@ fn null_fill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             let data = pick_from(&m.data, &yc, &strict_null_flags(&m.data))?;
             Ok(Value::Matrix(Arc::new(Matrix { data, ..(**m).clone() })))
         }
-        _ => per_column("nullFill", x, &|c| pick_from(c, &yc, &strict_null_flags(c))),
+        // null cells of an array vector (or of a table's array-vector column) are replaced
+        // one by one; the row shapes stay
+        Value::ArrayVector(a) => Ok(Value::ArrayVector(Arc::new(fill_array_cells(a, &yc)?))),
+        _ => per_column("nullFill", x, &|c| match c.as_array() {
+            Some(a) => Ok(Column::from_array(Arc::new(fill_array_cells(a, &yc)?))),
+            None => pick_from(c, &yc, &strict_null_flags(c)),
+        }),
     }
+}
+
+/// `nullFill` of an array vector: every null cell of the flat data takes the scalar `y`.
+fn fill_array_cells(a: &beluga_runtime::value::ArrayVec, y: &Column) -> Result<beluga_runtime::value::ArrayVec> {
+    if y.len() != 1 {
+        return Err(Error::arg("The fill value of [nullFill] for an array vector must be a scalar"));
+    }
+    let data = pick_from(&a.data, y, &strict_null_flags(&a.data))?;
+    Ok(beluga_runtime::value::ArrayVec::new(a.offsets.clone(), data))
 }
 
 /// NULL elements only: `nullFill` leaves a NaN alone (a value, not a null: null.rs).

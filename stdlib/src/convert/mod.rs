@@ -28,8 +28,35 @@ use crate::util::{describe, map_f64, opt, str_arg};
 fn conv(ty: DataType, a: &[Value]) -> Result<Value> {
     match a.first() {
         None => Ok(Value::null_of(ty)),
+        Some(Value::ArrayVector(av)) => conv_array(ty, av),
+        Some(Value::Vector(c)) if c.as_array().is_some() => {
+            let out = conv_array(ty, c.as_array().expect("array column"))?;
+            Ok(match out {
+                Value::ArrayVector(av) => Value::Vector(Column::from_array(av)),
+                other => other,
+            })
+        }
         Some(v) => cast_value(v, ty),
     }
+}
+
+/// A conversion of an array vector: the cells convert to `ty` and the rows keep their
+/// shape (`double(a)` of an INT[] is a DOUBLE[]); `string`/`symbol`, whose array type
+/// the manual does not list, give one text per row in the console form (`[1,,3]`).
+fn conv_array(ty: DataType, av: &std::sync::Arc<beluga_runtime::value::ArrayVec>) -> Result<Value> {
+    use beluga_runtime::value::ArrayVec;
+    if ty.is_literal() {
+        let mut out = StrCol::with_capacity(av.rows(), 0);
+        for r in 0..av.rows() {
+            out.push(&beluga_runtime::elemfmt::array_row_text(av, r));
+        }
+        return cast_value(&Value::Vector(Column::new(DataType::String, ColData::Str(out))), ty);
+    }
+    if DataType::array_of(ty).is_none() {
+        return Err(Error::type_err(format!("Cannot convert an array vector to {}", ty.full_name())));
+    }
+    let data = cast_column(&av.data, ty)?;
+    Ok(Value::ArrayVector(std::sync::Arc::new(ArrayVec::new(av.offsets.clone(), data))))
 }
 
 fn to_bool(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {

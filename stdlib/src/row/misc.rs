@@ -314,8 +314,86 @@ pub fn row_dense_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 
 /// rowAt(X, [Y]): X[r, Y[r]] for an integer vector Y; the selected elements of each row for a
 /// BOOL matrix Y; the positions of the true elements of a BOOL matrix X when Y is omitted.
+/// Rows picked by `rowAt` as an array vector (`Value::Void`, a row without picks, is the
+/// null row `[null]`), or as a tuple when X is a columnar tuple (funcs/r/rowAt.md).
+fn picked_rows(x: &Value, ty: DataType, rows: Vec<Value>) -> Result<Value> {
+    if matches!(x, Value::Tuple(_)) {
+        return Ok(Value::tuple(rows));
+    }
+    let null = Column::nulls(ty, 1);
+    let cols: Vec<Column> = rows
+        .iter()
+        .map(|r| match r {
+            Value::Vector(c) => c.clone(),
+            _ => null.clone(),
+        })
+        .collect();
+    Ok(Value::ArrayVector(Arc::new(beluga_runtime::value::ArrayVec::from_rows(ty, &cols))))
+}
+
+/// `rowAt` of an array vector X with an array-vector Y: a BOOL Y picks the cells where it
+/// is true, an integral Y gives per row the cells at its indices (null when out of range);
+/// rows without a pick are null rows.
+fn row_at_arrays(x: &beluga_runtime::value::ArrayVec, y: &beluga_runtime::value::ArrayVec) -> Result<Value> {
+    use beluga_runtime::value::ArrayVec;
+    if x.rows() != y.rows() {
+        return Err(Error::size("The arguments of [rowAt] must have the same number of rows"));
+    }
+    let mut offsets = Vec::with_capacity(x.rows() + 1);
+    offsets.push(0usize);
+    let mut idx: Vec<i64> = Vec::with_capacity(y.data.len());
+    let bool_y = y.data.ty == DataType::Bool;
+    if !bool_y && !y.data.ty.is_integral() {
+        return Err(Error::arg("The index of [rowAt] must be an integral or BOOL array vector"));
+    }
+    for r in 0..x.rows() {
+        let (xo, xl) = (x.offsets[r], x.row_len(r));
+        let start = idx.len();
+        for k in y.offsets[r]..y.offsets[r + 1] {
+            let v = y.data.i64_at(k);
+            if bool_y {
+                let j = k - y.offsets[r];
+                if v.unwrap_or(0) != 0 && j < xl {
+                    idx.push((xo + j) as i64);
+                }
+            } else {
+                idx.push(match v {
+                    Some(j) if j >= 0 && (j as usize) < xl => (xo + j as usize) as i64,
+                    _ => -1,
+                });
+            }
+        }
+        if idx.len() == start {
+            idx.push(-1);
+        }
+        offsets.push(idx.len());
+    }
+    Ok(Value::ArrayVector(Arc::new(ArrayVec::new(offsets, x.data.take(&idx)))))
+}
+
 pub fn row_at(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let name = "rowAt";
+    if let (Value::ArrayVector(x), Some(Value::ArrayVector(y))) = (&a[0], a.get(1)) {
+        return row_at_arrays(x, y);
+    }
+    if let (Value::Matrix(m), Some(Value::ArrayVector(y))) = (&a[0], a.get(1)) {
+        // a matrix's rows as an array vector of equal-length rows
+        let rows: Vec<Column> = (0..m.rows)
+            .map(|r| m.data.take(&(0..m.cols).map(|c| (c * m.rows + r) as i64).collect::<Vec<i64>>()))
+            .collect();
+        let x = beluga_runtime::value::ArrayVec::from_rows(m.data.ty, &rows);
+        return row_at_arrays(&x, y);
+    }
+    if a.len() == 1 {
+        let ty = match &a[0] {
+            Value::ArrayVector(x) => x.data.ty,
+            Value::Matrix(m) => m.data.ty,
+            _ => DataType::Bool,
+        };
+        if ty != DataType::Bool {
+            return Err(Error::arg("[rowAt] with one argument needs a BOOL matrix or array vector"));
+        }
+    }
     let (n, xc) = shaped_cols(name, &a[0])?;
     let pick = |r: usize, j: usize| -> i64 { (xc[j].s.off + xc[j].at(r)) as i64 };
     match crate::util::opt(&a, 1) {
@@ -328,7 +406,7 @@ pub fn row_at(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
                     if sel.is_empty() { Value::Void } else { Value::Vector(idx.take(&sel)) }
                 })
                 .collect();
-            Ok(Value::tuple(rows))
+            picked_rows(&a[0], DataType::Int, rows)
         }
         Some(Value::Matrix(ym)) if ym.data.ty == DataType::Bool => {
             let (m, yc) = shaped_cols(name, &a[1])?;
@@ -337,14 +415,13 @@ pub fn row_at(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             }
             let xcol = xc.first().map(|c| c.s.col).ok_or_else(|| Error::size("rowAt: X has no columns"))?;
             let yv: Vec<Vec<f64>> = yc.iter().map(|c| values_f64(c, n)).collect();
-            Ok(Value::tuple(
-                (0..n)
-                    .map(|r| {
-                        let sel: Vec<i64> = (0..xc.len()).filter(|&j| !yv[j][r].is_nan() && yv[j][r] != 0.0).map(|j| pick(r, j)).collect();
-                        if sel.is_empty() { Value::Void } else { Value::Vector(xcol.take(&sel)) }
-                    })
-                    .collect(),
-            ))
+            let rows = (0..n)
+                .map(|r| {
+                    let sel: Vec<i64> = (0..xc.len()).filter(|&j| !yv[j][r].is_nan() && yv[j][r] != 0.0).map(|j| pick(r, j)).collect();
+                    if sel.is_empty() { Value::Void } else { Value::Vector(xcol.take(&sel)) }
+                })
+                .collect();
+            picked_rows(&a[0], xcol.ty, rows)
         }
         Some(Value::Vector(y)) => {
             if y.len() != n {

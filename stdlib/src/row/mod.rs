@@ -93,6 +93,68 @@ fn gather_into<'a>(name: &str, v: &'a Value, cols: &mut Vec<RowCol<'a>>, n: &mut
     }
 }
 
+/// DECIMAL arguments as DOUBLE for the row reductions (vectors, scalars, matrices, array
+/// vectors, tuples, tables), with the first DECIMAL type met; None when there is none.
+/// rowMax/rowMin cast their result back to that type and rowSum to the type `sum` gives
+/// (DECIMAL32 → DECIMAL64 → DECIMAL128); the other reductions stay DOUBLE.
+pub fn undecimal(a: &[Value]) -> Result<Option<(Vec<Value>, DataType)>> {
+    use beluga_runtime::kernels::cast::cast_column;
+    use beluga_runtime::ops::cast_value;
+    fn dec_of(v: &Value) -> Option<DataType> {
+        match v {
+            Value::ArrayVector(a) => a.data.ty.decimal_scale().map(|_| a.data.ty),
+            Value::Table(t) => t.cols.iter().find_map(|c| {
+                c.as_array().map(|a| a.data.ty).unwrap_or(c.ty).decimal_scale().map(|_| c.as_array().map(|a| a.data.ty).unwrap_or(c.ty))
+            }),
+            Value::Tuple(items) => items.iter().find_map(dec_of),
+            Value::Vector(c) | Value::Scalar(c) if c.ty.decimal_scale().is_some() => Some(c.ty),
+            Value::Matrix(m) if m.data.ty.decimal_scale().is_some() => Some(m.data.ty),
+            _ => None,
+        }
+    }
+    fn conv(v: &Value) -> Result<Value> {
+        Ok(match v {
+            Value::ArrayVector(a) if a.data.ty.decimal_scale().is_some() => Value::ArrayVector(std::sync::Arc::new(
+                beluga_runtime::value::ArrayVec::new(a.offsets.clone(), cast_column(&a.data, DataType::Double)?),
+            )),
+            Value::Table(t) => {
+                let mut out = (**t).clone();
+                for c in out.cols.iter_mut() {
+                    if c.ty.decimal_scale().is_some() {
+                        *c = cast_column(c, DataType::Double)?;
+                    }
+                }
+                Value::table(out)
+            }
+            Value::Tuple(items) => Value::tuple(items.iter().map(conv).collect::<Result<_>>()?),
+            other if dec_of(other).is_some() => cast_value(other, DataType::Double)?,
+            other => other.clone(),
+        })
+    }
+    let Some(ty) = a.iter().find_map(dec_of) else { return Ok(None) };
+    Ok(Some((a.iter().map(conv).collect::<Result<_>>()?, ty)))
+}
+
+/// Run a row reduction on DECIMAL arguments through DOUBLE, casting the result to `to(ty)`
+/// (None: leave it DOUBLE).
+fn via_double(
+    ctx: &mut CallCtx,
+    a: Vec<Value>,
+    f: fn(&mut CallCtx, Vec<Value>) -> Result<Value>,
+    to: fn(DataType) -> Option<DataType>,
+) -> Result<Value> {
+    match undecimal(&a)? {
+        None => f(ctx, a),
+        Some((conv, ty)) => {
+            let out = f(ctx, conv)?;
+            match to(ty) {
+                Some(t) => beluga_runtime::ops::cast_value(&out, t),
+                None => Ok(out),
+            }
+        }
+    }
+}
+
 /// Columns of all arguments (vectors, matrices, tables, tuples of vectors, scalars).
 pub fn gather<'a>(name: &str, args: &'a [Value]) -> Result<Rows<'a>> {
     let mut cols = Vec::new();
@@ -161,7 +223,16 @@ fn vec_result(c: Column) -> Result<Value> {
     Ok(Value::Vector(c))
 }
 
-fn row_sum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn row_sum(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    via_double(ctx, a, row_sum_plain, |t| {
+        Some(match t {
+            DataType::Decimal32(s) => DataType::Decimal64(s),
+            other => DataType::Decimal128(other.decimal_scale().unwrap_or(0)),
+        })
+    })
+}
+
+fn row_sum_plain(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rows = gather("rowSum", &a)?;
     check_numeric("rowSum", &rows, false)?;
     let ty = sum_type(&rows);
@@ -183,7 +254,10 @@ fn row_sum(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     }
 }
 
-fn row_prod(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn row_prod(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    if let Some((conv, _)) = undecimal(&a)? {
+        return row_prod(ctx, conv);
+    }
     let rows = gather("rowProd", &a)?;
     check_numeric("rowProd", &rows, false)?;
     let mut has = vec![0u32; rows.n];
@@ -263,15 +337,18 @@ impl CastInt for Column {
     }
 }
 
-fn row_max(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    row_extreme("rowMax", &a, true)
+fn row_max(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    via_double(ctx, a, |_, a| row_extreme("rowMax", &a, true), Some)
 }
-fn row_min(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    row_extreme("rowMin", &a, false)
+fn row_min(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    via_double(ctx, a, |_, a| row_extreme("rowMin", &a, false), Some)
 }
 
 /// rowImax / rowImin: column index of the first max/min (INT).
 fn row_iextreme(name: &str, a: &[Value], max: bool, last: bool) -> Result<Value> {
+    if let Some((conv, _)) = undecimal(a)? {
+        return row_iextreme(name, &conv, max, last);
+    }
     let rows = gather(name, a)?;
     check_numeric(name, &rows, true)?;
     let mut best = vec![f64::NAN; rows.n];
@@ -324,6 +401,9 @@ fn row_size(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 
 /// Moment statistics per row (DOUBLE), shifted by each row's first value.
 fn row_moment(name: &str, a: &[Value], kind: Mom) -> Result<Value> {
+    if let Some((conv, _)) = undecimal(a)? {
+        return row_moment(name, &conv, kind);
+    }
     let rows = gather(name, a)?;
     check_numeric(name, &rows, false)?;
     let n = rows.n;

@@ -101,6 +101,9 @@ fn dbl(v: Vec<f64>) -> Value {
 }
 
 fn stat(name: &str, a: &[Value], kind: PairStat) -> Result<Value> {
+    if let Some((conv, _)) = crate::row::undecimal(a)? {
+        return stat(name, &conv, kind);
+    }
     let raw = matches!(kind, PairStat::Wsum | PairStat::Wavg);
     let p = pair_sums(name, a, raw)?;
     Ok(dbl((0..p.n.len()).map(|r| pair_stat(kind, p.n[r], p.kx[r], p.ky[r], &p.s[r]).unwrap_or(f64::NAN)).collect()))

@@ -35,8 +35,8 @@ fn shaped() {
     check("rowPrev((1 2 3, 4 5 6))\nrowNext((1 2 3, 4 5 6))", "([,,],[1,2,3])\n([4,5,6],[,,])");
     check("m=matrix(3 1 2 4 7 6 9 8 5, 9 NULL 2 3 5 6 3 2 8).transpose()\nrowRank(m, groupNum=3)", "#0 #1 #2 #3 #4 #5 #6 #7 #8\n-- -- -- -- -- -- -- -- --\n0  0  0  1  2  1  2  2  1\n2     0  0  1  1  0  0  2");
     check("rowDenseRank(matrix(1 3 3, 6 5 6, NULL 0 9), ignoreNA=false)", "#0 #1 #2\n-- -- --\n1  2  0\n1  2  0\n0  1  2");
-    check("m = matrix(3.1 4.5 2.2, 4.2 4.3 5.1, 6.2 7.1 2.2, 1.8 6.1 5.3, 7.1 8.4 3.5)\nrowAt(m, 4 0 2)\nrowAt(m, m>6)", "[7.1,4.5,2.2]\n([6.2,7.1],[7.1,6.1,8.4],)");
-    check("rowAt(matrix(true false false, false true false, true true false))", "([0,2],[1,2],)");
+    check("m = matrix(3.1 4.5 2.2, 4.2 4.3 5.1, 6.2 7.1 2.2, 1.8 6.1 5.3, 7.1 8.4 3.5)\nrowAt(m, 4 0 2)\nrowAt(m, m>6)", "[7.1,4.5,2.2]\n[[6.2,7.1],[7.1,6.1,8.4],[]]");
+    check("rowAt(matrix(true false false, false true false, true true false))", "[[0,2],[1,2],[]]");
 }
 
 #[test]
