@@ -48,6 +48,8 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     // the interpreter dispatches the SQL statements it meets (select, update, insert,
     // delete, union, with) to runtime::sql, which evaluates expressions with it
     ("eval", "sql", "statement dispatch to the SQL executor"),
+    // `update!` (stdlib) builds an update statement and runs it through the same executor
+    ("callctx", "sql", "update! runs an update statement through the SQL executor"),
 ];
 
 /// Names lib.rs re-exports at the crate root (`pub use eval::Interpreter;`) and their modules.
