@@ -82,6 +82,14 @@ pub fn wrap(r: &mut Registry) {
     }
 }
 
+/// Parameters of `createTimeSeriesEngine` and its older name `createTimeSeriesAggregator`.
+const TIME_SERIES_PARAMS: &[&str] = &[
+    "name", "windowSize", "step", "metrics", "dummyTable", "outputTable", "timeColumn", "useSystemTime", "keyColumn", "garbageSize",
+    "updateTime", "useWindowStartTime", "roundTime", "snapshotDir", "snapshotIntervalInMsgCount", "fill", "forceTriggerTime",
+    "raftGroup", "keyPurgeFreqInSec", "closed", "outputElapsedMicroseconds", "subWindow", "parallelism", "acceptedDelay",
+    "outputHandler", "msgAsTable",
+];
+
 pub const DEFS: &[Builtin] = &[
     f("streamTable", Kind::System, 1, u8::MAX, table::stream_table),
     fp(
@@ -135,12 +143,7 @@ pub const DEFS: &[Builtin] = &[
         6,
         26,
         timeseries::create,
-        &[
-            "name", "windowSize", "step", "metrics", "dummyTable", "outputTable", "timeColumn", "useSystemTime", "keyColumn", "garbageSize",
-            "updateTime", "useWindowStartTime", "roundTime", "snapshotDir", "snapshotIntervalInMsgCount", "fill", "forceTriggerTime",
-            "raftGroup", "keyPurgeFreqInSec", "closed", "outputElapsedMicroseconds", "subWindow", "parallelism", "acceptedDelay",
-            "outputHandler", "msgAsTable",
-        ],
+        TIME_SERIES_PARAMS,
     ),
     fp(
         "createTimeSeriesAggregator",
@@ -148,11 +151,6 @@ pub const DEFS: &[Builtin] = &[
         6,
         26,
         timeseries::create,
-        &[
-            "name", "windowSize", "step", "metrics", "dummyTable", "outputTable", "timeColumn", "useSystemTime", "keyColumn", "garbageSize",
-            "updateTime", "useWindowStartTime", "roundTime", "snapshotDir", "snapshotIntervalInMsgCount", "fill", "forceTriggerTime",
-            "raftGroup", "keyPurgeFreqInSec", "closed", "outputElapsedMicroseconds", "subWindow", "parallelism", "acceptedDelay",
-            "outputHandler", "msgAsTable",
-        ],
+        TIME_SERIES_PARAMS,
     ),
 ];
