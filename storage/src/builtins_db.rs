@@ -172,6 +172,9 @@ pub fn load_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if !catalog::table_exists(dir, name) {
         return Err(Error::name(format!("The table {name} doesn't exist in the database {}", db.path)));
     }
+    // read the manifest now (as DolphinDB loads the metadata here), not in the first query;
+    // a damaged one is reported by the query that needs it, as before
+    let _ = crate::cache::table_state(dir, name);
     Ok(table_value(db, name))
 }
 

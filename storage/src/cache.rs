@@ -19,7 +19,7 @@
 //! Drops of tables and databases in this process forget their entries at once.
 
 use crate::catalog::{self, TableMeta};
-use crate::column_file::BlockMeta;
+use crate::column_file::{BlockMeta, ColumnFile};
 use crate::partition::Level;
 use ahash::{AHashMap, AHashSet};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
@@ -29,31 +29,77 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// A decoded column file: the column and its block directory (min/max per block).
+/// A decoded column file: the column and its block directory (min/max per block). A query
+/// whose filters rule out blocks by their min/max decodes only the others, and the entry
+/// then holds just those (`held`): a later query needing no other block is served from
+/// it, one needing more decodes the union and replaces it.
 pub struct Decoded {
     pub col: Column,
     pub blocks: Vec<BlockMeta>,
+    /// the blocks whose rows `col` holds, in order (None: every block)
+    pub held: Option<Vec<bool>>,
 }
 
 impl Decoded {
-    /// Rows of the kept blocks (every row when `keep` is None).
+    /// A column of every block of its file.
+    pub fn whole(col: Column, blocks: Vec<BlockMeta>) -> Decoded {
+        Decoded { col, blocks, held: None }
+    }
+
+    /// Whether the entry holds every block `keep` marks (every block when None).
+    pub fn covers(&self, keep: Option<&[bool]>) -> bool {
+        match (&self.held, keep) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(h), Some(k)) => h.iter().zip(k).all(|(&h, &k)| h || !k),
+        }
+    }
+
+    /// Rows of the kept blocks (every row when `keep` is None); the entry must cover them.
     pub fn rows(&self, keep: Option<&[bool]>) -> Column {
         let Some(keep) = keep else {
             return self.col.clone();
         };
-        if keep.iter().all(|&k| k) {
+        let held = self.held.as_deref();
+        if keep.iter().enumerate().all(|(b, &k)| k == held.is_none_or(|h| h[b])) {
             return self.col.clone();
         }
         let mut idx = Vec::new();
         let mut start = 0usize;
-        for (b, &k) in self.blocks.iter().zip(keep) {
-            let n = b.rows as usize;
+        for (i, (meta, &k)) in self.blocks.iter().zip(keep).enumerate() {
+            if !held.is_none_or(|h| h[i]) {
+                continue;
+            }
+            let n = meta.rows as usize;
             if k {
                 idx.extend(start..start + n);
             }
             start += n;
         }
         self.col.take_usize(&idx)
+    }
+}
+
+/// A stored column before its rows are taken: see `TableState::seg_source`.
+pub enum SegSource {
+    Cached(Arc<Decoded>),
+    File(ColumnFile),
+}
+
+impl SegSource {
+    /// The block directory (rows and min/max per block).
+    pub fn blocks(&self) -> &[BlockMeta] {
+        match self {
+            SegSource::Cached(d) => &d.blocks,
+            SegSource::File(f) => &f.blocks,
+        }
+    }
+
+    pub fn ty(&self) -> beluga_runtime::DataType {
+        match self {
+            SegSource::Cached(d) => d.col.ty,
+            SegSource::File(f) => f.ty,
+        }
     }
 }
 
@@ -357,26 +403,72 @@ impl TableState {
     /// Column `col` of segment `seg` of partition folder `part`, decoded (from the cache
     /// when its file is unchanged). SYMBOL columns use this state's symbol base.
     pub fn seg_column(&self, tdir: &Path, part: &str, seg: u64, col: usize) -> Result<Arc<Decoded>> {
+        let src = self.seg_source(tdir, part, seg, col)?;
+        self.seg_full(tdir, part, seg, col, src)
+    }
+
+    /// Where column `col` of segment `seg` comes from: its cache entry (whole or some
+    /// blocks), or its opened file (read, not decoded): enough for the block directory.
+    pub fn seg_source(&self, tdir: &Path, part: &str, seg: u64, col: usize) -> Result<SegSource> {
         let stamp = self.seg_stamp(tdir, part, seg, col)?;
         let key = Key::Seg { table: self.id, seg, col: col as u32 };
         let hit = columns().get(&key, stamp);
         if let Some(d) = hit {
-            return Ok(match &*d.col.data {
+            return Ok(SegSource::Cached(match &*d.col.data {
                 // codes refer to a prefix of the current base: re-tag once with this state's
                 ColData::Sym(s) if !Arc::ptr_eq(&s.dict, &self.meta.symbols) => {
-                    let d2 = Arc::new(Decoded { col: retag(&d.col, s, &self.meta.symbols), blocks: d.blocks.clone() });
+                    let d2 = Arc::new(Decoded { col: retag(&d.col, s, &self.meta.symbols), blocks: d.blocks.clone(), held: d.held.clone() });
                     columns().put(key, d2.clone(), stamp);
                     d2
                 }
                 _ => d,
-            });
+            }));
         }
+        Ok(SegSource::File(self.open_seg(tdir, part, seg, col)?))
+    }
+
+    /// The file of column `col` of segment `seg`, opened (read, not decoded).
+    pub fn open_seg(&self, tdir: &Path, part: &str, seg: u64, col: usize) -> Result<ColumnFile> {
         let owner = crate::segment::owner(tdir, part, seg);
-        let file = crate::segment::open_column(&catalog::col_file(tdir, part, seg, col), Some(&owner))?;
-        let c = file.decode(None, Some(&self.meta.symbols))?;
-        let d = Arc::new(Decoded { col: c, blocks: file.blocks });
-        columns().put(key, d.clone(), stamp);
+        crate::segment::open_column(&catalog::col_file(tdir, part, seg, col), Some(&owner))
+    }
+
+    /// Decode the blocks `held` marks (all when None) of `file` and cache them.
+    fn decode_put(&self, (tdir, part, seg, col): (&Path, &str, u64, usize), file: ColumnFile, held: Option<Vec<bool>>) -> Result<Arc<Decoded>> {
+        let held = held.filter(|h| !h.iter().all(|&b| b));
+        let c = file.decode(held.as_deref(), Some(&self.meta.symbols))?;
+        let d = Arc::new(Decoded { col: c, blocks: file.blocks, held });
+        let stamp = self.seg_stamp(tdir, part, seg, col)?;
+        columns().put(Key::Seg { table: self.id, seg, col: col as u32 }, d.clone(), stamp);
         Ok(d)
+    }
+
+    /// Every row of a column, from `src`.
+    fn seg_full(&self, tdir: &Path, part: &str, seg: u64, col: usize, src: SegSource) -> Result<Arc<Decoded>> {
+        match src {
+            SegSource::Cached(d) if d.covers(None) => Ok(d),
+            SegSource::Cached(_) => self.decode_put((tdir, part, seg, col), self.open_seg(tdir, part, seg, col)?, None),
+            SegSource::File(f) => self.decode_put((tdir, part, seg, col), f, None),
+        }
+    }
+
+    /// The rows of the blocks `keep` marks (all when None) of a column, from `src`:
+    /// decoding only those blocks when the cache does not hold them yet (a cached entry
+    /// of other blocks is widened to the union).
+    pub fn seg_rows(&self, tdir: &Path, part: &str, seg: u64, col: usize, src: SegSource, keep: Option<&[bool]>) -> Result<Column> {
+        let keep = keep.filter(|k| !k.iter().all(|&b| b));
+        let d = match src {
+            SegSource::Cached(d) if d.covers(keep) => d,
+            SegSource::Cached(d) => {
+                let want = match (keep, &d.held) {
+                    (Some(k), Some(h)) => Some(k.iter().zip(h).map(|(&a, &b)| a || b).collect()),
+                    _ => None,
+                };
+                self.decode_put((tdir, part, seg, col), self.open_seg(tdir, part, seg, col)?, want)?
+            }
+            SegSource::File(f) => self.decode_put((tdir, part, seg, col), f, keep.map(|k| k.to_vec()))?,
+        };
+        Ok(d.rows(keep))
     }
 
     /// A joined column of whole segments `segs` (in order), if cached.
@@ -387,7 +479,7 @@ impl TableState {
 
     pub fn put_joined(&self, col: usize, segs: &Arc<[u64]>, c: &Column) {
         let key = Key::Joined { table: self.id, state: self.serial, col: col as u32, segs: segs.clone() };
-        columns().put(key, Arc::new(Decoded { col: c.clone(), blocks: vec![] }), (0, 0, 0));
+        columns().put(key, Arc::new(Decoded::whole(c.clone(), vec![])), (0, 0, 0));
     }
 }
 

@@ -149,7 +149,7 @@ fn hits_share_data_and_every_write_is_seen() {
 }
 
 fn entry(n: usize) -> Arc<Decoded> {
-    Arc::new(Decoded { col: Column::from_vec(DataType::Long, vec![7i64; n]), blocks: vec![] })
+    Arc::new(Decoded::whole(Column::from_vec(DataType::Long, vec![7i64; n]), vec![]))
 }
 
 fn seg(k: u64) -> Key {

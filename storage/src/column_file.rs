@@ -1,5 +1,6 @@
 //! Column files: a checksummed header with a block directory (rows, codec, min/max,
-//! checksum per block of up to 64Ki rows), then the lz4-compressed blocks.
+//! checksum per block of up to 8Ki rows, small enough for min/max to rule out most of a
+//! segment in a range query), then the lz4-compressed blocks.
 //!
 //! Codecs per block: integers are delta + zigzag encoded, byte-shuffled and compressed;
 //! DOUBLE blocks whose values are all short decimals (87.3, 3.718) are stored as scaled
@@ -13,7 +14,7 @@ use beluga_runtime::{DataType, Result};
 use std::sync::Arc;
 
 pub const MAGIC: &[u8; 8] = b"BLGCOL01";
-pub const BLOCK_ROWS: usize = 1 << 16;
+pub const BLOCK_ROWS: usize = 1 << 13;
 
 const RAW: u8 = 0;
 const DELTA: u8 = 1;
@@ -161,10 +162,70 @@ fn with_raw<R>(b: &[u8], want: usize, what: &str, f: impl FnOnce(&[u8]) -> Resul
     })
 }
 
+/// Where decoded values go: a growing vector (`decode`), or the part of a preallocated
+/// column that one file's rows fill (`decode_into`: the file decoded straight into the
+/// final column, no second copy and no second set of fresh pages).
+pub trait Out<T> {
+    /// Values written so far.
+    fn len(&self) -> usize;
+    /// Append the items of `it` (never more than the room left: the caller sized it).
+    fn push_iter(&mut self, it: impl Iterator<Item = T>);
+    /// A written value.
+    fn at(&mut self, i: usize) -> Option<&mut T>;
+}
+
+impl<T> Out<T> for Vec<T> {
+    #[inline]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline]
+    fn push_iter(&mut self, it: impl Iterator<Item = T>) {
+        self.extend(it);
+    }
+    #[inline]
+    fn at(&mut self, i: usize) -> Option<&mut T> {
+        self.get_mut(i)
+    }
+}
+
+/// An uninitialised slice filled from the front.
+pub struct SliceOut<'a, T> {
+    buf: &'a mut [std::mem::MaybeUninit<T>],
+    len: usize,
+}
+
+impl<'a, T> SliceOut<'a, T> {
+    pub fn new(buf: &'a mut [std::mem::MaybeUninit<T>]) -> Self {
+        SliceOut { buf, len: 0 }
+    }
+}
+
+impl<T> Out<T> for SliceOut<'_, T> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn push_iter(&mut self, it: impl Iterator<Item = T>) {
+        let mut k = 0;
+        for (d, x) in self.buf[self.len..].iter_mut().zip(it) {
+            d.write(x);
+            k += 1;
+        }
+        self.len += k;
+    }
+    #[inline]
+    fn at(&mut self, i: usize) -> Option<&mut T> {
+        // SAFETY: the first `len` elements were written by `push_iter`
+        (i < self.len).then(|| unsafe { self.buf[i].assume_init_mut() })
+    }
+}
+
 /// Append the `n` byte-shuffled values of `raw` (byte j of value i at `j * n + i`) to
 /// `out`, each passed through `f`: unshuffle, conversion and `f` in one pass.
 #[inline]
-fn extend_planes<S: Fixed, T>(raw: &[u8], n: usize, out: &mut Vec<T>, f: impl FnMut(S) -> T) {
+fn extend_planes<S: Fixed, T>(raw: &[u8], n: usize, out: &mut impl Out<T>, f: impl FnMut(S) -> T) {
     match S::W {
         1 => extend_w::<S, T, 1>(raw, n, out, f),
         2 => extend_w::<S, T, 2>(raw, n, out, f),
@@ -175,10 +236,10 @@ fn extend_planes<S: Fixed, T>(raw: &[u8], n: usize, out: &mut Vec<T>, f: impl Fn
 }
 
 #[inline]
-fn extend_w<S: Fixed, T, const W: usize>(raw: &[u8], n: usize, out: &mut Vec<T>, mut f: impl FnMut(S) -> T) {
+fn extend_w<S: Fixed, T, const W: usize>(raw: &[u8], n: usize, out: &mut impl Out<T>, mut f: impl FnMut(S) -> T) {
     debug_assert!(S::W == W && raw.len() >= n * W);
     let p: [&[u8]; W] = std::array::from_fn(|b| &raw[b * n..(b + 1) * n]);
-    out.extend((0..n).map(|i| {
+    out.push_iter((0..n).map(|i| {
         let a: [u8; W] = std::array::from_fn(|b| p[b][i]);
         f(S::get(&a))
     }));
@@ -200,14 +261,14 @@ fn encode_delta<T: DeltaInt>(v: &[T]) -> Vec<u8> {
     )
 }
 
-fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut impl Out<T>) -> Result<()> {
     with_raw(b, rows * T::W, what, |raw| {
         extend_planes::<T, T>(raw, rows, out, |x| x);
         Ok(())
     })
 }
 
-fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut impl Out<T>) -> Result<()> {
     with_raw(b, rows * T::W, what, |raw| {
         let mut prev = T::ZERO;
         extend_planes::<T, T>(raw, rows, out, |z| {
@@ -315,7 +376,7 @@ fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
     }
 }
 
-fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) -> Result<()> {
+fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<f64>) -> Result<()> {
     if codec == DECIMAL {
         let bad = || corrupt(what, "decimal block");
         if b.len() < 5 {
@@ -345,7 +406,7 @@ fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<f64>) 
             let idx = u32::from_le_bytes([b[p], b[p + 1], b[p + 2], b[p + 3]]) as usize;
             let q = 5 + ne * 4 + e * 8;
             let x = f64::from_le_bytes(b[q..q + 8].try_into().map_err(|_| bad())?);
-            *out.get_mut(base + idx).ok_or_else(bad)? = x;
+            *out.at(base + idx).ok_or_else(bad)? = x;
         }
         return Ok(());
     }
@@ -625,7 +686,51 @@ impl ColumnFile {
     }
 }
 
-fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut Vec<T>) -> Result<()> {
+/// The physical types a file decodes straight into a column slice (`decode_into`).
+pub trait Decodable: Fixed {
+    fn block(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<Self>) -> Result<()>;
+}
+
+macro_rules! decodable {
+    ($($t:ty => $f:expr;)*) => {
+        $(impl Decodable for $t {
+            fn block(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<Self>) -> Result<()> {
+                $f(codec, b, rows, what, out)
+            }
+        })*
+    };
+}
+decodable! {
+    i8 => |_c, b, r, w, o| decode_fixed(b, r, w, o);
+    i16 => int_block;
+    i32 => int_block;
+    i64 => int_block;
+    f32 => |_c, b, r, w, o| decode_fixed(b, r, w, o);
+    f64 => decode_f64;
+    i128 => |_c, b, r, w, o| decode_fixed(b, r, w, o);
+}
+
+impl ColumnFile {
+    /// Decode every block into `out`, which must have exactly `self.rows` elements: one
+    /// file's share of a column assembled from several (the caller checked that `T` is
+    /// this file's physical type; SYMBOL codes come out as i32 and are checked by it).
+    pub fn decode_into<T: Decodable>(&self, out: &mut [std::mem::MaybeUninit<T>]) -> Result<()> {
+        if out.len() as u64 != self.rows || self.ty.array_elem().is_some() {
+            return Err(corrupt(&self.name, "internal: decode_into of a wrong length or type"));
+        }
+        let mut o = SliceOut::new(out);
+        for (k, b) in self.blocks.iter().enumerate() {
+            let before = o.len();
+            T::block(b.codec, self.block_bytes(k)?, b.rows as usize, &self.name, &mut o)?;
+            if o.len() != before + b.rows as usize {
+                return Err(corrupt(&self.name, "block length"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<T>) -> Result<()> {
     match codec {
         DELTA => decode_delta(b, rows, what, out),
         RAW => decode_fixed(b, rows, what, out),

@@ -242,3 +242,44 @@ fn top_desc_scans_skip_partitions_below_the_nth_key() {
     assert_eq!(t.rows(), 4000);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several blocks per segment (x grows with the row, so blocks are ruled out by their
+/// min/max): a scan decodes only the blocks its range keeps, a later scan needing other
+/// blocks widens the cached entry, and a whole scan (decoded straight into the assembled
+/// columns) still returns every row with its symbol.
+#[test]
+fn scans_decode_only_kept_blocks_and_widen_the_cache() {
+    let n = 3 * 5 * crate::column_file::BLOCK_ROWS + 123;
+    let dir = scratch("blocks");
+    let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001, 18002]))];
+    let meta = DbMeta { levels, engine: "OLAP".into() };
+    write_db_meta(&dir, &meta).unwrap();
+    let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+    Appender::create(&dir, "pt", vec!["date".into(), "sym".into(), "x".into()], types, vec!["date".into()]).unwrap().commit().unwrap();
+    let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+    let h = TableHandle { db, name: "pt".into() };
+    h.append(&crate::store::tests::sample_with(n, 18000, |k| k as f64)).unwrap();
+    let in_range = |lo: i64, hi: i64| -> Vec<i64> { (0..n as i64).filter(|&k| k >= lo && k <= hi).collect() };
+    let between = |lo: f64, hi: f64| vec![Pred::Between { col: "x".into(), lo: dbl(lo), hi: dbl(hi) }];
+    for (lo, hi) in [(10_000, 20_000), (50_000, 90_000), (0, 5), (10_000, 60_000)] {
+        let preds = between(lo as f64, hi as f64);
+        let t = &h.scan(Scan { preds: &preds, ..Scan::default() }).unwrap()[0];
+        assert_eq!(exact(t, |_, x| x >= lo && x <= hi), in_range(lo, hi), "x between {lo} and {hi}");
+    }
+    let from = (n - 1000) as i64;
+    let preds = vec![Pred::Cmp { col: "x".into(), op: CmpOp::Ge, value: dbl(from as f64) }];
+    let t = &h.scan(Scan { preds: &preds, ..Scan::default() }).unwrap()[0];
+    assert_eq!(xs(t), in_range(from, n as i64));
+    let t = &h.scan(Scan::default()).unwrap()[0];
+    assert_eq!(xs(t), in_range(0, n as i64));
+    let (s, x) = (t.col_index("sym").unwrap(), t.col_index("x").unwrap());
+    for r in (0..t.rows()).step_by(997) {
+        let k = t.cols[x].f64_at(r).unwrap() as usize;
+        assert_eq!(t.cols[s].str_at(r), Some(["IBM", "MSFT", "NA"][k % 3]), "row {r}");
+    }
+    // after the whole scan, a range is served from the cache and still exact
+    let preds = between(30_000.0, 31_000.0);
+    let t = &h.scan(Scan { preds: &preds, ..Scan::default() }).unwrap()[0];
+    assert_eq!(exact(t, |_, x| (30_000..=31_000).contains(&x)), in_range(30_000, 31_000));
+    let _ = std::fs::remove_dir_all(&dir);
+}
