@@ -80,6 +80,42 @@ impl Decoded {
     }
 }
 
+impl Decoded {
+    /// Rows `pick` (positions among the rows of the blocks `keep` marks, ascending) of an
+    /// entry that covers those blocks, gathered from the entry in one pass.
+    pub fn pick(&self, keep: Option<&[bool]>, pick: &[usize]) -> Column {
+        let held = self.held.as_deref();
+        if held.is_none() && keep.is_none_or(|k| k.iter().all(|&b| b)) {
+            return self.col.take_usize(pick);
+        }
+        // per kept block: (first position among the kept rows, first position in `col`)
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let (mut kept_at, mut col_at) = (0usize, 0usize);
+        for (i, meta) in self.blocks.iter().enumerate() {
+            if !held.is_none_or(|h| h[i]) {
+                continue;
+            }
+            let n = meta.rows as usize;
+            if keep.is_none_or(|k| k[i]) {
+                runs.push((kept_at, col_at));
+                kept_at += n;
+            }
+            col_at += n;
+        }
+        let mut r = 0usize;
+        let idx: Vec<usize> = pick
+            .iter()
+            .map(|&p| {
+                while r + 1 < runs.len() && runs[r + 1].0 <= p {
+                    r += 1;
+                }
+                runs[r].1 + (p - runs[r].0)
+            })
+            .collect();
+        self.col.take_usize(&idx)
+    }
+}
+
 /// A stored column before its rows are taken: see `TableState::seg_source`.
 pub enum SegSource {
     Cached(Arc<Decoded>),
@@ -455,7 +491,9 @@ impl TableState {
     /// The rows of the blocks `keep` marks (all when None) of a column, from `src`:
     /// decoding only those blocks when the cache does not hold them yet (a cached entry
     /// of other blocks is widened to the union).
-    pub fn seg_rows(&self, tdir: &Path, part: &str, seg: u64, col: usize, src: SegSource, keep: Option<&[bool]>) -> Result<Column> {
+    /// With `pick`, only those rows (positions among the kept blocks' rows, ascending).
+    #[allow(clippy::too_many_arguments)]
+    pub fn seg_rows(&self, tdir: &Path, part: &str, seg: u64, col: usize, src: SegSource, keep: Option<&[bool]>, pick: Option<&[usize]>) -> Result<Column> {
         let keep = keep.filter(|k| !k.iter().all(|&b| b));
         let d = match src {
             SegSource::Cached(d) if d.covers(keep) => d,
@@ -468,7 +506,10 @@ impl TableState {
             }
             SegSource::File(f) => self.decode_put((tdir, part, seg, col), f, keep.map(|k| k.to_vec()))?,
         };
-        Ok(d.rows(keep))
+        Ok(match pick {
+            Some(p) => d.pick(keep, p),
+            None => d.rows(keep),
+        })
     }
 
     /// A joined column of whole segments `segs` (in order), if cached.

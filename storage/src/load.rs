@@ -219,19 +219,21 @@ fn load_segment(
         return Ok(None);
     }
     // then only the rows of the blocks kept: decoded just for them on a cache miss
-    let rows_of = |c: usize, files: &mut Vec<Option<SegSource>>| -> Result<Column> {
+    // `pick`: only these rows (positions among the kept blocks' rows), gathered straight
+    // from the cached column instead of copying the kept blocks first
+    let rows_of = |c: usize, files: &mut Vec<Option<SegSource>>, pick: Option<&[usize]>| -> Result<Column> {
         let src = match files[c].take() {
             Some(s) => s,
             None => st.seg_source(tdir, part, seg, c)?,
         };
-        st.seg_rows(tdir, part, seg, c, src, keep.as_deref())
+        st.seg_rows(tdir, part, seg, c, src, keep.as_deref(), pick)
     };
     let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
     let mut mask: Option<Vec<bool>> = None;
     for f in filters.iter().filter(|_| rows) {
         for c in f.cols() {
             if cols[c].is_none() {
-                cols[c] = Some(rows_of(c, &mut files)?);
+                cols[c] = Some(rows_of(c, &mut files, None)?);
             }
         }
         if let Some(m) = filter_mask(f, &cols) {
@@ -247,20 +249,19 @@ fn load_segment(
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
+    // late materialisation: the other columns only at the rows the filters kept
+    let idx = mask.and_then(|m| {
+        let kept = m.iter().filter(|&&b| b).count();
+        (kept < m.len()).then(|| mask_rows(&m, kept))
+    });
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
-        let col = match cols[c].take() {
-            Some(col) => col,
-            None => rows_of(c, &mut files)?,
+        let col = match (cols[c].take(), &idx) {
+            (Some(col), Some(idx)) => col.take_usize(idx),
+            (Some(col), None) => col,
+            (None, idx) => rows_of(c, &mut files, idx.as_deref())?,
         };
         out.push(col);
-    }
-    if let Some(m) = mask {
-        let kept = m.iter().filter(|&&b| b).count();
-        if kept < m.len() {
-            let idx = mask_rows(&m, kept);
-            out = out.iter().map(|c| c.take_usize(&idx)).collect();
-        }
     }
     Ok(Some(out))
 }

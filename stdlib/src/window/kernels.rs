@@ -79,7 +79,10 @@ pub fn k_sum<'a>(name: &'static str) -> StatFn<'a> {
         check_num(name, x, false)?;
         let n = x.len;
         let ty = sum_type(x.ty());
-        let c = if ty == DataType::Double {
+        let c = if ty == DataType::Double && matches!((b, g), (Bounds::Cum, Gate::Open)) {
+            // cumsum: a plain running sum, as numpy's cumsum adds (no window state)
+            with_slice!(x, v => Column::from_vec(DataType::Double, running_sum(v)))
+        } else if ty == DataType::Double {
             with_slice!(x, v => roll_f64(&mut Moments::new(v, Mom::Sum), n, b, g))
         } else {
             with_slice!(x, v => {
@@ -89,6 +92,22 @@ pub fn k_sum<'a>(name: &'static str) -> StatFn<'a> {
         };
         one(c, name, x)
     })
+}
+
+/// Running sum of the non-null values, left to right: NULL before the first one, and a
+/// NULL row repeats the sum so far. The nulls are found once; the loop after the first
+/// value adds a zero in their place (a select, no branch per row).
+fn running_sum<T: Native>(v: &[T]) -> Vec<f64> {
+    let first = v.iter().position(|a| !a.is_null()).unwrap_or(v.len());
+    let mut out = Vec::with_capacity(v.len());
+    out.resize(first, f64::NULL);
+    let mut acc = 0.0f64;
+    out.extend(v[first..].iter().map(|a| {
+        let x = a.to_f64();
+        acc += if a.is_null() { 0.0 } else { x };
+        acc
+    }));
+    out
 }
 
 /// An i64 result as LONG, or narrowed to INT.
