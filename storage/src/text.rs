@@ -284,12 +284,15 @@ fn keep_freed_memory() {
 }
 
 /// Read a planned file chunk by chunk; `sink` receives each chunk's table and the line
-/// number of its first record.
-pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+/// number of its first record. With `merged`, a chunk is one read of `CHUNK` bytes (the
+/// pieces parsed in parallel concatenated); without, every piece parsed by one worker is
+/// passed on as it is, which saves copying every column once when the receiver splits
+/// or concatenates the rows anyway (a partitioned table, a whole file in memory).
+pub fn read_chunks(p: &Plan, merged: bool, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     keep_freed_memory();
     let mut buf = TEXT_BUF.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
     buf.clear();
-    let r = read_chunks_into(p, &mut buf, sink);
+    let r = read_chunks_into(p, merged, &mut buf, sink);
     if buf.capacity() <= 2 * CHUNK {
         buf.clear();
         if let Ok(mut b) = TEXT_BUF.lock() {
@@ -299,7 +302,7 @@ pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -
     r
 }
 
-fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     let mut f = File::open(&p.path).map_err(|e| io(&p.path, e))?;
     let total = f.metadata().map(|m| m.len()).unwrap_or(0);
     let progress = Progress::new(total, &p.path);
@@ -367,8 +370,8 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
             match r {
                 Ok((cols, n, notes)) => {
                     p.notes.lock().unwrap_or_else(|e| e.into_inner()).absorb(&notes, line - p.lines_before - 1 + recs);
+                    chunks.push((cols, line + recs));
                     recs += n;
-                    chunks.push(cols);
                 }
                 Err(e) => {
                     let at = line + recs + e.rec;
@@ -380,9 +383,14 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
                 }
             }
         }
-        let cols = merge(chunks, &p.specs);
-        let t = Table::new(names.clone(), cols)?;
-        sink(t, line)?;
+        if merged {
+            let cols = merge(chunks.into_iter().map(|c| c.0).collect(), &p.specs);
+            sink(Table::new(names.clone(), cols)?, line)?;
+        } else {
+            for (cols, first) in chunks {
+                sink(Table::new(names.clone(), cols)?, first)?;
+            }
+        }
         line += recs;
         buf.drain(..last);
         if eof && buf.is_empty() {
@@ -417,7 +425,7 @@ fn contain_header(v: Option<&Value>) -> Option<bool> {
 /// The whole file as an in-memory table.
 pub fn load_file(p: &Plan) -> Result<Table> {
     let mut parts: Vec<Table> = Vec::new();
-    read_chunks(p, &mut |t, _| {
+    read_chunks(p, false, &mut |t, _| {
         parts.push(t);
         Ok(())
     })?;
@@ -425,9 +433,10 @@ pub fn load_file(p: &Plan) -> Result<Table> {
     if parts.len() == 1 {
         return Ok(parts.pop().unwrap_or_default());
     }
+    // one copy of every column, the columns on rayon's workers
     let cols: Vec<Column> = p
         .specs
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(k, s)| {
             let v: Vec<&Column> = parts.iter().map(|t| &t.cols[k]).collect();
@@ -574,7 +583,9 @@ pub fn load_text_ex(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         ap
     };
     let path2 = path.clone();
-    read_chunks(&p, &mut |t, first_line| {
+    // a transform sees whole chunks, as before; otherwise the appender splits each
+    // worker's piece by partition without a merged copy
+    read_chunks(&p, transform.is_some(), &mut |t, first_line| {
         let t = split_arrays(t, &arrays, &adelim)?;
         let t = match &transform {
             Some(tf) => match i.call_value(tf, vec![Value::table(t)])? {
