@@ -634,6 +634,46 @@ pub(crate) mod tests {
     use crate::handle::{DbHandle, TableHandle};
     use crate::partition::Level;
 
+    #[test]
+    fn concat_ranges_equals_concatenated_slices() {
+        let base = Arc::new(SymbolDict::default());
+        let mut sym = base.clone();
+        let words = ["IBM", "MSFT", "", "A B"];
+        let mk = |k: usize| -> Vec<Column> {
+            let n = 40 + k * 7;
+            let texts: Vec<String> = (0..n).map(|r| format!("s{}", (r * 7 + k) % 11)).collect();
+            vec![
+                Column::from_vec(DataType::Double, (0..n).map(|r| r as f64 * 0.5 + k as f64).collect::<Vec<f64>>()),
+                Column::from_vec(DataType::Int, (0..n).map(|r| (r * 3 + k) as i32).collect::<Vec<i32>>()),
+                Column::from_vec(DataType::Char, (0..n).map(|r| (r % 120) as i8).collect::<Vec<i8>>()),
+                Column::new(DataType::String, ColData::Str(StrCol::from_iter(texts.iter().map(|s| s.as_str())))),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter((0..n).map(|r| words[(r + k) % 4])))),
+            ]
+        };
+        let tables: Vec<Vec<Column>> = (0..3).map(mk).collect();
+        // conformed as the appender does: symbols re-coded into one base
+        let tables: Vec<Vec<Column>> = tables
+            .into_iter()
+            .map(|cols| cols.iter().map(|c| conform_column(c, c.ty, &mut sym, "c").unwrap()).collect())
+            .collect();
+        let ranges = [(0usize, 0usize, 5usize), (1, 10, 47), (0, 5, 5), (2, 0, 54), (1, 0, 3), (0, 39, 40)];
+        for ci in 0..5 {
+            let ty = tables[0][ci].ty;
+            let parts: Vec<(&Column, usize, usize)> = ranges.iter().map(|&(t, s, e)| (&tables[t][ci], s, e)).collect();
+            let got = concat_ranges(ty, &parts, &sym);
+            let slices: Vec<Column> = ranges.iter().map(|&(t, s, e)| tables[t][ci].slice(s, e)).collect();
+            let want = concat_stored(ty, &slices.iter().collect::<Vec<_>>(), &sym);
+            assert_eq!(got.len(), ranges.iter().map(|r| r.2 - r.1).sum::<usize>());
+            for r in 0..got.len() {
+                assert_eq!(beluga_runtime::fmt::format_elem(&got, r), beluga_runtime::fmt::format_elem(&want, r), "column {ci} row {r}");
+            }
+        }
+        // one whole piece is shared, not copied
+        let whole = concat_ranges(DataType::Double, &[(&tables[2][0], 0, tables[2][0].len())], &sym);
+        assert!(Arc::ptr_eq(&whole.data, &tables[2][0].data));
+        let _ = base;
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("beluga-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
