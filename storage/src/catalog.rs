@@ -692,9 +692,15 @@ pub fn remove_tree(dir: &Path) -> Result<()> {
 /// manifest): created under its final name, not synced; `make_durable` syncs it before the
 /// transaction commits. Its parent folder is created when missing.
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_new_parts(path, &[bytes])
+}
+
+/// `write_new` of the concatenation of `parts`, written one after the other (no buffer
+/// holding them all).
+pub fn write_new_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
     let create = || -> std::io::Result<()> {
         let mut f = File::create(path)?;
-        f.write_all(bytes)
+        parts.iter().try_for_each(|b| f.write_all(b))
     };
     match create() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

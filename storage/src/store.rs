@@ -28,7 +28,9 @@ pub struct Appender {
     db_changed: bool,
     prev: Option<TableMeta>,
     pub meta: TableMeta,
-    buffers: AHashMap<Vec<u32>, Vec<Table>>,
+    /// rows waiting to be written, per partition: row ranges of pushed tables (the
+    /// tables are shared, not copied; `flush` copies each range once, into its segment)
+    buffers: AHashMap<Vec<u32>, Vec<Piece>>,
     buffered: usize,
     written: Vec<PathBuf>,
     committed: bool,
@@ -110,6 +112,48 @@ pub fn concat_stored(ty: DataType, parts: &[&Column], base: &Arc<SymbolDict>) ->
         return Column::new(ty, ColData::Sym(SymCol { codes, dict: base.clone() }));
     }
     crate::csv::parse::concat(ty, parts)
+}
+
+/// Rows `start..end` of a buffered table.
+type Piece = (Table, usize, usize);
+
+/// The elements `s..e` of every piece's vector, one after the other (None when a piece
+/// holds another element type).
+fn numeric_ranges<T: beluga_runtime::null::Native>(_first: &[T], pieces: &[(&Column, usize, usize)]) -> Option<Vec<T>> {
+    let n = pieces.iter().map(|p| p.2 - p.1).sum();
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    for &(c, s, e) in pieces {
+        let v = beluga_runtime::with_numeric!(&*c.data, w => (w as &dyn std::any::Any).downcast_ref::<Vec<T>>().map(|v| v.as_slice())).flatten()?;
+        out.extend_from_slice(v.get(s..e)?);
+    }
+    Some(out)
+}
+
+/// Concatenate row ranges of conformed columns (one copy of each value); SYMBOL codes all
+/// refer to (a prefix of) `base`.
+pub fn concat_ranges(ty: DataType, pieces: &[(&Column, usize, usize)], base: &Arc<SymbolDict>) -> Column {
+    if let [(c, 0, e)] = pieces {
+        if *e == c.len() {
+            return (*c).clone();
+        }
+    }
+    let Some(first) = pieces.first() else {
+        return Column::nulls(ty, 0);
+    };
+    if let Some(Some(c)) = beluga_runtime::with_numeric!(&*first.0.data, v => numeric_ranges(v, pieces).map(|o| Column::from_vec(ty, o))) {
+        return c;
+    }
+    if ty == DataType::Symbol && pieces.iter().all(|p| matches!(&*p.0.data, ColData::Sym(_))) {
+        let mut codes = Vec::with_capacity(pieces.iter().map(|p| p.2 - p.1).sum());
+        for &(c, s, e) in pieces {
+            if let ColData::Sym(x) = &*c.data {
+                codes.extend_from_slice(&x.codes[s..e]);
+            }
+        }
+        return Column::new(ty, ColData::Sym(SymCol { codes, dict: base.clone() }));
+    }
+    let sliced: Vec<Column> = pieces.iter().map(|&(c, s, e)| if s == 0 && e == c.len() { c.clone() } else { c.slice(s, e) }).collect();
+    concat_stored(ty, &sliced.iter().collect::<Vec<_>>(), base)
 }
 
 /// Starts of the runs of equal values of `v` (the first is 0), or None past `max` runs.
@@ -333,36 +377,38 @@ impl Appender {
         let mut gs: Vec<(Vec<u32>, Vec<(usize, usize)>)> = keys_of.into_iter().zip(ranges).collect();
         gs.sort_by(|a, b| a.0.cmp(&b.0));
         // few long runs: copy slices; many short ones: gather rows
+        // few long runs: buffer the runs as ranges of `tab` (copied once, by `flush`);
+        // many short ones: gather the partition's rows now
         let by_slices = nranges <= n / 16;
-        let types = &self.meta.types;
-        let symbols = &self.meta.symbols;
-        let parts: Vec<(Vec<u32>, Table)> = gs
+        let parts: Vec<(Vec<u32>, Vec<Piece>)> = gs
             .into_par_iter()
             .map(|(k, rg)| {
-                if rg.len() == 1 {
-                    return Ok((k, tab.slice(rg[0].0, rg[0].1)));
-                }
-                if by_slices {
-                    let pieces: Vec<Table> = rg.iter().map(|&(s, e)| tab.slice(s, e)).collect();
-                    let cols = (0..types.len())
-                        .map(|ci| concat_stored(types[ci], &pieces.iter().map(|t| &t.cols[ci]).collect::<Vec<_>>(), symbols))
-                        .collect();
-                    return Ok((k, Table::new(tab.names.clone(), cols)?));
+                if rg.len() == 1 || by_slices {
+                    return (k, rg.iter().map(|&(s, e)| (tab.clone(), s, e)).collect());
                 }
                 let idx: Vec<usize> = rg.iter().flat_map(|&(s, e)| s..e).collect();
-                Ok((k, tab.take_usize(&idx)))
+                let t = tab.take_usize(&idx);
+                let rows = t.rows();
+                (k, vec![(t, 0, rows)])
             })
-            .collect::<Result<_>>()?;
-        for (k, t) in parts {
-            self.buffer(k, t);
+            .collect();
+        for (k, pieces) in parts {
+            for (t, s, e) in pieces {
+                self.buffer_range(k.clone(), t, s, e);
+            }
         }
         self.maybe_flush()
     }
 
     fn buffer(&mut self, key: Vec<u32>, t: Table) {
-        self.buffered += t.rows() * t.ncols().max(1);
-        self.rows_added += t.rows() as u64;
-        self.buffers.entry(key).or_default().push(t);
+        let n = t.rows();
+        self.buffer_range(key, t, 0, n);
+    }
+
+    fn buffer_range(&mut self, key: Vec<u32>, t: Table, s: usize, e: usize) {
+        self.buffered += (e - s) * t.ncols().max(1);
+        self.rows_added += (e - s) as u64;
+        self.buffers.entry(key).or_default().push((t, s, e));
     }
 
     fn maybe_flush(&mut self) -> Result<()> {
@@ -383,23 +429,32 @@ impl Appender {
     /// first-level folder share a pack file (see `segment`), a one-level partition has a
     /// segment file of its own.
     pub fn flush(&mut self) -> Result<()> {
-        let mut bufs: Vec<(Vec<u32>, Vec<Table>)> = std::mem::take(&mut self.buffers).into_iter().collect();
+        let mut bufs: Vec<(Vec<u32>, Vec<Piece>)> = std::mem::take(&mut self.buffers).into_iter().collect();
         bufs.sort_by(|a, b| a.0.cmp(&b.0));
         self.buffered = 0;
         // (partition folder, rows, columns) in key order, so a first level's partitions are adjacent
         let mut parts: Vec<(Vec<u32>, String, usize, Vec<Column>)> = Vec::with_capacity(bufs.len());
-        for (key, tables) in bufs {
-            let rows: usize = tables.iter().map(|t| t.rows()).sum();
-            if rows == 0 {
-                continue;
-            }
-            // columns of the partition's buffered tables, concatenated per column
-            let mut cols: Vec<Column> = (0..self.meta.types.len())
-                .map(|ci| {
-                    let parts: Vec<&Column> = tables.iter().map(|t| &t.cols[ci]).collect();
-                    concat_stored(self.meta.types[ci], &parts, &self.meta.symbols)
-                })
-                .collect();
+        // columns of each partition's buffered row ranges, concatenated per column (every
+        // value copied once; partitions and columns on rayon's workers)
+        let (types, symbols) = (&self.meta.types, &self.meta.symbols);
+        let gathered: Vec<(Vec<u32>, usize, Vec<Column>)> = bufs
+            .into_par_iter()
+            .filter_map(|(key, pieces)| {
+                let rows: usize = pieces.iter().map(|p| p.2 - p.1).sum();
+                if rows == 0 {
+                    return None;
+                }
+                let cols = (0..types.len())
+                    .into_par_iter()
+                    .map(|ci| {
+                        let parts: Vec<(&Column, usize, usize)> = pieces.iter().map(|(t, s, e)| (&t.cols[ci], *s, *e)).collect();
+                        concat_ranges(types[ci], &parts, symbols)
+                    })
+                    .collect();
+                Some((key, rows, cols))
+            })
+            .collect();
+        for (key, rows, mut cols) in gathered {
             let dir = self.dir_of(&key);
             let mut rows = rows;
             if self.meta.opts.keep != catalog::KeepDup::All && !self.meta.opts.sort_cols.is_empty() {
@@ -470,10 +525,12 @@ impl Appender {
                 return images.iter().try_for_each(|b| catalog::write_new(&p, b));
             }
             let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _, _), b)| (*id, b.len())).collect();
-            let mut bytes = segment::pack_header(&ids);
-            bytes.reserve(images.iter().map(|b| b.len()).sum());
-            images.iter().for_each(|b| bytes.extend_from_slice(b));
-            catalog::write_new(&p, &bytes)
+            // the header, then the segment images as encoded (not copied into one buffer)
+            let head = segment::pack_header(&ids);
+            let mut parts: Vec<&[u8]> = Vec::with_capacity(images.len() + 1);
+            parts.push(&head);
+            parts.extend(images.iter().map(|b| b.as_slice()));
+            catalog::write_new_parts(&p, &parts)
         })
     }
 
@@ -576,6 +633,46 @@ pub(crate) mod tests {
     use crate::catalog::{read_table, write_db_meta, DbMeta};
     use crate::handle::{DbHandle, TableHandle};
     use crate::partition::Level;
+
+    #[test]
+    fn concat_ranges_equals_concatenated_slices() {
+        let base = Arc::new(SymbolDict::default());
+        let mut sym = base.clone();
+        let words = ["IBM", "MSFT", "", "A B"];
+        let mk = |k: usize| -> Vec<Column> {
+            let n = 40 + k * 7;
+            let texts: Vec<String> = (0..n).map(|r| format!("s{}", (r * 7 + k) % 11)).collect();
+            vec![
+                Column::from_vec(DataType::Double, (0..n).map(|r| r as f64 * 0.5 + k as f64).collect::<Vec<f64>>()),
+                Column::from_vec(DataType::Int, (0..n).map(|r| (r * 3 + k) as i32).collect::<Vec<i32>>()),
+                Column::from_vec(DataType::Char, (0..n).map(|r| (r % 120) as i8).collect::<Vec<i8>>()),
+                Column::new(DataType::String, ColData::Str(StrCol::from_iter(texts.iter().map(|s| s.as_str())))),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter((0..n).map(|r| words[(r + k) % 4])))),
+            ]
+        };
+        let tables: Vec<Vec<Column>> = (0..3).map(mk).collect();
+        // conformed as the appender does: symbols re-coded into one base
+        let tables: Vec<Vec<Column>> = tables
+            .into_iter()
+            .map(|cols| cols.iter().map(|c| conform_column(c, c.ty, &mut sym, "c").unwrap()).collect())
+            .collect();
+        let ranges = [(0usize, 0usize, 5usize), (1, 10, 47), (0, 5, 5), (2, 0, 54), (1, 0, 3), (0, 39, 40)];
+        for ci in 0..5 {
+            let ty = tables[0][ci].ty;
+            let parts: Vec<(&Column, usize, usize)> = ranges.iter().map(|&(t, s, e)| (&tables[t][ci], s, e)).collect();
+            let got = concat_ranges(ty, &parts, &sym);
+            let slices: Vec<Column> = ranges.iter().map(|&(t, s, e)| tables[t][ci].slice(s, e)).collect();
+            let want = concat_stored(ty, &slices.iter().collect::<Vec<_>>(), &sym);
+            assert_eq!(got.len(), ranges.iter().map(|r| r.2 - r.1).sum::<usize>());
+            for r in 0..got.len() {
+                assert_eq!(beluga_runtime::fmt::format_elem(&got, r), beluga_runtime::fmt::format_elem(&want, r), "column {ci} row {r}");
+            }
+        }
+        // one whole piece is shared, not copied
+        let whole = concat_ranges(DataType::Double, &[(&tables[2][0], 0, tables[2][0].len())], &sym);
+        assert!(Arc::ptr_eq(&whole.data, &tables[2][0].data));
+        let _ = base;
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("beluga-store-{name}-{}", std::process::id()));

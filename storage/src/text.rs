@@ -264,7 +264,8 @@ impl Drop for Progress {
 
 /// The text buffer of the last import, kept for the next one: a fresh buffer costs a page
 /// fault per 4 KiB written (as much as parsing a tenth of the text).
-static TEXT_BUF: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+/// Two of them: one is parsed while the next chunk is read into the other.
+static TEXT_BUF: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
 /// Keep freed memory in the process between imports (glibc): every import allocates and
 /// frees tens of MB of columns and encoded blocks, which glibc otherwise unmaps or trims
@@ -284,22 +285,30 @@ fn keep_freed_memory() {
 }
 
 /// Read a planned file chunk by chunk; `sink` receives each chunk's table and the line
-/// number of its first record.
-pub fn read_chunks(p: &Plan, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+/// number of its first record. With `merged`, a chunk is one read of `CHUNK` bytes (the
+/// pieces parsed in parallel concatenated); without, every piece parsed by one worker is
+/// passed on as it is, which saves copying every column once when the receiver splits
+/// or concatenates the rows anyway (a partitioned table, a whole file in memory).
+pub fn read_chunks(p: &Plan, merged: bool, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     keep_freed_memory();
-    let mut buf = TEXT_BUF.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
+    let mut kept = TEXT_BUF.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
+    let mut buf = kept.pop().unwrap_or_default();
+    let mut spare = kept.pop().unwrap_or_default();
     buf.clear();
-    let r = read_chunks_into(p, &mut buf, sink);
-    if buf.capacity() <= 2 * CHUNK {
-        buf.clear();
-        if let Ok(mut b) = TEXT_BUF.lock() {
-            *b = buf;
+    spare.clear();
+    let r = read_chunks_into(p, merged, &mut buf, &mut spare, sink);
+    if let Ok(mut b) = TEXT_BUF.lock() {
+        for mut x in [buf, spare] {
+            if x.capacity() <= 2 * CHUNK {
+                x.clear();
+                b.push(x);
+            }
         }
     }
     r
 }
 
-fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
+fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
     let mut f = File::open(&p.path).map_err(|e| io(&p.path, e))?;
     let total = f.metadata().map(|m| m.len()).unwrap_or(0);
     let progress = Progress::new(total, &p.path);
@@ -319,11 +328,19 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
     // no record boundary in the buffer yet: grow it geometrically so a long record is
     // rescanned O(log n) times, not once per megabyte
     let mut grow = false;
+    // the bytes read into `buf` while the previous chunk was parsed: (read, asked for)
+    let mut ahead: Option<std::io::Result<(usize, usize)>> = None;
     loop {
         beluga_runtime::guard::check()?;
-        let want = if grow { buf.len().max(1 << 20) } else { CHUNK.saturating_sub(buf.len()).max(1 << 20) };
-        beluga_runtime::guard::charge((buf.len() + want) as u64)?;
-        let got = (&mut f).take(want as u64).read_to_end(buf).map_err(|e| io(&p.path, e))?;
+        let (got, want) = match ahead.take() {
+            Some(r) => r.map_err(|e| io(&p.path, e))?,
+            None => {
+                let want = if grow { buf.len().max(1 << 20) } else { CHUNK.saturating_sub(buf.len()).max(1 << 20) };
+                beluga_runtime::guard::charge((buf.len() + want) as u64)?;
+                let got = (&mut f).take(want as u64).read_to_end(buf).map_err(|e| io(&p.path, e))?;
+                (got, want)
+            }
+        };
         let eof = got == 0 || got < want;
         if buf.is_empty() {
             break;
@@ -353,22 +370,40 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
         let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(k, &s)| (s, *starts.get(k + 1).unwrap_or(&last))).collect();
         // the parsers on rayon's workers poll the session's interrupt flag (guard::Poll)
         let poll = beluga_runtime::guard::Poll::new();
-        let results: Vec<_> = ranges
-            .par_iter()
-            .map(|&(s, e)| {
-                let r = poll.scope(|| parse_chunk_noted(&buf[s..e], &p.dialect, &p.specs, p.width));
-                progress.add((e - s) as u64);
-                r
-            })
-            .collect();
+        // the next read (the incomplete record after `last`, then the following bytes) goes
+        // into `spare` on one worker while the others parse: no core waits for the file
+        spare.clear();
+        spare.extend_from_slice(&buf[last..]);
+        let next_want = CHUNK.saturating_sub(spare.len()).max(1 << 20);
+        let prefetch = !eof && beluga_runtime::guard::charge((buf.len() + spare.len() + next_want) as u64).is_ok();
+        let parsed = &*buf;
+        let (results, read): (Vec<_>, _) = rayon::join(
+            || {
+                ranges
+                    .par_iter()
+                    .map(|&(s, e)| {
+                        let r = poll.scope(|| parse_chunk_noted(&parsed[s..e], &p.dialect, &p.specs, p.width));
+                        progress.add((e - s) as u64);
+                        r
+                    })
+                    .collect()
+            },
+            || {
+                prefetch.then(|| {
+                    spare.reserve(next_want + 64);
+                    (&mut f).take(next_want as u64).read_to_end(spare).map(|g| (g, next_want))
+                })
+            },
+        );
+        ahead = read;
         let mut chunks = Vec::with_capacity(results.len());
         let mut recs = 0;
         for r in results {
             match r {
                 Ok((cols, n, notes)) => {
                     p.notes.lock().unwrap_or_else(|e| e.into_inner()).absorb(&notes, line - p.lines_before - 1 + recs);
+                    chunks.push((cols, line + recs));
                     recs += n;
-                    chunks.push(cols);
                 }
                 Err(e) => {
                     let at = line + recs + e.rec;
@@ -380,11 +415,20 @@ fn read_chunks_into(p: &Plan, buf: &mut Vec<u8>, sink: &mut dyn FnMut(Table, usi
                 }
             }
         }
-        let cols = merge(chunks, &p.specs);
-        let t = Table::new(names.clone(), cols)?;
-        sink(t, line)?;
+        if merged {
+            let cols = merge(chunks.into_iter().map(|c| c.0).collect(), &p.specs);
+            sink(Table::new(names.clone(), cols)?, line)?;
+        } else {
+            for (cols, first) in chunks {
+                sink(Table::new(names.clone(), cols)?, first)?;
+            }
+        }
         line += recs;
-        buf.drain(..last);
+        if ahead.is_some() {
+            std::mem::swap(buf, spare);
+        } else {
+            buf.drain(..last);
+        }
         if eof && buf.is_empty() {
             break;
         }
@@ -417,7 +461,7 @@ fn contain_header(v: Option<&Value>) -> Option<bool> {
 /// The whole file as an in-memory table.
 pub fn load_file(p: &Plan) -> Result<Table> {
     let mut parts: Vec<Table> = Vec::new();
-    read_chunks(p, &mut |t, _| {
+    read_chunks(p, false, &mut |t, _| {
         parts.push(t);
         Ok(())
     })?;
@@ -425,9 +469,10 @@ pub fn load_file(p: &Plan) -> Result<Table> {
     if parts.len() == 1 {
         return Ok(parts.pop().unwrap_or_default());
     }
+    // one copy of every column, the columns on rayon's workers
     let cols: Vec<Column> = p
         .specs
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(k, s)| {
             let v: Vec<&Column> = parts.iter().map(|t| &t.cols[k]).collect();
@@ -574,7 +619,9 @@ pub fn load_text_ex(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         ap
     };
     let path2 = path.clone();
-    read_chunks(&p, &mut |t, first_line| {
+    // a transform sees whole chunks, as before; otherwise the appender splits each
+    // worker's piece by partition without a merged copy
+    read_chunks(&p, transform.is_some(), &mut |t, first_line| {
         let t = split_arrays(t, &arrays, &adelim)?;
         let t = match &transform {
             Some(tf) => match i.call_value(tf, vec![Value::table(t)])? {
@@ -768,6 +815,47 @@ mod tests {
         assert!(super::progress_line("f", 7, 0, 1.0).contains("100.0%"));
         // not a terminal (as under cargo test): no drawing thread
         assert!(super::Progress::new(10, "f").ticker.is_none() || std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    }
+
+    /// A file of several reads (`CHUNK` bytes each, the next read while the last one is
+    /// parsed): every record arrives once, in order, with its symbol, and the pieces of
+    /// every read are passed on unmerged.
+    #[test]
+    fn file_of_many_chunks_reads_every_record_once() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("beluga-text-chunks-{}.csv", std::process::id()));
+        let rows: i64 = 3_000_000;
+        {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            writeln!(f, "id,sym,x,note").unwrap();
+            for r in 0..rows {
+                // ~27 bytes a record: about 2.5 reads of CHUNK bytes
+                writeln!(f, "{r},S{},{}.25,padding", r % 37, r % 1000).unwrap();
+            }
+        }
+        let p = super::plan(path.to_str().unwrap(), ",", None, 0, None).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() as usize > 2 * super::CHUNK);
+        let mut pieces = 0;
+        let mut next_id = 0i64;
+        let mut next_line = 2;
+        super::read_chunks(&p, false, &mut |t, first_line| {
+            pieces += 1;
+            assert_eq!(first_line, next_line);
+            for r in 0..t.rows() {
+                assert_eq!(t.cols[0].i64_at(r), Some(next_id));
+                assert_eq!(t.cols[1].str_at(r).map(|s| s.to_string()), Some(format!("S{}", next_id % 37)));
+                next_id += 1;
+            }
+            next_line += t.rows();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(next_id, rows);
+        assert!(pieces > 3, "{pieces}");
+        let t = super::load_file(&p).unwrap();
+        assert_eq!(t.rows(), rows as usize);
+        assert_eq!(t.cols[2].f64_at(rows as usize - 1), Some(((rows - 1) % 1000) as f64 + 0.25));
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
