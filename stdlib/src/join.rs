@@ -300,14 +300,22 @@ fn null_if(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-/// `distinct(X)`: the distinct elements of a vector (first-appearance order).
+/// `distinct(X)`: the distinct elements of a vector. The manual leaves the order open, and
+/// every example of funcs/d/distinct.md (`distinct 4 5 5 2 3` ⇒ `[3,2,5,4]`, the array
+/// vector example, `set`) lists them last-first by first appearance: that order is kept.
 fn distinct(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
         Value::Table(_) => Err(Error::unsupported("distinct", "a table")),
         v => {
-            let c = col("distinct", v)?;
+            // an array vector: the distinct elements of all its rows
+            let c = match v {
+                Value::ArrayVector(a) => a.data.clone(),
+                _ => col("distinct", v)?,
+            };
             let g = beluga_runtime::sql::keys::group_ids(&[&c]);
-            Ok(Value::Vector(c.take_usize(&g.first)))
+            let mut first = g.first.clone();
+            first.reverse();
+            Ok(Value::Vector(c.take_usize(&first)))
         }
     }
 }
@@ -554,7 +562,7 @@ mod tests {
             last("kt = keyedTable(`name`id, table(`Tom`Sam as name, 1 2 as id))\nin((`Tom`Sam`Tom, 1 1 2), kt)"),
             "[true,false,false]"
         );
-        assert_eq!(last("distinct(3 1 3 2 1)"), "[3,1,2]");
+        assert_eq!(last("distinct(3 1 3 2 1)"), "[2,1,3]");
         assert_eq!(
             last("t = table(1 2 as id, 4 5 as c1, 7 8 as c2)\nunpivot(t, `id, `c1`c2)"),
             "id valueType value\n-- --------- -----\n1  c1        4\n2  c1        5\n1  c2        7\n2  c2        8"

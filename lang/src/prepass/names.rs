@@ -180,8 +180,11 @@ impl<'a> Pre<'a> {
             return i + 1;
         }
         let f = self.is_fn(&name);
+        // `print select …` at the start of a statement: a command-style call of a query
+        let stmt_query = matches!(self.last(), None | Some(Tok::Sep | Tok::LBrace | Tok::RBrace))
+            && matches!(next_tok, Some(Tok::Select | Tok::Exec));
         if os {
-            if f && next.as_ref().is_some_and(|n| n.ws) && self.starts_operand(i + 1) {
+            if f && next.as_ref().is_some_and(|n| n.ws) && (self.starts_operand(i + 1) || stmt_query) {
                 self.emit(Tok::PrefixIdent(name), s, e);
             } else {
                 self.emit(Tok::Ident(name), s, e);

@@ -333,6 +333,27 @@ impl Interpreter {
     /// `target[idx] = v` on values; returns the updated target.
     pub fn assign_index(&mut self, target: Value, idx: &[Option<Value>], v: Value) -> Result<Value> {
         let i = idx.first().cloned().flatten().unwrap_or(Value::Void);
+        // `d[k1, k2, k3] = [v1, v2, v3]` (funcs/i/in.md): several keys of a typed dictionary
+        // at once; an ANY dictionary with two indexes keeps the nested `d[k1][k2]` meaning
+        if let Value::Dict(d) = &target {
+            if idx.len() >= 3 || (idx.len() == 2 && d.val_type != DataType::Any) {
+                let keys: Vec<Value> = idx
+                    .iter()
+                    .map(|k| k.clone().ok_or_else(|| Error::arg("A dictionary key can't be empty")))
+                    .collect::<Result<_>>()?;
+                let n = keys.len();
+                let mut d = (**d).clone();
+                for (k, key) in keys.iter().enumerate() {
+                    let part = match &v {
+                        Value::Vector(c) if c.len() == n => Value::Scalar(c.slice(k, k + 1)),
+                        Value::Tuple(t) if t.len() == n => t[k].clone(),
+                        other => other.clone(),
+                    };
+                    d = dict_set(d, key, &part)?;
+                }
+                return Ok(Value::Dict(Arc::new(d)));
+            }
+        }
         if idx.len() == 2 {
             let j = idx[1].clone().unwrap_or(Value::Void);
             return match target {

@@ -104,7 +104,11 @@ pub fn to_console(v: &Value, builtin_name: &dyn Fn(u32) -> String) -> String {
         Value::Constant(name, _) => name.to_string(),
         Value::ArrayVector(a) => array_vector_text(a),
     };
-    // a table/matrix value as the last dict entry leaves a blank line behind
+    // a table/matrix value as the last dict entry leaves a blank line behind; a table or
+    // matrix whose last row is all NULL ends in that (empty) row, which stays
+    if !matches!(v, Value::Dict(_)) {
+        return s;
+    }
     let t = s.trim_end_matches('\n');
     if t.len() != s.len() { t.to_string() } else { s }
 }

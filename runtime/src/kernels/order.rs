@@ -24,6 +24,16 @@ pub struct Codes {
 
 const SIGN: u64 = 1 << 63;
 
+/// The code of -Infinity: the smallest non-null float code. The manual puts -inf below NULL
+/// (progr/data_mani/sort_null.md: `-float("inf") < NULL` is true), so where NULL takes its
+/// default place (the smallest value) a -inf goes before it: first ascending, last
+/// descending. Explicit NULLS FIRST/LAST place NULL at the very end given.
+const NEG_INF_KEY: u64 = !f64::NEG_INFINITY.to_bits();
+
+fn is_float(c: &Column) -> bool {
+    matches!(&*c.data, ColData::F64(_) | ColData::F32(_))
+}
+
 #[inline(always)]
 fn int_key<T: Native>(x: T) -> u64 {
     if x.is_null() { 0 } else { (x.to_i64() as u64) ^ SIGN }
@@ -116,9 +126,25 @@ pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
     p.into_iter().map(|(_, i)| i as usize).collect()
 }
 
-/// Stable argsort of a column (nulls first ascending, last descending).
+/// Stable argsort of a column (nulls first ascending, last descending; a float -inf below
+/// NULL, see [`NEG_INF_KEY`]).
 pub fn argsort(c: &Column, asc: bool) -> Vec<usize> {
-    argsort_keys(&sort_keys(c), asc)
+    let keys = sort_keys(c);
+    let mut idx = argsort_keys(&keys, asc);
+    if is_float(c) {
+        // the nulls and the -inf block are adjacent: swap the two blocks
+        let nn = keys.iter().filter(|&&k| k == 0).count();
+        let ni = keys.iter().filter(|&&k| k == NEG_INF_KEY).count();
+        if nn > 0 && ni > 0 {
+            if asc {
+                idx[..nn + ni].rotate_left(nn);
+            } else {
+                let n = idx.len();
+                idx[n - nn - ni..].rotate_left(ni);
+            }
+        }
+    }
+    idx
 }
 
 /// Stable lexicographic argsort over several key columns of equal length; `asc` gives the
@@ -141,6 +167,8 @@ struct Prepared {
     codes: Codes,
     asc: bool,
     nulls_first: bool,
+    /// a float key with NULL in its default place: -inf sorts below NULL
+    inf_low: bool,
 }
 
 impl Prepared {
@@ -148,6 +176,12 @@ impl Prepared {
     fn cmp(&self, a: usize, b: usize) -> Ordering {
         match (self.codes.null[a], self.codes.null[b]) {
             (true, true) => Ordering::Equal,
+            (true, false) if self.inf_low && self.codes.code[b] == NEG_INF_KEY => {
+                if self.asc { Ordering::Greater } else { Ordering::Less }
+            }
+            (false, true) if self.inf_low && self.codes.code[a] == NEG_INF_KEY => {
+                if self.asc { Ordering::Less } else { Ordering::Greater }
+            }
             (true, false) => {
                 if self.nulls_first {
                     Ordering::Less
@@ -183,6 +217,7 @@ fn prepare(keys: &[SortKey]) -> Vec<Prepared> {
             asc: k.asc,
             // nulls are the smallest value: first ascending, last descending
             nulls_first: k.nulls_first.unwrap_or(k.asc),
+            inf_low: k.nulls_first.is_none() && is_float(k.col),
         })
         .collect()
 }
@@ -190,7 +225,9 @@ fn prepare(keys: &[SortKey]) -> Vec<Prepared> {
 /// One key folded into a single sortable number: null placement, then the direction-adjusted code.
 fn wide_key(p: &Prepared, r: usize) -> u128 {
     if p.codes.null[r] {
-        if p.nulls_first { 0 } else { 2u128 << 64 }
+        if p.nulls_first { p.inf_low as u128 } else { 2u128 << 64 }
+    } else if p.inf_low && p.codes.code[r] == NEG_INF_KEY {
+        if p.asc { 0 } else { (2u128 << 64) + 1 }
     } else {
         let c = if p.asc { p.codes.code[r] } else { !p.codes.code[r] };
         (1u128 << 64) | c as u128
@@ -260,9 +297,12 @@ fn stream_top(keys: &[SortKey], rows: &mut [usize], k: usize) -> bool {
 /// The rows (as (wide key, position in `rows`)) that can be among the first `k` by one key.
 fn first_key_candidates(key: &SortKey, rows: &[usize], k: usize, exact: bool) -> Option<Vec<(u128, usize)>> {
     let (asc, nf) = (key.asc, key.nulls_first.unwrap_or(key.asc));
+    let inf_low = key.nulls_first.is_none() && is_float(key.col);
     let wide = move |null: bool, code: u64| -> u128 {
         if null {
-            if nf { 0 } else { 2u128 << 64 }
+            if nf { inf_low as u128 } else { 2u128 << 64 }
+        } else if inf_low && code == NEG_INF_KEY {
+            if asc { 0 } else { (2u128 << 64) + 1 }
         } else {
             (1u128 << 64) | (if asc { code } else { !code }) as u128
         }
@@ -398,5 +438,17 @@ mod tests {
         assert_eq!(sort_perm(&k(false, Some(true)), 7), vec![2, 3, 6, 5, 0, 1, 4]);
         let f = Column::from_vec(DataType::Double, vec![-1.5, 2.0, -0.0, f64::NULL]);
         assert_eq!(sort_perm(&[SortKey { col: &f, asc: true, nulls_first: None }], 4), vec![3, 0, 2, 1]);
+        // -inf below NULL (progr/data_mani/sort_null.md) unless NULLS FIRST/LAST is given
+        let g = Column::from_vec(DataType::Double, vec![1.0, f64::NULL, f64::NEG_INFINITY, f64::NULL, f64::NEG_INFINITY]);
+        let fk = |asc, nf| vec![SortKey { col: &g, asc, nulls_first: nf }];
+        assert_eq!(sort_perm(&fk(true, None), 5), vec![2, 4, 1, 3, 0]);
+        assert_eq!(sort_perm(&fk(false, None), 5), vec![0, 1, 3, 2, 4]);
+        assert_eq!(sort_perm(&fk(true, Some(true)), 5), vec![1, 3, 2, 4, 0]);
+        assert_eq!(argsort(&g, true), vec![2, 4, 1, 3, 0]);
+        assert_eq!(argsort(&g, false), vec![0, 1, 3, 2, 4]);
+        // the two-key comparator path
+        let id = Column::from_vec(DataType::Int, vec![1, 1, 1, 1, 1]);
+        let two = vec![SortKey { col: &id, asc: true, nulls_first: None }, SortKey { col: &g, asc: true, nulls_first: None }];
+        assert_eq!(sort_perm(&two, 5), vec![2, 4, 1, 3, 0]);
     }
 }

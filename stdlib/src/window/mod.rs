@@ -310,6 +310,7 @@ fn len_err(name: &str) -> Error {
 /// Apply a prepared kernel to the data forms: vectors, matrices (column by column), tables
 /// (column by column), tuples (element by element).
 pub fn run(p: Prep) -> Result<Value> {
+    let p = decimal::adapt(p);
     let name = p.name;
     match &p.data[0] {
         Value::Matrix(m) => run_matrix(&p, m),
@@ -423,7 +424,7 @@ fn run_table(p: &Prep, t: &Table) -> Result<Value> {
     let mut per_out: Vec<Vec<Column>> = Vec::new();
     let mut n_out = 0usize;
     for (ci, col) in t.cols.iter().enumerate() {
-        let computed = !p.numeric_only || col.ty.is_numeric() || col.ty == DataType::Bool;
+        let computed = !p.numeric_only || col.ty.is_numeric() || col.ty == DataType::Bool || col.ty.decimal_scale().is_some();
         let outs = if computed {
             let mut slices = Vec::with_capacity(p.data.len());
             for d in &p.data {
@@ -468,6 +469,7 @@ fn run_table(p: &Prep, t: &Table) -> Result<Value> {
 /// Run the kernel of a prepared call on contiguous segments `[start, end)` of its (vector)
 /// data arguments and concatenate the outputs in segment order: what `context by` needs.
 pub fn run_segments(p: Prep, segs: &[(usize, usize)]) -> Result<Value> {
+    let p = decimal::adapt(p);
     let name = p.name;
     let cols: Vec<&Column> = p.data.iter().map(|d| column_of(name, d)).collect::<Result<_>>()?;
     let n = cols.first().map(|c| c.len()).unwrap_or(0);
@@ -624,6 +626,7 @@ pub fn call_prep(f: PrepFn, args: &[Value]) -> Result<Value> {
 }
 
 // The family's other files (stdlib/src/window/); lib.rs keeps the old flat paths as aliases.
+pub mod decimal;
 pub mod fast;
 pub mod fns;
 pub mod kernels;
