@@ -28,7 +28,7 @@ fn append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 fn table_insert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
-        let n = db::append_to(h, &data)?;
+        let n = db::append_to(i, h, &data)?;
         *i.inplace_out() = Some(args[0].clone());
         return Ok(Value::int(n as i32));
     }

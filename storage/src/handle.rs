@@ -61,6 +61,35 @@ impl Handle for TableHandle {
     fn table_source(&self) -> Option<&dyn TableSource> {
         Some(self)
     }
+    /// A table partitioned by a function of a column appends in the session, which
+    /// evaluates the function (`partfn`); other stored tables append through `TableSource`.
+    fn session_append(&self, i: &mut beluga_runtime::CallCtx, rows: &Value) -> Option<Result<u64>> {
+        let meta = self.meta().ok()?;
+        if !meta.opts.has_part_fns() {
+            return None;
+        }
+        Some(self.append_in(i, rows))
+    }
+}
+
+impl TableHandle {
+    fn append_in(&self, i: &mut beluga_runtime::CallCtx, rows: &Value) -> Result<u64> {
+        let t = match rows {
+            Value::Table(t) => (**t).clone(),
+            Value::Tuple(items) => {
+                let names: Vec<String> = self.schema()?.into_iter().map(|(n, _)| n).collect();
+                let cols = items
+                    .iter()
+                    .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
+                    .collect::<Result<Vec<_>>>()?;
+                Table::new(names, cols)?
+            }
+            _ => return Err(Error::arg("Only a table can be appended to a stored table")),
+        };
+        let mut ap = Appender::open(self.db.dir()?, &self.name)?;
+        ap.push_keyed(&t, None, Some(&mut |text: &str, c: &beluga_runtime::Column| crate::partfn::apply(i, text, c)))?;
+        ap.commit()
+    }
 }
 
 impl TableSource for TableHandle {

@@ -25,6 +25,7 @@ pub mod column_file;
 pub mod csv;
 pub mod handle;
 pub mod load;
+pub mod partfn;
 pub mod partition;
 pub mod query;
 pub mod rewrite;

@@ -58,6 +58,9 @@ fn decided(meta: &TableMeta, levels: &[Level], p: &PartMeta, f: &Filter) -> Opti
         Filter::ColCmp(..) => return None,
     };
     let l = meta.part_cols.iter().position(|pc| meta.col_index(pc) == Some(c))?;
+    if meta.opts.part_fn(l).is_some() {
+        return None;
+    }
     if let Some(Level::Range(bounds)) = levels.get(l) {
         return range_decided(meta, bounds, p.key.get(l).copied()? as usize, c, f);
     }

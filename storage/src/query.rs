@@ -71,6 +71,10 @@ pub(crate) fn prune(meta: &TableMeta, levels: &[Level], filters: &[Filter]) -> V
         let Some(ci) = meta.col_index(pc) else {
             continue;
         };
+        if meta.opts.part_fn(l).is_some() {
+            // partitioned by a function of the column: its values say nothing of the scheme
+            continue;
+        }
         let Some(level) = levels.get(l) else { continue };
         let col_ty = meta.types[ci];
         let key_ty = level.key_type();

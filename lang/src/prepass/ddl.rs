@@ -203,6 +203,29 @@ fn options(b: &mut B, opts: &[&[RawTok]]) {
     }
 }
 
+/// The source text of a partitioning function call `f(col, 6, "x")` (identifiers, numbers,
+/// strings, `-`, commas and parentheses only); None for anything else.
+fn call_text(ts: &[RawTok]) -> Option<String> {
+    let mut out = String::new();
+    for t in ts {
+        match &t.tok {
+            Tok::Ident(n) => out.push_str(n),
+            Tok::LParen => out.push('('),
+            Tok::RParen => out.push(')'),
+            Tok::Comma => out.push_str(", "),
+            Tok::Minus => out.push('-'),
+            Tok::Lit(Literal::Int(Some(v))) => out.push_str(&v.to_string()),
+            Tok::Lit(Literal::Long(Some(v))) => out.push_str(&format!("{v}l")),
+            Tok::Lit(Literal::Short(Some(v))) => out.push_str(&format!("{v}h")),
+            Tok::Lit(Literal::Double(Some(v))) if v.is_finite() => out.push_str(&format!("{v:?}")),
+            Tok::Lit(Literal::Str(s)) if !s.contains(['"', '\\']) => out.push_str(&format!("\"{s}\"")),
+            Tok::Lit(Literal::Bool(Some(v))) => out.push_str(if *v { "true" } else { "false" }),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// The position of `partitioned by` at the top level, if any.
 fn find_partitioned(ts: &[RawTok]) -> Option<usize> {
     let mut depth = 0i32;
@@ -434,7 +457,14 @@ fn create_table(b: &mut B, ts: &[RawTok]) -> Result<(), ParseError> {
             match pc {
                 [RawTok { tok: Tok::Ident(n), .. }] => b.s(n),
                 [RawTok { tok: Tok::Lit(Literal::Str(n)), .. }] => b.s(n),
-                _ => return Err(b.err("create table: a partitioning column is a column name (partitioning functions are not supported)")),
+                // `partitioned by f(col, 6, 8)`: the call goes to createPartitionedTable as text
+                [RawTok { tok: Tok::Ident(_), .. }, RawTok { tok: Tok::LParen, .. }, .., RawTok { tok: Tok::RParen, .. }] => {
+                    let text = call_text(pc).ok_or_else(|| {
+                        b.err("create table: a partitioning function is called on the column and constant numbers or strings, e.g. f(ts, 6, 8)")
+                    })?;
+                    b.s(&text)
+                }
+                _ => return Err(b.err("create table: a partitioning column is a column name or a function call on one")),
             }
         }
         b.tok(Tok::RBracket);
