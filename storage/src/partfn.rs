@@ -89,3 +89,59 @@ pub fn apply(i: &mut CallCtx, text: &str, col: &Column) -> Result<Column> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{self, write_db_meta, DbMeta};
+    use crate::partition::Level;
+    use crate::store::Appender;
+    use beluga_runtime::{DataType, Table};
+
+    #[test]
+    fn calls_name_one_column_and_constants() {
+        let names: Vec<String> = ["id", "ts", "v"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(check("f(ID, 6, -8)", &names).unwrap(), ("f".to_string(), 0, "ID".to_string()));
+        assert_eq!(check("g(\"x\", ts)", &names).unwrap().1, 1);
+        for bad in ["f(id, v)", "f(3)", "f(nope)", "f(id, v + 1)", "id + 1", "f(x = id)"] {
+            assert!(check(bad, &names).is_err(), "{bad}");
+        }
+        assert!(is_call("f(id)") && !is_call("id"));
+    }
+
+    /// The call is kept in the manifest; appends without a session are refused with a clear
+    /// error, and with one the function's values place the rows.
+    #[test]
+    fn the_function_persists_and_places_rows() {
+        let dir = std::env::temp_dir().join(format!("beluga-partfn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let levels = vec![Level::Value(Column::from_vec(DataType::Int, vec![1, 2]))];
+        write_db_meta(&dir, &DbMeta { levels, engine: "OLAP".into() }).unwrap();
+        let names = vec!["code".to_string(), "v".to_string()];
+        Appender::create(&dir, "t", names.clone(), vec![DataType::Int, DataType::Double], vec!["bucket(code, 1000)".into()]).unwrap().commit().unwrap();
+        let m = catalog::read_table(&dir, "t").unwrap();
+        assert_eq!(m.part_cols, vec!["code".to_string()]);
+        assert_eq!(m.opts.part_fns, vec!["bucket(code, 1000)".to_string()]);
+        let t = Table::new(names, vec![Column::from_vec(DataType::Int, vec![1500, 2100, 1999, 3000]), Column::from_vec(DataType::Double, vec![1.0, 2.0, 3.0, 4.0])]).unwrap();
+        let mut ap = Appender::open(&dir, "t").unwrap();
+        let e = ap.push(&t, None).unwrap_err().to_string();
+        assert!(e.contains("bucket(code, 1000)") && e.contains("session"), "{e}");
+        drop(ap);
+        let mut ap = Appender::open(&dir, "t").unwrap();
+        let mut calls = 0;
+        let mut keyer = |text: &str, c: &Column| -> Result<Column> {
+            calls += 1;
+            assert_eq!(text, "bucket(code, 1000)");
+            let beluga_runtime::ColData::I32(v) = &*c.data else { panic!("type") };
+            Ok(Column::from_vec(DataType::Int, v.iter().map(|x| x / 1000).collect::<Vec<i32>>()))
+        };
+        ap.push_keyed(&t, None, Some(&mut keyer)).unwrap();
+        ap.commit().unwrap();
+        assert_eq!(calls, 1);
+        let m = catalog::read_table(&dir, "t").unwrap();
+        let rows: Vec<(String, u64)> = m.parts.iter().map(|p| (p.dir.clone(), p.rows())).collect();
+        assert_eq!(rows, vec![("1".to_string(), 2), ("2".to_string(), 1), ("3".to_string(), 1)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
