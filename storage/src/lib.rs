@@ -32,6 +32,7 @@ pub mod rewrite;
 pub mod segment;
 pub mod store;
 pub mod text;
+pub mod upsert;
 
 use beluga_runtime::Registry;
 
