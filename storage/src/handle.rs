@@ -121,6 +121,10 @@ impl TableSource for TableHandle {
     fn decided(&self, preds: &[Pred], tests: &[Pred]) -> Result<Vec<bool>> {
         load::decided_tests(self, preds, tests)
     }
+    fn key_functions(&self) -> Vec<(String, String)> {
+        let Ok(m) = self.meta() else { return Vec::new() };
+        m.part_cols.iter().enumerate().filter_map(|(l, c)| m.opts.part_fn(l).map(|f| (c.clone(), f.to_string()))).collect()
+    }
     fn append(&self, rows: &Table) -> Result<u64> {
         let mut ap = Appender::open(self.db.dir()?, &self.name)?;
         ap.push(rows, None)?;

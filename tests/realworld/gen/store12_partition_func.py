@@ -48,3 +48,10 @@ v = (k % 9 + 1) * 1.5
 reg = pd.DataFrame({"code": codes, "v": v})
 reg["region"] = reg.code // 1000
 print(reg.groupby("region").v.agg(["size", "sum"]))
+
+# pruning case: one order looked up by id, and two days' ids with `in`
+one = allo[allo.orderId == "ORD-20240106-002011"]
+print("lookup", one[["sym", "qty", "price"]].to_dict("records"))
+two = allo[allo.orderId.isin(["ORD-20240105-001000", "ORD-20240107-003029"])]
+print("in", len(two), int(two.qty.sum()))
+print("ids after ORD-20240107", int((allo.orderId > "ORD-20240107").sum()))
