@@ -661,6 +661,19 @@ mod tests {
     }
 
     #[test]
+    fn partitioning_function_text() {
+        use super::{call_text, RawTok, Tok};
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, 6, -8, \"x\")").unwrap().into_iter().filter(|t| t.tok != Tok::Newline).collect();
+        assert_eq!(call_text(&toks).as_deref(), Some("f(s, 6, -8, \"x\")"));
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, g(1))").unwrap();
+        assert_eq!(call_text(&toks).as_deref(), Some("f(s, g(1))"));
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, [1, 2])").unwrap();
+        assert_eq!(call_text(&toks), None);
+        let (f, n) = call_of("create table \"dfs://a\".\"pt\"(id STRING, sym SYMBOL) partitioned by myDay(id, 4, 8), sym");
+        assert_eq!((f.as_str(), n), ("createPartitionedTable", 4));
+    }
+
+    #[test]
     fn create_table_forms() {
         let src = "create table \"dfs://a\".\"pt\"(\n id INT,\n d DATE[comment=\"day\", compress=\"delta\"],\n v DOUBLE\n)\npartitioned by id,\nsortColumns=`id`d,\nkeepDuplicates=LAST";
         let s = parse_script(src, &is_fn).unwrap();
