@@ -233,3 +233,62 @@ impl std::ops::DerefMut for Interpreter {
         CallCtx::of(self)
     }
 }
+
+/// A call of one named function on one column and constant scalars, written as text (the
+/// partitioning function `f(ts, 6, 8)` of a stored table). It is parsed here, above the
+/// syntax tree, so storage keeps the text and the shape without depending on `lang`;
+/// `CallCtx::eval_column_call` evaluates it on a column's values.
+pub struct ColumnCall {
+    expr: Expr,
+    func: String,
+    column: String,
+}
+
+impl ColumnCall {
+    /// Parse and check the shape; the error is the reason, to be put after the call's text
+    /// ("must be a function call such as f(col, 3)").
+    pub fn parse(text: &str) -> std::result::Result<ColumnCall, String> {
+        use beluga_lang::ast::{Arg, ExprKind, UnOp};
+        let expr = beluga_lang::parse_expr(text, &|_| false).map_err(|e| format!("does not parse: {e}"))?;
+        let ExprKind::Call(f, args) = &expr.kind else {
+            return Err("must be a function call such as f(col, 3)".into());
+        };
+        let ExprKind::Ident(func) = &f.kind else {
+            return Err("must call a function by name".into());
+        };
+        let one = "must have exactly one argument that is a partitioning column";
+        let mut column: Option<String> = None;
+        for a in args {
+            let Arg::Pos(Some(x)) = a else {
+                return Err("takes positional arguments only".into());
+            };
+            match &x.kind {
+                ExprKind::Ident(n) if column.is_some() => return Err(format!("{one} (it names {n} too)")),
+                ExprKind::Ident(n) => column = Some(n.clone()),
+                ExprKind::Lit(_) => {}
+                ExprKind::Unary(UnOp::Neg, y) if matches!(y.kind, ExprKind::Lit(_)) => {}
+                _ => return Err("may have only constant scalars besides the partitioning column".into()),
+            }
+        }
+        let column = column.ok_or_else(|| one.to_string())?;
+        let func = func.clone();
+        Ok(ColumnCall { expr, func, column })
+    }
+    /// The called function's name.
+    pub fn func(&self) -> &str {
+        &self.func
+    }
+    /// The column's name as the call writes it.
+    pub fn column(&self) -> &str {
+        &self.column
+    }
+}
+
+impl CallCtx {
+    /// Evaluate a [`ColumnCall`] with its column bound to `col`'s values.
+    pub fn eval_column_call(&mut self, call: &ColumnCall, col: &crate::column::Column) -> Result<Value> {
+        let mut scope = AHashMap::new();
+        scope.insert(call.column.clone(), Value::vector(col.clone()));
+        self.eval_with_columns(scope, &call.expr)
+    }
+}

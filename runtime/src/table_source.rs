@@ -117,6 +117,16 @@ pub trait TableSource: Send + Sync {
     /// in one commit; rows go where their partitioning columns send them.
     fn rewrite(&self, version: u64, parts: &[String], tables: &[Arc<Table>]) -> Result<()>;
 
+    /// Partitioning functions of the source: `(column, call)` for each partition level
+    /// decided by a function of a column (`createPartitionedTable(..., "f(col, 8)")`). The
+    /// planner evaluates `call` on the constants of `column = c` and `column in (...)`
+    /// predicates and hands the values over as `Pred::In { col: call, values }`, a predicate
+    /// on a name that is not a column, which the source uses only to prune partitions
+    /// (`sql::lower::key_fn_preds`).
+    fn key_functions(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Append a table, or a tuple of columns in table order (`append!`, `tableInsert`);
     /// the number of rows added.
     fn append_value(&self, data: &Value) -> Result<u64> {

@@ -28,7 +28,7 @@ fn append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 fn table_insert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         let data = if args.len() == 2 { args[1].clone() } else { Value::tuple(args[1..].to_vec()) };
-        let n = db::append_to(h, &data)?;
+        let n = db::append_to(i, h, &data)?;
         *i.inplace_out() = Some(args[0].clone());
         return Ok(Value::int(n as i32));
     }
@@ -91,6 +91,14 @@ fn rename(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     prev(i, "rename!", args)
 }
 
+fn upsert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        crate::upsert::upsert_stored(i, h, &args)?;
+        return Ok(args[0].clone());
+    }
+    prev(i, "upsert!", args)
+}
+
 /// Builtins that keep working on values they handled before and learn stored tables.
 pub const WRAPPED: &[Builtin] = &[
     fp("addColumn", Kind::System, 3, 3, add_column, &["table", "colNames", "colTypes"]),
@@ -102,6 +110,7 @@ pub const WRAPPED: &[Builtin] = &[
     fp("schema", Kind::System, 1, 1, schema, &["table"]),
     f("size", Kind::System, 1, 1, size),
     f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
+    fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
 ];
 
 pub const DEFS: &[Builtin] = &[

@@ -119,7 +119,7 @@ pub fn database(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(db_value(DbHandle { path: path.to_string(), dir: Some(dir), meta }))
 }
 
-fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
+fn create(i: &CallCtx, args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     let db = db_arg(f, &args[0])?;
     let t = table_arg(f, &args[1])?;
     let name = str_of(f, &args[2], "tableName")?;
@@ -127,6 +127,12 @@ fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     let part_cols = if partitioned { names_of(f, args.get(3).unwrap_or(&Value::Void))? } else { vec![] };
     if partitioned && part_cols.is_empty() {
         return Err(Error::arg(format!("[{f}] needs the partitioning column(s)")));
+    }
+    for pc in part_cols.iter().filter(|p| crate::partfn::is_call(p)) {
+        let (fname, _, _) = crate::partfn::check(pc, &t.names)?;
+        if !i.is_function_name(&fname) {
+            return Err(Error::arg(format!("[{f}] The partitioning function {fname} is not defined")));
+        }
     }
     let dir = db.dir()?.clone();
     let types: Vec<DataType> = t.cols.iter().map(|c| if c.ty == DataType::Void { DataType::Double } else { c.ty }).collect();
@@ -155,12 +161,12 @@ fn create(args: &[Value], f: &str, partitioned: bool) -> Result<Value> {
     Ok(table_value(db, name))
 }
 
-pub fn create_partitioned_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    create(&args, "createPartitionedTable", true)
+pub fn create_partitioned_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    create(i, &args, "createPartitionedTable", true)
 }
 
-pub fn create_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    create(&args, "createTable", false)
+pub fn create_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    create(i, &args, "createTable", false)
 }
 
 /// `loadTable(database, tableName)`.
@@ -324,14 +330,19 @@ fn handle_arg<'a>(f: &str, v: &'a Value) -> Result<&'a TableHandle> {
 }
 
 /// Append a table (or tuple of columns) to a stored table; the number of rows added.
-pub fn append_to(h: &TableHandle, data: &Value) -> Result<u64> {
-    h.append_value(data)
+/// A table partitioned by a function of a column evaluates it in the session `i`.
+pub fn append_to(i: &mut CallCtx, h: &TableHandle, data: &Value) -> Result<u64> {
+    use beluga_runtime::value::Handle;
+    match h.session_append(i, data) {
+        Some(r) => r,
+        None => h.append_value(data),
+    }
 }
 
 /// `append!` on a stored table.
-pub fn handle_append(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+pub fn handle_append(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let h = handle_arg("append!", &args[0])?;
-    append_to(h, &args[1])?;
+    append_to(i, h, &args[1])?;
     Ok(args[0].clone())
 }
 

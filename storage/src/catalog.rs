@@ -282,9 +282,24 @@ pub struct TableOpts {
     pub keep: KeepDup,
     /// one comment per column ("" for none), aligned with `names`
     pub comments: Vec<String>,
+    /// per partition level: the call applied to the partitioning column to find a row's
+    /// partition (`myFunc(ts, 6, 8)`, see `partfn`), "" when the column's own values decide
+    pub part_fns: Vec<String>,
+}
+
+impl TableOpts {
+    /// The partitioning function of level `l`, if any.
+    pub fn part_fn(&self, l: usize) -> Option<&str> {
+        self.part_fns.get(l).map(|s| s.as_str()).filter(|s| !s.is_empty())
+    }
+    pub fn has_part_fns(&self) -> bool {
+        self.part_fns.iter().any(|s| !s.is_empty())
+    }
 }
 
 const OPTS_TAG: &str = "opts-1";
+/// Trailer after the options: the partitioning functions (absent when there are none).
+const FNS_TAG: &str = "fns-1";
 
 impl TableMeta {
     pub fn rows(&self) -> u64 {
@@ -397,6 +412,11 @@ fn encode_meta(m: &TableMeta) -> Vec<u8> {
     w.u32(m.opts.keep.code());
     w.u32(m.opts.comments.len() as u32);
     m.opts.comments.iter().for_each(|c| w.str(c));
+    if m.opts.has_part_fns() {
+        w.str(FNS_TAG);
+        w.u32(m.opts.part_fns.len() as u32);
+        m.opts.part_fns.iter().for_each(|c| w.str(c));
+    }
     w.seal()
 }
 
@@ -455,6 +475,12 @@ fn decode_meta(bytes: &[u8], name: &str) -> Result<TableMeta> {
         let n = r.u32()? as usize;
         for _ in 0..n.min(1 << 20) {
             opts.comments.push(r.string()?);
+        }
+        if !r.done() && r.str()? == FNS_TAG {
+            let n = r.u32()? as usize;
+            for _ in 0..n.min(3) {
+                opts.part_fns.push(r.string()?);
+            }
         }
     }
     Ok(TableMeta { version, names, types, part_cols, symbols: Arc::new(dict), next_seg, parts, opts })

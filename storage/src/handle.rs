@@ -61,6 +61,35 @@ impl Handle for TableHandle {
     fn table_source(&self) -> Option<&dyn TableSource> {
         Some(self)
     }
+    /// A table partitioned by a function of a column appends in the session, which
+    /// evaluates the function (`partfn`); other stored tables append through `TableSource`.
+    fn session_append(&self, i: &mut beluga_runtime::CallCtx, rows: &Value) -> Option<Result<u64>> {
+        let meta = self.meta().ok()?;
+        if !meta.opts.has_part_fns() {
+            return None;
+        }
+        Some(self.append_in(i, rows))
+    }
+}
+
+impl TableHandle {
+    fn append_in(&self, i: &mut beluga_runtime::CallCtx, rows: &Value) -> Result<u64> {
+        let t = match rows {
+            Value::Table(t) => (**t).clone(),
+            Value::Tuple(items) => {
+                let names: Vec<String> = self.schema()?.into_iter().map(|(n, _)| n).collect();
+                let cols = items
+                    .iter()
+                    .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
+                    .collect::<Result<Vec<_>>>()?;
+                Table::new(names, cols)?
+            }
+            _ => return Err(Error::arg("Only a table can be appended to a stored table")),
+        };
+        let mut ap = Appender::open(self.db.dir()?, &self.name)?;
+        ap.push_keyed(&t, None, Some(&mut |text: &str, c: &beluga_runtime::Column| crate::partfn::apply(i, text, c)))?;
+        ap.commit()
+    }
 }
 
 impl TableSource for TableHandle {
@@ -91,6 +120,10 @@ impl TableSource for TableHandle {
     }
     fn decided(&self, preds: &[Pred], tests: &[Pred]) -> Result<Vec<bool>> {
         load::decided_tests(self, preds, tests)
+    }
+    fn key_functions(&self) -> Vec<(String, String)> {
+        let Ok(m) = self.meta() else { return Vec::new() };
+        m.part_cols.iter().enumerate().filter_map(|(l, c)| m.opts.part_fn(l).map(|f| (c.clone(), f.to_string()))).collect()
     }
     fn append(&self, rows: &Table) -> Result<u64> {
         let mut ap = Appender::open(self.db.dir()?, &self.name)?;

@@ -2,17 +2,20 @@
 //!
 //! * `bin`, `column_file`: byte encoding, checksums, the LZ4 block column file format.
 //! * `segment`: segment files holding all columns of one partition's segment.
-//! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes.
+//! * `partition`: VALUE/RANGE/HASH/LIST/COMPO schemes. `partfn`: levels decided by a
+//!   function of a column (`partitionColumns="f(col, 8)"`), evaluated in the session.
 //! * `catalog`: database and table metadata on disk, atomic commits, the writer lock.
 //! * `store`: write transactions (append, overwrite) split by partition.
 //! * `query`: what the planner's predicates (`table_source::Pred`) do here: partition
-//!   pruning, block skipping by min/max, row masks. Storage never sees syntax.
+//!   pruning, block skipping by min/max, row masks. Storage never sees query syntax
+//!   (`partfn` parses only the stored call text of a partitioning function).
 //! * `load`: loading for queries: parallel decode, per-partition filters, assembly.
 //! * `cache`: decoded columns and table manifests kept in memory between queries.
 //! * `csv`: tokenizing, schema inference and parallel typed parsing of text files.
 //! * `text`: loadText, ploadText, loadTextEx, saveText, extractTextSchema, files.
 //! * `handle`: database and table handles; the table handle is the `TableSource` the
-//!   executor reads through. `rewrite`: update/delete partition by partition.
+//!   executor reads through. `rewrite`: update/delete partition by partition. `upsert`:
+//!   `upsert!` into stored tables in one transaction.
 //! * `builtins_db`, `builtins`: the builtin table (`sqlDS`/`mr` rows point at
 //!   `beluga_runtime::sql::ds`).
 
@@ -25,12 +28,14 @@ pub mod column_file;
 pub mod csv;
 pub mod handle;
 pub mod load;
+pub mod partfn;
 pub mod partition;
 pub mod query;
 pub mod rewrite;
 pub mod segment;
 pub mod store;
 pub mod text;
+pub mod upsert;
 
 use beluga_runtime::Registry;
 

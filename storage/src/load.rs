@@ -56,9 +56,12 @@ struct Plan {
 fn decided(meta: &TableMeta, levels: &[Level], p: &PartMeta, f: &Filter) -> Option<bool> {
     let c = match f {
         Filter::Cmp(c, ..) | Filter::Between(c, ..) | Filter::In(c, _) => *c,
-        Filter::ColCmp(..) => return None,
+        Filter::ColCmp(..) | Filter::Key(..) => return None,
     };
     let l = meta.part_cols.iter().position(|pc| meta.col_index(pc) == Some(c))?;
+    if meta.opts.part_fn(l).is_some() {
+        return None;
+    }
     if let Some(Level::Range(bounds)) = levels.get(l) {
         return range_decided(meta, bounds, p.key.get(l).copied()? as usize, c, f);
     }
@@ -111,6 +114,10 @@ fn range_decided(meta: &TableMeta, bounds: &Column, k: usize, c: usize, f: &Filt
 fn part_filters(meta: &TableMeta, levels: &[Level], p: &PartMeta, filters: &[Filter]) -> Option<Vec<Filter>> {
     let mut left = Vec::new();
     for f in filters {
+        if matches!(f, Filter::Key(..)) {
+            // partition values: used by `prune`, nothing to test on rows
+            continue;
+        }
         match decided(meta, levels, p, f) {
             Some(true) => {}
             Some(false) => return None,
@@ -208,7 +215,7 @@ fn load_segment(
                 files[c] = Some(st.seg_source(tdir, part, seg, c)?);
             }
         }
-        if let Some(k) = files[f.cols()[0]].as_ref().and_then(|d| block_keep(f, d.ty(), d.blocks())) {
+        if let Some(k) = f.cols().first().and_then(|&c| files[c].as_ref()).and_then(|d| block_keep(f, d.ty(), d.blocks())) {
             keep = Some(match keep {
                 None => k,
                 Some(old) => old.iter().zip(&k).map(|(a, b)| *a && *b).collect(),

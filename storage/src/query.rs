@@ -26,6 +26,9 @@ pub(crate) enum Filter {
     Between(usize, Column, Column),
     In(usize, Value),
     ColCmp(usize, CmpOp, usize),
+    /// partition level `.0` (partitioned by a function of a column) may hold only these
+    /// function values (`TableSource::key_functions`); prunes partitions, tests no row
+    Key(usize, Column),
 }
 
 impl Filter {
@@ -33,6 +36,7 @@ impl Filter {
         match self {
             Filter::Cmp(c, ..) | Filter::Between(c, ..) | Filter::In(c, _) => vec![*c],
             Filter::ColCmp(a, _, b) => vec![*a, *b],
+            Filter::Key(..) => vec![],
         }
     }
 
@@ -42,7 +46,17 @@ impl Filter {
         Ok(match p {
             Pred::Cmp { col: c, op, value } => Filter::Cmp(col(c)?, *op, value.clone()),
             Pred::Between { col: c, lo, hi } => Filter::Between(col(c)?, lo.clone(), hi.clone()),
-            Pred::In { col: c, values } => Filter::In(col(c)?, values.clone()),
+            Pred::In { col: c, values } => match meta.opts.part_fns.iter().position(|f| f == c) {
+                Some(l) if meta.col_index(c).is_none() => {
+                    let v = match values {
+                        Value::Vector(v) | Value::Scalar(v) => v.clone(),
+                        Value::Set(s) => s.items.clone(),
+                        _ => return Err(Error::arg(format!("Partition values of {c} must be a vector"))),
+                    };
+                    Filter::Key(l, v)
+                }
+                _ => Filter::In(col(c)?, values.clone()),
+            },
             Pred::ColCmp { left, op, right } => Filter::ColCmp(col(left)?, *op, col(right)?),
         })
     }
@@ -72,6 +86,24 @@ pub(crate) fn prune(meta: &TableMeta, levels: &[Level], filters: &[Filter]) -> V
             continue;
         };
         let Some(level) = levels.get(l) else { continue };
+        if meta.opts.part_fn(l).is_some() {
+            // partitioned by a function of the column: its values say nothing of the scheme,
+            // the function's values of equality constants do (`Filter::Key`)
+            for f in filters {
+                let Filter::Key(fl, vals) = f else { continue };
+                if *fl != l {
+                    continue;
+                }
+                let Ok(k) = conform(vals, level.key_type(), pc) else { continue };
+                let Ok(keep) = level.prune_in(&k) else { continue };
+                let slot = &mut level_keep[l];
+                *slot = Some(match slot.take() {
+                    None => keep,
+                    Some(old) => old.iter().zip(&keep).map(|(a, b)| *a && *b).collect(),
+                });
+            }
+            continue;
+        }
         let col_ty = meta.types[ci];
         let key_ty = level.key_type();
         let conv = |c: &Column| -> Option<Column> {
@@ -193,6 +225,7 @@ pub(crate) fn filter_mask(f: &Filter, cols: &[Option<Column>]) -> Option<Vec<boo
                 _ => None,
             }
         }
+        Filter::Key(..) => None,
         Filter::ColCmp(a, op, b) => {
             let r = compare(*op, cols[*a].as_ref()?, false, cols[*b].as_ref()?, false).ok()?;
             match &*r.data {

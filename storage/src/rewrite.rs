@@ -21,9 +21,17 @@ pub fn rewrite_parts(h: &TableHandle, version: u64, dirs: &[String], tables: &[A
     if let Some(d) = dirs.iter().find(|d| !ap.meta.parts.iter().any(|p| &p.dir == *d)) {
         return Err(Error::runtime(format!("The partition {d} of the table {} no longer exists", h.name)));
     }
+    // a table partitioned by a function of a column: each partition's rows go back to it
+    // (no session here to evaluate the function; a partitioning column is not updated)
+    let keys: Option<Vec<Vec<u32>>> = ap.meta.opts.has_part_fns().then(|| {
+        dirs.iter().map(|d| ap.meta.parts.iter().find(|p| &p.dir == d).map(|p| p.key.clone()).unwrap_or_default()).collect()
+    });
     ap.meta.parts.retain(|p| !dirs.contains(&p.dir));
-    for t in tables {
-        ap.push(t, None)?;
+    for (k, t) in tables.iter().enumerate() {
+        match keys.as_ref().and_then(|ks| ks.get(k)) {
+            Some(key) => ap.push_to_part(key.clone(), t)?,
+            None => ap.push(t, None)?,
+        }
     }
     ap.commit()?;
     Ok(())

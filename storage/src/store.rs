@@ -15,8 +15,36 @@ use std::sync::Arc;
 /// Rows buffered across all partitions before segments are written.
 const FLUSH_CELLS: usize = 64 << 20;
 
+/// Largest segment a keepDuplicates FIRST/LAST table writes: an append rewrites only the
+/// segments its keys fall in, so smaller segments mean less rewriting per append.
+const KEEP_SEG_ROWS: usize = 1 << 16;
+
+/// A file of new segments: (path, [(segment id, partition folder, columns)], is a pack).
+type SegFile = (PathBuf, Vec<(u64, String, Vec<Column>)>, bool);
+
+/// The rank of every row of `keys` in sorted order, equal rows sharing one rank.
+fn dense_rank(keys: &[Column]) -> Result<Vec<u32>> {
+    let n = keys.first().map_or(0, |c| c.len());
+    let order = beluga_runtime::kernels::order::argsort_multi(keys, &vec![true; keys.len()])?;
+    let g = beluga_runtime::kernels::group::group_ids(&keys.iter().collect::<Vec<_>>());
+    let mut rank = vec![0u32; n];
+    let (mut r, mut prev) = (0u32, u32::MAX);
+    for &o in &order {
+        if g.gid[o] != prev {
+            r += 1;
+            prev = g.gid[o];
+        }
+        rank[o] = r;
+    }
+    Ok(rank)
+}
+
 /// Describes a row of the incoming data for error messages (file and line for imports).
 pub type RowInfo<'a> = &'a dyn Fn(usize) -> String;
+
+/// Evaluates a partitioning function (its call text, the column's values) in a session:
+/// tables partitioned by a function of a column append only through one (see `partfn`).
+pub type Keyer<'a> = &'a mut dyn FnMut(&str, &Column) -> Result<Column>;
 
 /// One write transaction on one table.
 pub struct Appender {
@@ -35,6 +63,8 @@ pub struct Appender {
     written: Vec<PathBuf>,
     committed: bool,
     pub rows_added: u64,
+    /// largest segment a keepDuplicates FIRST/LAST partition is split into
+    pub(crate) keep_seg_rows: usize,
 }
 
 impl Drop for Appender {
@@ -206,6 +236,7 @@ impl Appender {
             written: Vec::new(),
             committed: false,
             rows_added: 0,
+            keep_seg_rows: KEEP_SEG_ROWS,
         })
     }
 
@@ -224,7 +255,14 @@ impl Appender {
             )));
         }
         let mut part_cols = part_cols;
+        let mut part_fns = vec![String::new(); part_cols.len()];
         for (k, pc) in part_cols.iter_mut().enumerate() {
+            if crate::partfn::is_call(pc) {
+                // the function's values decide the partition: their type shows at append time
+                let (_, ci, _) = crate::partfn::check(pc, &names)?;
+                part_fns[k] = std::mem::replace(pc, names[ci].clone());
+                continue;
+            }
             let i = names.iter().position(|n| n == pc).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(pc))).ok_or_else(|| {
                 Error::arg(format!("The partitioning column {pc} is not a column of the table"))
             })?;
@@ -247,7 +285,7 @@ impl Appender {
             symbols: Arc::new(SymbolDict::default()),
             next_seg: 1,
             parts: Vec::new(),
-            opts: Default::default(),
+            opts: catalog::TableOpts { part_fns: if part_fns.iter().any(|f| !f.is_empty()) { part_fns } else { Vec::new() }, ..Default::default() },
         };
         let tdir = catalog::table_dir(dir, name)?;
         Ok(Appender {
@@ -264,6 +302,7 @@ impl Appender {
             written: Vec::new(),
             committed: false,
             rows_added: 0,
+            keep_seg_rows: KEEP_SEG_ROWS,
         })
     }
 
@@ -291,6 +330,24 @@ impl Appender {
 
     /// Add rows (columns already conformed or not). `info` names a row in errors.
     pub fn push(&mut self, t: &Table, info: Option<RowInfo>) -> Result<()> {
+        self.push_keyed(t, info, None)
+    }
+
+    /// Add rows to partition `key` whatever their partitioning columns hold (update and
+    /// delete write a partition's rows back to it).
+    pub fn push_to_part(&mut self, key: Vec<u32>, t: &Table) -> Result<()> {
+        let cols = self.conform(t)?;
+        if cols.first().is_none_or(|c| c.is_empty()) {
+            return Ok(());
+        }
+        let tab = Table::new(self.meta.names.clone(), cols)?;
+        self.buffer(key, tab);
+        self.maybe_flush()
+    }
+
+    /// `push` with the session's evaluator of partitioning functions (`keyer`), which a
+    /// table partitioned by a function of a column needs.
+    pub fn push_keyed(&mut self, t: &Table, info: Option<RowInfo>, mut keyer: Option<Keyer>) -> Result<()> {
         let cols = self.conform(t)?;
         let n = cols.first().map(|c| c.len()).unwrap_or(0);
         if n == 0 {
@@ -306,7 +363,21 @@ impl Appender {
         let mut keys: Vec<Vec<u32>> = Vec::with_capacity(self.db.levels.len());
         for (lv, pc) in self.meta.part_cols.clone().iter().enumerate() {
             let ci = self.meta.col_index(pc).ok_or_else(|| Error::runtime(format!("Missing partitioning column {pc}")))?;
-            let key_col = conform(&tab.cols[ci], self.db.levels[lv].key_type(), pc)?;
+            let fn_vals;
+            let src = match self.meta.opts.part_fn(lv) {
+                Some(text) => {
+                    let Some(k) = keyer.as_mut() else {
+                        return Err(Error::runtime(format!(
+                            "The table {} is partitioned by {text}: its rows are appended in a session (append!, tableInsert, insert into, loadTextEx)",
+                            self.name
+                        )));
+                    };
+                    fn_vals = k(text, &tab.cols[ci])?;
+                    &fn_vals
+                }
+                None => &tab.cols[ci],
+            };
+            let key_col = conform(src, self.db.levels[lv].key_type(), pc)?;
             let idx = match run_starts(&key_col, n / 8) {
                 Some(starts) => {
                     let (per_run, changed) = self.db.levels[lv].assign(&key_col.take_usize(&starts))?;
@@ -327,7 +398,7 @@ impl Appender {
             let drops_nulls = matches!(self.db.levels[lv], crate::partition::Level::Hash(..));
             if !drops_nulls {
                 if let Some(r) = idx.iter().position(|&x| x == NONE) {
-                    let v = beluga_runtime::fmt::format_elem(&tab.cols[ci], r);
+                    let v = beluga_runtime::fmt::format_elem(src, r);
                     let at = match info {
                         Some(f) => f(r),
                         None => format!("row {r}"),
@@ -454,29 +525,19 @@ impl Appender {
                 Some((key, rows, cols))
             })
             .collect();
-        for (key, rows, mut cols) in gathered {
+        let mut keep_files: Vec<SegFile> = Vec::new();
+        for (key, rows, cols) in gathered {
             let dir = self.dir_of(&key);
-            let mut rows = rows;
             if self.meta.opts.keep != catalog::KeepDup::All && !self.meta.opts.sort_cols.is_empty() {
-                // keepDuplicates: the partition's stored rows and the new ones, deduplicated on
-                // sortColumns and sorted by them, replace the partition's segments
-                let stored = self.read_part(&key)?;
-                if let Some(stored) = stored {
-                    cols = (0..self.meta.types.len())
-                        .map(|ci| concat_stored(self.meta.types[ci], &[&stored[ci], &cols[ci]], &self.meta.symbols))
-                        .collect();
-                }
-                cols = self.dedup(cols)?;
-                rows = cols.first().map_or(0, |c| c.len());
-                if let Some(p) = self.meta.parts.iter_mut().find(|p| p.key == key) {
-                    p.segs.clear();
-                }
+                // keepDuplicates: merge into the segments the new keys fall in (see `merge_keep`)
+                keep_files.extend(self.merge_keep(key, dir, cols)?);
+                continue;
             }
             parts.push((key, dir, rows, cols));
         }
         let mut at: AHashMap<Vec<u32>, usize> = self.meta.parts.iter().enumerate().map(|(k, p)| (p.key.clone(), k)).collect();
         // files to write: (path, [(segment id, columns)], is a pack)
-        let mut files: Vec<(PathBuf, Vec<(u64, String, Vec<Column>)>, bool)> = Vec::new();
+        let mut files: Vec<SegFile> = keep_files;
         let mut it = parts.into_iter().peekable();
         while let Some(head) = it.next() {
             // the following partitions of the same first level share a pack file with it
@@ -540,33 +601,144 @@ impl Appender {
         if p.segs.is_empty() {
             return Ok(None);
         }
-        let mut per_col: Vec<Vec<Column>> = vec![Vec::new(); self.meta.types.len()];
-        for s in &p.segs {
-            let owner = segment::owner(&self.tdir, &p.dir, s.id);
-            for (ci, out) in per_col.iter_mut().enumerate() {
-                let f = segment::open_column(&catalog::col_file(&self.tdir, &p.dir, s.id, ci), Some(&owner))?;
-                out.push(f.decode(None, Some(&self.meta.symbols))?);
+        let segs: Vec<Vec<Column>> = p.segs.iter().map(|s| self.read_seg(&p.dir, s.id, None)).collect::<Result<_>>()?;
+        Ok(Some(self.concat_rows(&segs)))
+    }
+
+    /// The columns `cols` (all when None) of segment `id` of the partition in folder `dir`;
+    /// with `ends`, only the first and the last block of each (the segment's first and last
+    /// rows are their first and last rows).
+    fn read_seg_cols(&self, dir: &str, id: u64, cols: &[usize], ends: bool) -> Result<Vec<Column>> {
+        let owner = segment::owner(&self.tdir, dir, id);
+        cols.iter()
+            .map(|&ci| {
+                let f = segment::open_column(&catalog::col_file(&self.tdir, dir, id, ci), Some(&owner))?;
+                let nb = f.blocks.len();
+                let mask: Option<Vec<bool>> = ends.then(|| (0..nb).map(|b| b == 0 || b + 1 == nb).collect());
+                f.decode(mask.as_deref(), Some(&self.meta.symbols))
+            })
+            .collect()
+    }
+
+    fn read_seg(&self, dir: &str, id: u64, cols: Option<&[usize]>) -> Result<Vec<Column>> {
+        let all: Vec<usize> = (0..self.meta.types.len()).collect();
+        self.read_seg_cols(dir, id, cols.unwrap_or(&all), false)
+    }
+
+    /// Row-wise concatenation of tables given as column lists (all columns of the table).
+    fn concat_rows(&self, pieces: &[Vec<Column>]) -> Vec<Column> {
+        (0..self.meta.types.len())
+            .map(|ci| concat_stored(self.meta.types[ci], &pieces.iter().map(|p| &p[ci]).collect::<Vec<_>>(), &self.meta.symbols))
+            .collect()
+    }
+
+    fn sort_key_idx(&self) -> Result<Vec<usize>> {
+        self.meta
+            .opts
+            .sort_cols
+            .iter()
+            .map(|c| self.meta.col_index(c).ok_or_else(|| Error::runtime(format!("The sort column {c} is not a column of the table {}", self.name))))
+            .collect()
+    }
+
+    /// keepDuplicates FIRST/LAST: add the rows `cols` to partition `key`, touching only the
+    /// segments the new keys fall in. A partition's segments are each sorted by the sort
+    /// columns without duplicates, and their key ranges follow one another without overlap,
+    /// so the partition reads as one sorted, deduplicated run. A new row whose key lies in a
+    /// segment's range is merged into that segment; one between two ranges joins the
+    /// segment before it (the first one when it precedes them all). Each changed segment is
+    /// rewritten as new segments of at most `keep_seg_rows` rows under new ids, listed in its
+    /// place; the others keep their files. A partition that does not have this layout (key
+    /// ranges out of order) is rewritten whole once. Returns the segment files to write.
+    fn merge_keep(&mut self, key: Vec<u32>, dir: String, cols: Vec<Column>) -> Result<Vec<SegFile>> {
+        let new = self.dedup(cols)?;
+        let kidx = self.sort_key_idx()?;
+        let pidx = self.meta.parts.iter().position(|p| p.key == key);
+        let segs: Vec<SegMeta> = pidx.map(|k| self.meta.parts[k].segs.clone()).unwrap_or_default();
+        let m = segs.len();
+        let n = new.first().map_or(0, |c| c.len());
+        // segment j's rows with the new ones, or None when it stays as it is
+        let mut merged: Vec<Option<Vec<Column>>> = vec![None; m];
+        let mut whole: Option<Vec<Column>> = None;
+        if m == 0 {
+            whole = Some(new);
+        } else {
+            // the first and last key of every segment and the new keys, ranked together
+            let ends: Vec<Vec<Column>> = segs.iter().map(|s| self.read_seg_cols(&dir, s.id, &kidx, true)).collect::<Result<_>>()?;
+            let keys: Vec<Column> = (0..kidx.len())
+                .map(|k| {
+                    let ty = self.meta.types[kidx[k]];
+                    let mut parts: Vec<Column> = ends.iter().map(|e| e[k].take_usize(&[0, e[k].len().saturating_sub(1)])).collect();
+                    parts.push(new[kidx[k]].clone());
+                    concat_stored(ty, &parts.iter().collect::<Vec<_>>(), &self.meta.symbols)
+                })
+                .collect();
+            let short = ends.iter().any(|e| e.first().is_none_or(|c| c.is_empty()));
+            let rank = dense_rank(&keys)?;
+            let (first, last) = (|j: usize| rank[2 * j], |j: usize| rank[2 * j + 1]);
+            let ordered = !short && (0..m).all(|j| first(j) <= last(j) && (j == 0 || last(j - 1) < first(j)));
+            if !ordered {
+                let stored = self.read_part(&key)?.into_iter();
+                let pieces: Vec<Vec<Column>> = stored.chain(std::iter::once(new)).collect();
+                whole = Some(self.dedup(self.concat_rows(&pieces))?);
+            } else {
+                let lasts: Vec<u32> = (0..m).map(last).collect();
+                let mut to: Vec<Vec<usize>> = vec![Vec::new(); m];
+                for r in 0..n {
+                    let q = rank[2 * m + r];
+                    let j = lasts.partition_point(|&l| l < q);
+                    let j = if j < m && first(j) <= q { j } else { j.saturating_sub(1) };
+                    to[j].push(r);
+                }
+                for (j, rows) in to.iter().enumerate() {
+                    if rows.is_empty() {
+                        continue;
+                    }
+                    let old = self.read_seg(&dir, segs[j].id, None)?;
+                    let add: Vec<Column> = new.iter().map(|c| c.take_usize(rows)).collect();
+                    merged[j] = Some(self.dedup(self.concat_rows(&[old, add]))?);
+                }
             }
         }
-        Ok(Some(
-            per_col
-                .iter()
-                .enumerate()
-                .map(|(ci, cs)| concat_stored(self.meta.types[ci], &cs.iter().collect::<Vec<_>>(), &self.meta.symbols))
-                .collect(),
-        ))
+        // the partition's new segment list, and the files of its new segments
+        let mut files = Vec::new();
+        let mut out_segs: Vec<SegMeta> = Vec::new();
+        let seg_rows = self.keep_seg_rows.max(1);
+        let mut write = |me: &mut Self, cols: Vec<Column>, out: &mut Vec<SegMeta>| {
+            let rows = cols.first().map_or(0, |c| c.len());
+            let mut s = 0;
+            while s < rows {
+                let e = (s + seg_rows).min(rows);
+                let piece: Vec<Column> = if s == 0 && e == rows { cols.clone() } else { cols.iter().map(|c| c.slice(s, e)).collect() };
+                let id = me.meta.next_seg;
+                me.meta.next_seg += 1;
+                out.push(SegMeta { id, rows: (e - s) as u64 });
+                files.push((segment::seg_file(&me.tdir, &dir, id), vec![(id, dir.clone(), piece)], false));
+                s = e;
+            }
+        };
+        match whole {
+            Some(cols) => write(self, cols, &mut out_segs),
+            None => {
+                for (j, seg) in segs.iter().enumerate() {
+                    match merged[j].take() {
+                        Some(cols) => write(self, cols, &mut out_segs),
+                        None => out_segs.push(seg.clone()),
+                    }
+                }
+            }
+        }
+        match pidx {
+            Some(k) => self.meta.parts[k].segs = out_segs,
+            None => self.meta.parts.push(PartMeta { key, dir: dir.clone(), segs: out_segs }),
+        }
+        Ok(files)
     }
 
     /// keepDuplicates FIRST/LAST: one row per combination of the sortColumns (the first or
     /// the last written), ordered by the sortColumns.
     fn dedup(&self, cols: Vec<Column>) -> Result<Vec<Column>> {
-        let key_idx: Vec<usize> = self
-            .meta
-            .opts
-            .sort_cols
-            .iter()
-            .map(|c| self.meta.col_index(c).ok_or_else(|| Error::runtime(format!("The sort column {c} is not a column of the table {}", self.name))))
-            .collect::<Result<_>>()?;
+        let key_idx = self.sort_key_idx()?;
         let keys: Vec<&Column> = key_idx.iter().map(|&k| &cols[k]).collect();
         let g = beluga_runtime::kernels::group::group_ids(&keys);
         let mut pick = g.first.clone();
@@ -855,5 +1027,91 @@ pub(crate) mod tests {
         let e = ap.push(&t, None).unwrap_err();
         assert!(e.message.contains("'25'") && e.message.contains("row 2"), "{}", e.message);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// keepDuplicates FIRST/LAST against a model (a map from key to the kept row): random
+    /// batches with repeated keys, small segments so merges cross many of them; the
+    /// partition reads back sorted by the key, and a one-key append rewrites one segment.
+    #[test]
+    fn keep_duplicates_merges_only_the_segments_hit() {
+        use std::collections::BTreeMap;
+        for keep in [catalog::KeepDup::First, catalog::KeepDup::Last] {
+            let dir = scratch(&format!("keep-{}", keep.name()));
+            let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001]))];
+            write_db_meta(&dir, &DbMeta { levels: levels.clone(), engine: "TSDB".into() }).unwrap();
+            let names: Vec<String> = ["date", "id", "t", "x"].iter().map(|s| s.to_string()).collect();
+            let types = vec![DataType::Date, DataType::Int, DataType::Int, DataType::Double];
+            let mut ap = Appender::create(&dir, "pt", names.clone(), types, vec!["date".into()]).unwrap();
+            ap.meta.opts.sort_cols = vec!["id".into(), "t".into()];
+            ap.meta.opts.keep = keep;
+            ap.commit().unwrap();
+            let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta: DbMeta { levels, engine: "TSDB".into() } });
+            let h = TableHandle { db, name: "pt".into() };
+            let mut model: BTreeMap<(i32, i32, i32), f64> = BTreeMap::new();
+            let mut seed: u64 = 7;
+            let mut next = |m: u64| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 33) % m
+            };
+            for batch in 0..12 {
+                let n = if batch == 0 { 300 } else { 1 + next(60) as usize };
+                let (mut d, mut id, mut t, mut x) = (vec![], vec![], vec![], vec![]);
+                for r in 0..n {
+                    let key = (18000 + next(2) as i32, next(20) as i32, next(40) as i32);
+                    let v = (batch * 1000 + r) as f64;
+                    match keep {
+                        catalog::KeepDup::Last => {
+                            model.insert(key, v);
+                        }
+                        _ => {
+                            model.entry(key).or_insert(v);
+                        }
+                    }
+                    d.push(key.0);
+                    id.push(key.1);
+                    t.push(key.2);
+                    x.push(v);
+                }
+                let tab = Table::new(
+                    names.clone(),
+                    vec![Column::from_vec(DataType::Date, d), Column::from_vec(DataType::Int, id), Column::from_vec(DataType::Int, t), Column::from_vec(DataType::Double, x)],
+                )
+                .unwrap();
+                let mut ap = Appender::open(&dir, "pt").unwrap();
+                ap.keep_seg_rows = 16;
+                ap.push(&tab, None).unwrap();
+                ap.commit().unwrap();
+                let got = beluga_runtime::table_source::TableSource::table(&h).unwrap();
+                let cell = |c: usize, r: usize| match &*got.cols[c].data {
+                    ColData::I32(v) => v[r] as f64,
+                    ColData::F64(v) => v[r],
+                    _ => panic!("column type"),
+                };
+                let rows: Vec<((i32, i32, i32), f64)> = (0..got.rows()).map(|r| ((cell(0, r) as i32, cell(1, r) as i32, cell(2, r) as i32), cell(3, r))).collect();
+                let want: Vec<((i32, i32, i32), f64)> = model.iter().map(|(k, v)| (*k, *v)).collect();
+                assert_eq!(rows, want, "{} after batch {batch}", keep.name());
+            }
+            // one new key inside a segment's range: every other segment keeps its file
+            let before = catalog::read_table(&dir, "pt").unwrap();
+            let p0 = before.parts.iter().find(|p| p.key == vec![0]).unwrap().clone();
+            assert!(p0.segs.len() > 3, "{} segments", p0.segs.len());
+            let tab = Table::new(
+                names.clone(),
+                vec![Column::from_vec(DataType::Date, vec![18000]), Column::from_vec(DataType::Int, vec![10]), Column::from_vec(DataType::Int, vec![1000]), Column::from_vec(DataType::Double, vec![-1.0])],
+            )
+            .unwrap();
+            let mut ap = Appender::open(&dir, "pt").unwrap();
+            ap.keep_seg_rows = 16;
+            ap.push(&tab, None).unwrap();
+            ap.commit().unwrap();
+            let after = catalog::read_table(&dir, "pt").unwrap();
+            let p1 = after.parts.iter().find(|p| p.key == vec![0]).unwrap();
+            let kept = p1.segs.iter().filter(|s| p0.segs.iter().any(|o| o.id == s.id)).count();
+            assert_eq!(kept, p0.segs.len() - 1);
+            let other0 = before.parts.iter().find(|p| p.key == vec![1]).unwrap();
+            let other1 = after.parts.iter().find(|p| p.key == vec![1]).unwrap();
+            assert_eq!(other0.segs.iter().map(|s| s.id).collect::<Vec<_>>(), other1.segs.iter().map(|s| s.id).collect::<Vec<_>>());
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }

@@ -631,7 +631,7 @@ pub fn load_text_ex(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             None => t,
         };
         let info = |r: usize| format!("file {path2}, line {}", first_line + r);
-        ap.push(&t, Some(&info))
+        ap.push_keyed(&t, Some(&info), Some(&mut |text: &str, c: &beluga_runtime::Column| crate::partfn::apply(i, text, c)))
     })?;
     ap.commit()?;
     p.report().iter().for_each(|l| i.emit(l));

@@ -203,6 +203,29 @@ fn options(b: &mut B, opts: &[&[RawTok]]) {
     }
 }
 
+/// The source text of a partitioning function call `f(col, 6, "x")` (identifiers, numbers,
+/// strings, `-`, commas and parentheses only); None for anything else.
+fn call_text(ts: &[RawTok]) -> Option<String> {
+    let mut out = String::new();
+    for t in ts {
+        match &t.tok {
+            Tok::Ident(n) => out.push_str(n),
+            Tok::LParen => out.push('('),
+            Tok::RParen => out.push(')'),
+            Tok::Comma => out.push_str(", "),
+            Tok::Minus => out.push('-'),
+            Tok::Lit(Literal::Int(Some(v))) => out.push_str(&v.to_string()),
+            Tok::Lit(Literal::Long(Some(v))) => out.push_str(&format!("{v}l")),
+            Tok::Lit(Literal::Short(Some(v))) => out.push_str(&format!("{v}h")),
+            Tok::Lit(Literal::Double(Some(v))) if v.is_finite() => out.push_str(&format!("{v:?}")),
+            Tok::Lit(Literal::Str(s)) if !s.contains(['"', '\\']) => out.push_str(&format!("\"{s}\"")),
+            Tok::Lit(Literal::Bool(Some(v))) => out.push_str(if *v { "true" } else { "false" }),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// The position of `partitioned by` at the top level, if any.
 fn find_partitioned(ts: &[RawTok]) -> Option<usize> {
     let mut depth = 0i32;
@@ -434,7 +457,14 @@ fn create_table(b: &mut B, ts: &[RawTok]) -> Result<(), ParseError> {
             match pc {
                 [RawTok { tok: Tok::Ident(n), .. }] => b.s(n),
                 [RawTok { tok: Tok::Lit(Literal::Str(n)), .. }] => b.s(n),
-                _ => return Err(b.err("create table: a partitioning column is a column name (partitioning functions are not supported)")),
+                // `partitioned by f(col, 6, 8)`: the call goes to createPartitionedTable as text
+                [RawTok { tok: Tok::Ident(_), .. }, RawTok { tok: Tok::LParen, .. }, .., RawTok { tok: Tok::RParen, .. }] => {
+                    let text = call_text(pc).ok_or_else(|| {
+                        b.err("create table: a partitioning function is called on the column and constant numbers or strings, e.g. f(ts, 6, 8)")
+                    })?;
+                    b.s(&text)
+                }
+                _ => return Err(b.err("create table: a partitioning column is a column name or a function call on one")),
             }
         }
         b.tok(Tok::RBracket);
@@ -628,6 +658,19 @@ mod tests {
         assert_eq!(call_of("create database \"dfs://a\" partitioned by VALUE(1..3), HASH([SYMBOL, 4]), engine='TSDB'"), ("database".into(), 4));
         let s = parse_script("create database \"dfs://a\" partitioned by RANGE(0 5 10),\n  engine='OLAP'", &is_fn).unwrap();
         assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn partitioning_function_text() {
+        use super::{call_text, RawTok, Tok};
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, 6, -8, \"x\")").unwrap().into_iter().filter(|t| t.tok != Tok::Newline).collect();
+        assert_eq!(call_text(&toks).as_deref(), Some("f(s, 6, -8, \"x\")"));
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, g(1))").unwrap();
+        assert_eq!(call_text(&toks).as_deref(), Some("f(s, g(1))"));
+        let toks: Vec<RawTok> = crate::lexer::lex("f(s, [1, 2])").unwrap();
+        assert_eq!(call_text(&toks), None);
+        let (f, n) = call_of("create table \"dfs://a\".\"pt\"(id STRING, sym SYMBOL) partitioned by myDay(id, 4, 8), sym");
+        assert_eq!((f.as_str(), n), ("createPartitionedTable", 4));
     }
 
     #[test]

@@ -52,7 +52,8 @@ fn target(i: &mut Interpreter, e: &Expr) -> Option<Target> {
 
 /// Every partition the conditions may reach: (version, partition ids, tables).
 fn partitions(i: &mut Interpreter, t: &Target, conds: &[Expr]) -> Result<PartRows> {
-    let preds = super::lower::lower_preds(i, &t.names, conds);
+    let mut preds = super::lower::lower_preds(i, &t.names, conds);
+    preds.extend(super::lower::key_fn_preds(i, t.source()?, &preds));
     t.source()?.read_partitions(&preds)
 }
 

@@ -39,7 +39,8 @@ pub fn sql_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let parts = match table_source(&t) {
         Some(src) => {
             let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
-            let preds = super::lower::lower_preds(i, &names, &q.where_);
+            let mut preds = super::lower::lower_preds(i, &names, &q.where_);
+            preds.extend(super::lower::key_fn_preds(i, src, &preds));
             src.scan(Scan { preds: &preds, split: true, ..Scan::default() })?
         }
         // an in-memory table is one data source

@@ -258,6 +258,45 @@ pub fn lower(i: &mut Interpreter, cols: &[String], conds: &[Expr]) -> Lowered {
     Lowered { preds, per_cond }
 }
 
+/// Partition-pruning predicates of a source partitioned by functions of columns
+/// (`TableSource::key_functions`): each equality or `in` predicate on such a column, with
+/// the function evaluated on its constants, as `Pred::In { col: <call>, values }`. A call
+/// that fails or returns other than one value per constant prunes nothing.
+pub fn key_fn_preds(i: &mut Interpreter, src: &dyn crate::table_source::TableSource, preds: &[Pred]) -> Vec<Pred> {
+    let fns = src.key_functions();
+    let mut out = Vec::new();
+    for (col, call) in &fns {
+        let Ok(e) = beluga_lang::parse_expr(call, &|_| false) else { continue };
+        let ExprKind::Call(_, args) = &e.kind else { continue };
+        let Some(ident) = args.iter().find_map(|a| match a {
+            Arg::Pos(Some(Expr { kind: ExprKind::Ident(n), .. })) => Some(n.clone()),
+            _ => None,
+        }) else {
+            continue;
+        };
+        for p in preds {
+            let vals = match p {
+                Pred::Cmp { col: c, op: CmpOp::Eq, value } if c.eq_ignore_ascii_case(col) => value.clone(),
+                Pred::In { col: c, values: Value::Vector(v) | Value::Scalar(v) } if c.eq_ignore_ascii_case(col) => v.clone(),
+                Pred::In { col: c, values: Value::Set(s) } if c.eq_ignore_ascii_case(col) => s.items.clone(),
+                _ => continue,
+            };
+            let n = vals.len();
+            let mut scope = ahash::AHashMap::new();
+            scope.insert(ident.clone(), Value::vector(vals));
+            i.col_scopes.push(scope);
+            let r = i.eval(&e);
+            i.col_scopes.pop();
+            if let Ok(Value::Vector(k) | Value::Scalar(k)) = r {
+                if k.len() == n {
+                    out.push(Pred::In { col: call.clone(), values: Value::vector(k) });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The predicates of the leading row-wise run of `conds` (what a scan receives).
 pub fn lower_preds(i: &mut Interpreter, cols: &[String], conds: &[Expr]) -> Vec<Pred> {
     lower(i, cols, conds).preds

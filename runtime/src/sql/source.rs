@@ -82,7 +82,9 @@ pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &N
         .as_ref()
         .filter(|(c, _, items)| exact && !split && is_col(c) && items.iter().all(is_col))
         .map(|(c, n, _)| (c.as_str(), *n));
-    src.scan(Scan { columns: cols.as_deref(), preds: &low.preds, partitions: None, split, top_desc })
+    let mut preds = low.preds;
+    preds.extend(super::lower::key_fn_preds(i, src, &preds));
+    src.scan(Scan { columns: cols.as_deref(), preds: &preds, partitions: None, split, top_desc })
 }
 
 /// Evaluate a value used as a table: tables as is, stored tables through a scan.

@@ -1,0 +1,127 @@
+//! `upsert!` on a stored table: rows of `newData` whose key columns
+//! (`keyColNames`; a TSDB table's sortColumns when omitted) match a stored row replace its
+//! values (only the non-null ones with `ignoreNull=true`); the others are appended. One
+//! write transaction: the partitions holding updated rows are rewritten (other partitions
+//! keep their files), the new rows are appended, and a single manifest commit makes both
+//! visible (a failure or a crash leaves the table as it was).
+
+use crate::handle::TableHandle;
+use crate::store::Appender;
+use beluga_runtime::column::Column;
+use beluga_runtime::kernels::group::group_ids;
+use beluga_runtime::table_source::TableSource;
+use beluga_runtime::{CallCtx, Error, Result, Table, Value};
+
+/// `upsert!(h, newData, [ignoreNull], [keyColNames], [sortColumns])`; the rows written.
+pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result<u64> {
+    let f = "upsert!";
+    let meta = h.meta()?;
+    let ignore_null = args.get(2).and_then(|v| v.as_bool()).unwrap_or(false);
+    let key_names: Vec<String> = match args.get(3) {
+        Some(Value::Void) | None => meta.opts.sort_cols.clone(),
+        Some(v) => crate::builtins_db::names_of(f, v)?,
+    };
+    if key_names.is_empty() {
+        return Err(Error::arg(format!("[{f}] needs keyColNames to upsert into the stored table {}", h.name)));
+    }
+    let kidx: Vec<usize> = key_names
+        .iter()
+        .map(|n| meta.col_index(n).ok_or_else(|| Error::arg(format!("[{f}] The key column {n} is not a column of the table {}", h.name))))
+        .collect::<Result<_>>()?;
+    let new = match args.get(1) {
+        Some(Value::Table(t)) => (**t).clone(),
+        _ => return Err(Error::arg(format!("[{f}] newData must be a table"))),
+    };
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    // the new rows in the stored types (and symbol base), so keys compare as stored
+    let new_cols = ap.conform(&new)?;
+    let ns = new_cols.first().map_or(0, |c| c.len());
+    if ns == 0 {
+        return Ok(0);
+    }
+    let stored = h.read_partitions(&[])?;
+    if stored.version != ap.meta.version {
+        return Err(Error::runtime(format!("The table {} was changed by another writer during upsert!; nothing was written", h.name)));
+    }
+    let nt: usize = stored.tables.iter().map(|t| t.rows()).sum();
+    // partition and row of every stored row, in concatenation order
+    let mut origin: Vec<(usize, usize)> = Vec::with_capacity(nt);
+    for (p, t) in stored.tables.iter().enumerate() {
+        origin.extend((0..t.rows()).map(|r| (p, r)));
+    }
+    let keys: Vec<Column> = kidx
+        .iter()
+        .map(|&k| {
+            let mut parts: Vec<&Column> = stored.tables.iter().map(|t| &t.cols[k]).collect();
+            parts.push(&new_cols[k]);
+            crate::store::concat_stored(meta.types[k], &parts, &ap.meta.symbols)
+        })
+        .collect();
+    let g = group_ids(&keys.iter().collect::<Vec<_>>());
+    // the stored row holding each key (the last one when several do)
+    let mut holder: Vec<Option<usize>> = vec![None; g.n];
+    for r in 0..nt {
+        holder[g.gid[r] as usize] = Some(r);
+    }
+    // per stored row, the new row that writes it (the last one of that key); new rows
+    // without a stored row are appended, one per key (the last one)
+    let mut writer: Vec<Option<usize>> = vec![None; nt];
+    let mut appended: Vec<Option<usize>> = vec![None; g.n];
+    for s in 0..ns {
+        let id = g.gid[nt + s] as usize;
+        match holder[id] {
+            Some(r) => writer[r] = Some(s),
+            None => appended[id] = Some(s),
+        }
+    }
+    let mut changed: Vec<bool> = vec![false; stored.tables.len()];
+    for (r, w) in writer.iter().enumerate() {
+        if w.is_some() {
+            changed[origin[r].0] = true;
+        }
+    }
+    let mut add: Vec<usize> = appended.into_iter().flatten().collect();
+    add.sort_unstable();
+    // rewrite the changed partitions with the new values in place
+    let fn_keys = ap.meta.opts.has_part_fns();
+    let mut rewrites: Vec<(Vec<u32>, Table)> = Vec::new();
+    let mut base = 0;
+    for (p, t) in stored.tables.iter().enumerate() {
+        let rows = t.rows();
+        if changed[p] {
+            let mut cols = Vec::with_capacity(t.ncols());
+            for (k, c) in t.cols.iter().enumerate() {
+                let c = crate::store::conform_column(c, meta.types[k], &mut ap.meta.symbols, &meta.names[k])?;
+                let combined = crate::store::concat_stored(meta.types[k], &[&c, &new_cols[k]], &ap.meta.symbols);
+                let idx: Vec<usize> = (0..rows)
+                    .map(|r| match writer[base + r] {
+                        Some(s) if !(ignore_null && new_cols[k].is_null(s)) => rows + s,
+                        _ => r,
+                    })
+                    .collect();
+                cols.push(combined.take_usize(&idx));
+            }
+            let key = ap.meta.parts.iter().find(|q| q.dir == stored.parts[p]).map(|q| q.key.clone()).unwrap_or_default();
+            rewrites.push((key, Table::new(meta.names.clone(), cols)?));
+        }
+        base += rows;
+    }
+    let dirs: Vec<&String> = stored.parts.iter().zip(&changed).filter(|(_, c)| **c).map(|(d, _)| d).collect();
+    ap.meta.parts.retain(|p| !dirs.contains(&&p.dir));
+    let mut written = 0u64;
+    for (key, t) in &rewrites {
+        if fn_keys {
+            ap.push_to_part(key.clone(), t)?;
+        } else {
+            ap.push(t, None)?;
+        }
+    }
+    written += writer.iter().filter(|w| w.is_some()).count() as u64;
+    if !add.is_empty() {
+        let t = Table::new(meta.names.clone(), new_cols.iter().map(|c| c.take_usize(&add)).collect())?;
+        ap.push_keyed(&t, None, Some(&mut |text: &str, c: &Column| crate::partfn::apply(i, text, c)))?;
+        written += add.len() as u64;
+    }
+    ap.commit()?;
+    Ok(written)
+}
