@@ -19,9 +19,13 @@
 //!   `getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`.
 //! * `reactive`: `createReactiveStateEngine`.
 //! * `timeseries`: `createTimeSeriesEngine`.
+//! * `cross`: `createCrossSectionalEngine`.
+//! * `incr`: the incremental form of reactive-state metrics.
 //! * `replay`: `replay` (tables into stream tables and engines, in time order).
 
+pub mod cross;
 pub mod engine;
+pub mod incr;
 pub mod reactive;
 pub mod replay;
 pub mod table;
@@ -90,6 +94,13 @@ const TIME_SERIES_PARAMS: &[&str] = &[
     "outputHandler", "msgAsTable",
 ];
 
+/// Parameters of `createCrossSectionalEngine` and its older name `createCrossSectionalAggregator`.
+const CROSS_PARAMS: &[&str] = &[
+    "name", "metrics", "dummyTable", "outputTable", "keyColumn", "triggeringPattern", "triggeringInterval", "useSystemTime", "timeColumn",
+    "lastBatchOnly", "contextByColumn", "snapshotDir", "snapshotIntervalInMsgCount", "raftGroup", "outputElapsedMicroseconds", "roundTime",
+    "keyFilter", "updatedContextGroupsOnly",
+];
+
 pub const DEFS: &[Builtin] = &[
     f("streamTable", Kind::System, 1, u8::MAX, table::stream_table),
     fp(
@@ -124,6 +135,7 @@ pub const DEFS: &[Builtin] = &[
     ),
     fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
     fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
+    fp("dropAggregator", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
     fp("getStreamEngineStat", Kind::System, 0, 0, engine::get_stream_engine_stat, &[]),
     fp(
         "createReactiveStateEngine",
@@ -145,6 +157,8 @@ pub const DEFS: &[Builtin] = &[
         timeseries::create,
         TIME_SERIES_PARAMS,
     ),
+    fp("createCrossSectionalEngine", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
+    fp("createCrossSectionalAggregator", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
     fp(
         "createTimeSeriesAggregator",
         Kind::System,

@@ -104,6 +104,12 @@ fn alignment(p: Precision, step: i64, round: bool) -> i64 {
     }
 }
 
+/// The alignment size for a step in a time column of type `ty` (roundTime=true), used by
+/// the cross-sectional engine's dataInterval windows too.
+pub(crate) fn alignment_for(ty: DataType, step: i64) -> Option<i64> {
+    precision(ty).map(|p| alignment(p, step, true))
+}
+
 struct Group {
     /// rows not yet out of every window, in time order, and their times
     buf: Table,
@@ -338,7 +344,7 @@ fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
 pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createTimeSeriesEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
-    let c = common(W, &args[0], &args[4])?;
+    let c = common(i, W, &args[0], &args[4])?;
     let window = positive(W, &args[1], "windowSize")?;
     let step = positive(W, &args[2], "step")?;
     if window % step != 0 {
