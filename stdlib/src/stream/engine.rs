@@ -268,7 +268,7 @@ impl Handle for EngineHandle {
 impl EngineHandle {
     /// What reading the engine gives now (the schema with no rows, unless the engine keeps
     /// a table; while it computes, the schema).
-    fn current(&self) -> Table {
+    pub fn current(&self) -> Table {
         self.core.try_lock().ok().and_then(|c| c.table()).unwrap_or_else(|| self.schema.clone())
     }
 }

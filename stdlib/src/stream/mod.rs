@@ -44,12 +44,15 @@ fn prev(i: &mut CallCtx, name: &'static str, args: Vec<Value>) -> Result<Value> 
         .unwrap_or_else(|| Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))))
 }
 
-/// Builtins that read a table: given a stream table, they read its rows at that moment.
+/// Builtins that read a table: given a stream table or an engine, they read its rows at
+/// that moment (an engine's: what `select * from engine` gives).
 macro_rules! reads_table {
     ($($f:ident = $name:literal),* $(,)?) => {
         $(fn $f(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
             if let Some(s) = a.first().and_then(table::as_stream) {
                 a[0] = Value::table(s.snapshot()?);
+            } else if let Some(e) = a.first().and_then(engine::as_engine) {
+                a[0] = Value::table(e.current());
             }
             prev(i, $name, a)
         })*
