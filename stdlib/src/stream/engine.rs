@@ -105,15 +105,17 @@ impl Target {
     }
 }
 
-/// `append!{t}` (any `!` builtin whose first fixed argument is a table held by a session
-/// variable): the builtin, its fixed slots and the variable's name. Such a handler changes
+/// `append!{t}`, `tableInsert{t}` (any `!` builtin, or tableInsert, whose first fixed
+/// argument is a table held by a session variable): the builtin, its fixed slots and the
+/// variable's name. Such a handler changes
 /// its first argument, and the change must reach the variable (`append!(t, msg)` written
 /// out would write it back; a partial application called by a subscription has no
 /// statement to do that).
 fn in_place_partial<'a>(i: &CallCtx, f: &'a Value, rebind: &[(usize, String)]) -> Option<(&'a Arc<Func>, &'a Arc<Vec<Option<Value>>>, String)> {
     let Value::Function(Func::Partial(inner, slots, kw)) = f else { return None };
     let Func::Builtin(id) = inner.as_ref() else { return None };
-    if !kw.is_empty() || !i.registry().get(*id).name.ends_with('!') {
+    let name = i.registry().get(*id).name;
+    if !kw.is_empty() || !(name.ends_with('!') || name == "tableInsert") {
         return None;
     }
     let (_, name) = rebind.iter().find(|(k, _)| *k == 0)?;
@@ -128,7 +130,12 @@ fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Valu
     let Some(cur) = i.set_global(name.to_string(), Value::Void) else {
         return Err(Error::name(format!("The handler's table {name} no longer exists")));
     };
-    let keep = if i.registry().get(match inner.as_ref() { Func::Builtin(id) => *id, _ => 0 }).name == "append!" { None } else { Some(cur.clone()) };
+    let fname = match inner.as_ref() {
+        Func::Builtin(id) => i.registry().get(*id).name,
+        _ => "",
+    };
+    // append! hands the table back on failure; for the others a copy is kept to restore
+    let keep = if fname == "append!" { None } else { Some(cur.clone()) };
     let mut msg = Some(msg);
     let mut args = Vec::with_capacity(slots.len() + 1);
     args.push(cur);
@@ -146,7 +153,14 @@ fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Valu
     let back = i.inplace_out().take();
     match r {
         Ok(v) => {
-            i.set_global(name.to_string(), back.unwrap_or(v));
+            // a `!` builtin returns the changed table; tableInsert returns a count and
+            // hands the table back through inplace_out
+            let newv = match back {
+                Some(b) => b,
+                None if fname.ends_with('!') => v,
+                None => keep.unwrap_or(v),
+            };
+            i.set_global(name.to_string(), newv);
             Ok(())
         }
         Err(e) => {
