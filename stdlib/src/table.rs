@@ -591,15 +591,12 @@ fn indexed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn keyed_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    // a keyed stream table drops rows whose key already exists instead of updating them
+    // a keyed stream table ignores rows whose key already exists instead of updating
+    // them; it is a stream table (stream/table.rs) that can be shared and subscribed to
     let keys = names_arg("keyedStreamTable", &args[0])?;
     let t = build_table(i, args[1..].to_vec())?;
     let ki = key_indices(&t, &keys)?;
-    let kc: Vec<Column> = ki.iter().map(|&k| t.cols[k].clone()).collect();
-    let (_, _, firsts) = group_ids(&kc)?;
-    let mut out = t.take_usize(&firsts);
-    out.keys = keys;
-    Ok(Value::table(out))
+    Ok(Value::Handle(Arc::new(crate::stream::table::StreamTable::keyed(t, ki))))
 }
 
 // ------------------------------------------------------------------ combining and slicing

@@ -1,5 +1,5 @@
 //! What the streaming engines share: the engine handle (a table-like object that computes
-//! when rows are appended to it), the process-wide registry of engines by name
+//! when rows are appended to it), the session's registry of engines by name
 //! (`getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`), where results and
 //! subscribed messages go (`Target`), and metric evaluation over columns.
 
@@ -11,7 +11,7 @@ use beluga_runtime::value::Handle;
 use beluga_runtime::{Column, DataType, Error, Func, Result, Table, Value};
 use ahash::AHashMap;
 use std::any::Any;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 // ------------------------------------------------------------------ targets
 
@@ -22,6 +22,8 @@ pub enum Target {
     Var(String),
     /// A stream table, an engine, a stored table.
     Handle(Value),
+    /// Nowhere (an engine without an output table only keeps its state).
+    Discard,
     /// A function; `rebind` lists fixed arguments of a partial application that were plain
     /// tables held by variables (`tableInsert{out}`): the variable's current table is
     /// passed at each call, so repeated appends accumulate as they do in DolphinDB.
@@ -31,6 +33,7 @@ pub enum Target {
 impl Target {
     pub fn of(i: &CallCtx, what: &str, v: &Value) -> Result<Target> {
         match v {
+            Value::Void => Ok(Target::Discard),
             Value::Handle(_) => Ok(Target::Handle(v.clone())),
             Value::Table(_) => match crate::meta::var_holding(i, v) {
                 Some(name) => Ok(Target::Var(name)),
@@ -66,6 +69,7 @@ impl Target {
 
     fn deliver_inner(&self, i: &mut CallCtx, rows: Table, as_table: bool) -> Result<()> {
         match self {
+            Target::Discard => Ok(()),
             Target::Var(name) => {
                 let current = read_session(i, name).ok_or_else(|| Error::name(format!("The output table {name} no longer exists")))?;
                 match current {
@@ -90,10 +94,81 @@ impl Target {
                 }
             }
             Target::Func(f, rebind) => {
-                let f = if rebind.is_empty() { f.clone() } else { rebound(i, f, rebind) };
                 let msg = if as_table { Value::table(rows) } else { Value::tuple(rows.cols.into_iter().map(Value::Vector).collect()) };
+                if let Some((inner, slots, name)) = in_place_partial(i, f, rebind) {
+                    return call_in_place(i, inner, slots, &name, msg);
+                }
+                let f = if rebind.is_empty() { f.clone() } else { rebound(i, f, rebind) };
                 i.call_value(&f, vec![msg]).map(|_| ())
             }
+        }
+    }
+}
+
+/// `append!{t}`, `tableInsert{t}` (any `!` builtin, or tableInsert, whose first fixed
+/// argument is a table held by a session variable): the builtin, its fixed slots and the
+/// variable's name. Such a handler changes
+/// its first argument, and the change must reach the variable (`append!(t, msg)` written
+/// out would write it back; a partial application called by a subscription has no
+/// statement to do that).
+fn in_place_partial<'a>(i: &CallCtx, f: &'a Value, rebind: &[(usize, String)]) -> Option<(&'a Arc<Func>, &'a Arc<Vec<Option<Value>>>, String)> {
+    let Value::Function(Func::Partial(inner, slots, kw)) = f else { return None };
+    let Func::Builtin(id) = inner.as_ref() else { return None };
+    let name = i.registry().get(*id).name;
+    if !kw.is_empty() || !(name.ends_with('!') || name == "tableInsert") {
+        return None;
+    }
+    let (_, name) = rebind.iter().find(|(k, _)| *k == 0)?;
+    matches!(i.globals().get(name), Some(Value::Table(_))).then(|| (inner, slots, name.clone()))
+}
+
+/// Call `inner` with the variable's table as its first argument and the message in the
+/// first free slot, and store the changed table back in the variable. The variable is
+/// taken out for the call so the builtin holds the only reference and grows the table in
+/// place (amortised O(rows delivered), not a copy of the table per message).
+fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Value>>>, name: &str, msg: Value) -> Result<()> {
+    let Some(cur) = i.set_global(name.to_string(), Value::Void) else {
+        return Err(Error::name(format!("The handler's table {name} no longer exists")));
+    };
+    let fname = match inner.as_ref() {
+        Func::Builtin(id) => i.registry().get(*id).name,
+        _ => "",
+    };
+    // append! hands the table back on failure; for the others a copy is kept to restore
+    let keep = if fname == "append!" { None } else { Some(cur.clone()) };
+    let mut msg = Some(msg);
+    let mut args = Vec::with_capacity(slots.len() + 1);
+    args.push(cur);
+    for s in slots.iter().skip(1) {
+        match s {
+            Some(v) => args.push(v.clone()),
+            None => args.push(msg.take().unwrap_or(Value::Void)),
+        }
+    }
+    if let Some(m) = msg {
+        args.push(m);
+    }
+    *i.inplace_out() = None;
+    let r = i.call_value(&Value::Function(inner.as_ref().clone()), args);
+    let back = i.inplace_out().take();
+    match r {
+        Ok(v) => {
+            // a `!` builtin returns the changed table; tableInsert returns a count and
+            // hands the table back through inplace_out
+            let newv = match back {
+                Some(b) => b,
+                None if fname.ends_with('!') => v,
+                None => keep.unwrap_or(v),
+            };
+            i.set_global(name.to_string(), newv);
+            Ok(())
+        }
+        Err(e) => {
+            // append! hands the untouched table back on failure; others restore the copy
+            if let Some(old) = back.or(keep) {
+                i.set_global(name.to_string(), old);
+            }
+            Err(e)
         }
     }
 }
@@ -130,6 +205,11 @@ pub trait EngineCore: Send {
     fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>>;
     /// Groups (keys) the engine holds state for.
     fn groups(&self) -> usize;
+    /// The rows reading the engine gives (the cross-sectional engine's latest row per
+    /// key); None: the dummy table's columns with no rows.
+    fn table(&self) -> Option<Table> {
+        None
+    }
 }
 
 /// An engine: a table-like object; appending to it computes and writes the results.
@@ -199,7 +279,16 @@ impl Handle for EngineHandle {
     }
 }
 
-/// An engine reads as its dummy table's columns with no rows (what `insert into` needs).
+impl EngineHandle {
+    /// What reading the engine gives now (the schema with no rows, unless the engine keeps
+    /// a table; while it computes, the schema).
+    pub fn current(&self) -> Table {
+        self.core.try_lock().ok().and_then(|c| c.table()).unwrap_or_else(|| self.schema.clone())
+    }
+}
+
+/// An engine reads as its dummy table's columns with no rows (what `insert into` needs),
+/// or as the table it keeps (the cross-sectional engine's latest rows).
 impl TableSource for EngineHandle {
     fn name(&self) -> &str {
         &self.name
@@ -208,16 +297,25 @@ impl TableSource for EngineHandle {
         Ok(self.schema.names.iter().cloned().zip(self.schema.cols.iter().map(|c| c.ty)).collect())
     }
     fn rows(&self) -> Result<u64> {
-        Ok(0)
+        Ok(self.current().rows() as u64)
     }
     fn partitions(&self, _p: &[beluga_runtime::table_source::Pred]) -> Result<Vec<PartInfo>> {
-        Ok(vec![PartInfo { id: String::new(), rows: 0 }])
+        Ok(vec![PartInfo { id: String::new(), rows: self.rows()? }])
     }
-    fn scan(&self, _req: Scan<'_>) -> Result<Vec<Table>> {
-        Ok(vec![self.schema.clone()])
+    fn scan(&self, req: Scan<'_>) -> Result<Vec<Table>> {
+        let t = self.current();
+        let t = match req.columns {
+            None => t,
+            Some(want) => {
+                let keep: Vec<usize> =
+                    (0..t.ncols()).filter(|&k| want.iter().any(|w| w == &t.names[k] || w.eq_ignore_ascii_case(&t.names[k]))).collect();
+                Table::new(keep.iter().map(|&k| t.names[k].clone()).collect(), keep.iter().map(|&k| t.cols[k].clone()).collect())?
+            }
+        };
+        Ok(vec![t])
     }
-    fn count(&self, _p: &[beluga_runtime::table_source::Pred]) -> Result<Option<u64>> {
-        Ok(Some(0))
+    fn count(&self, p: &[beluga_runtime::table_source::Pred]) -> Result<Option<u64>> {
+        Ok(if p.is_empty() { Some(self.rows()?) } else { None })
     }
     fn decided(&self, _p: &[beluga_runtime::table_source::Pred], tests: &[beluga_runtime::table_source::Pred]) -> Result<Vec<bool>> {
         Ok(vec![false; tests.len()])
@@ -243,10 +341,23 @@ pub fn as_engine(v: &Value) -> Option<&EngineHandle> {
     }
 }
 
-static ENGINES: OnceLock<Mutex<AHashMap<String, Value>>> = OnceLock::new();
+/// The session's engines by name. Engines are per session (kept in the session's
+/// library storage, `CallCtx::ext`): the server runs many sessions, and one session's
+/// engines, their names and their state are not another's.
+#[derive(Default)]
+struct Engines(AHashMap<String, Value>);
 
-fn engines() -> &'static Mutex<AHashMap<String, Value>> {
-    ENGINES.get_or_init(|| Mutex::new(AHashMap::new()))
+const ENGINES_KEY: &str = "stream.engines";
+
+fn engines(i: &mut CallCtx) -> &mut AHashMap<String, Value> {
+    let ext = i.ext();
+    if !ext.get(ENGINES_KEY).map(|b| b.is::<Engines>()).unwrap_or(false) {
+        ext.insert(ENGINES_KEY, Box::new(Engines::default()));
+    }
+    match ext.get_mut(ENGINES_KEY).and_then(|b| b.downcast_mut::<Engines>()) {
+        Some(e) => &mut e.0,
+        None => unreachable!("the engine registry was just inserted"),
+    }
 }
 
 /// The parts every engine's constructor reads.
@@ -257,13 +368,13 @@ pub struct Common {
 
 /// Check the name (letters, digits, underscores, starting with a letter; not in use) and
 /// read the dummy table's columns.
-pub fn common(what: &str, name: &Value, dummy: &Value) -> Result<Common> {
+pub fn common(i: &mut CallCtx, what: &str, name: &Value, dummy: &Value) -> Result<Common> {
     let name = name.as_str().ok_or_else(|| Error::arg(format!("{what}: name must be a string")))?.to_string();
     let ok = name.chars().next().map(|c| c.is_ascii_alphabetic()).unwrap_or(false) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok {
         return Err(Error::arg(format!("{what}: the engine name '{name}' must start with a letter and hold only letters, digits and underscores")));
     }
-    if engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.contains_key(&name) {
+    if engines(i).contains_key(&name) {
         return Err(Error::runtime(format!("{what}: an engine named {name} already exists (dropStreamEngine(\"{name}\") first)")));
     }
     let dummy = match dummy {
@@ -280,7 +391,7 @@ pub fn common(what: &str, name: &Value, dummy: &Value) -> Result<Common> {
 
 /// Make the engine handle, register it under its name, and return it.
 pub fn register(
-    i: &CallCtx,
+    i: &mut CallCtx,
     what: &str,
     kind: &'static str,
     c: Common,
@@ -296,23 +407,21 @@ pub fn register(
     };
     let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
     let v = Value::Handle(Arc::new(h));
-    engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.insert(c.name, v.clone());
+    engines(i).insert(c.name, v.clone());
     Ok(v)
 }
 
-pub fn get_stream_engine(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+pub fn get_stream_engine(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("getStreamEngine: name must be a string"))?;
-    engines()
-        .lock()
-        .map_err(|_| Error::runtime("engine registry lock poisoned"))?
+    engines(i)
         .get(name)
         .cloned()
         .ok_or_else(|| Error::name(format!("getStreamEngine: there is no engine named {name}")))
 }
 
-pub fn drop_stream_engine(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+pub fn drop_stream_engine(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let name = args[0].as_str().ok_or_else(|| Error::arg("dropStreamEngine: name must be a string"))?;
-    match engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.remove(name) {
+    match engines(i).remove(name) {
         Some(v) => {
             if let Some(e) = as_engine(&v) {
                 e.dropped.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -325,8 +434,7 @@ pub fn drop_stream_engine(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 
 /// `getStreamEngineStat()`: a dictionary from engine type to a table (name, numGroups, numRows).
 pub fn get_stream_engine_stat(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
-    let mut all: Vec<(String, Value)> =
-        engines().lock().map_err(|_| Error::runtime("engine registry lock poisoned"))?.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut all: Vec<(String, Value)> = engines(i).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     all.sort_by(|a, b| a.0.cmp(&b.0));
     let mut by_kind: Vec<(&'static str, Vec<String>, Vec<i64>, Vec<i64>)> = Vec::new();
     for (_, v) in &all {

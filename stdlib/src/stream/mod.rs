@@ -19,9 +19,13 @@
 //!   `getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`.
 //! * `reactive`: `createReactiveStateEngine`.
 //! * `timeseries`: `createTimeSeriesEngine`.
+//! * `cross`: `createCrossSectionalEngine`.
+//! * `incr`: the incremental form of reactive-state metrics.
 //! * `replay`: `replay` (tables into stream tables and engines, in time order).
 
+pub mod cross;
 pub mod engine;
+pub mod incr;
 pub mod reactive;
 pub mod replay;
 pub mod table;
@@ -40,12 +44,15 @@ fn prev(i: &mut CallCtx, name: &'static str, args: Vec<Value>) -> Result<Value> 
         .unwrap_or_else(|| Err(Error::runtime(format!("internal: {name} has no wrapped builtin"))))
 }
 
-/// Builtins that read a table: given a stream table, they read its rows at that moment.
+/// Builtins that read a table: given a stream table or an engine, they read its rows at
+/// that moment (an engine's: what `select * from engine` gives).
 macro_rules! reads_table {
     ($($f:ident = $name:literal),* $(,)?) => {
         $(fn $f(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
             if let Some(s) = a.first().and_then(table::as_stream) {
                 a[0] = Value::table(s.snapshot()?);
+            } else if let Some(e) = a.first().and_then(engine::as_engine) {
+                a[0] = Value::table(e.current());
             }
             prev(i, $name, a)
         })*
@@ -90,6 +97,13 @@ const TIME_SERIES_PARAMS: &[&str] = &[
     "outputHandler", "msgAsTable",
 ];
 
+/// Parameters of `createCrossSectionalEngine` and its older name `createCrossSectionalAggregator`.
+const CROSS_PARAMS: &[&str] = &[
+    "name", "metrics", "dummyTable", "outputTable", "keyColumn", "triggeringPattern", "triggeringInterval", "useSystemTime", "timeColumn",
+    "lastBatchOnly", "contextByColumn", "snapshotDir", "snapshotIntervalInMsgCount", "raftGroup", "outputElapsedMicroseconds", "roundTime",
+    "keyFilter", "updatedContextGroupsOnly",
+];
+
 pub const DEFS: &[Builtin] = &[
     f("streamTable", Kind::System, 1, u8::MAX, table::stream_table),
     fp(
@@ -124,6 +138,7 @@ pub const DEFS: &[Builtin] = &[
     ),
     fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
     fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
+    fp("dropAggregator", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
     fp("getStreamEngineStat", Kind::System, 0, 0, engine::get_stream_engine_stat, &[]),
     fp(
         "createReactiveStateEngine",
@@ -145,6 +160,8 @@ pub const DEFS: &[Builtin] = &[
         timeseries::create,
         TIME_SERIES_PARAMS,
     ),
+    fp("createCrossSectionalEngine", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
+    fp("createCrossSectionalAggregator", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
     fp(
         "createTimeSeriesAggregator",
         Kind::System,

@@ -1,20 +1,21 @@
 //! `createReactiveStateEngine`: one result row per input row, metrics computed per key
 //! (funcs/c/createReactiveStateEngine.md).
 //!
-//! How: the engine keeps each key's rows. A batch is split by key; for each key its new
-//! rows join its history and the metrics (builtin state functions, `@state` user
-//! functions, plain expressions) are evaluated over the whole history, vectorized, and
-//! the last rows — the new ones — are kept. A metric thus gives exactly what the same
-//! expression gives under `context by key` over all the rows seen so far, which is the
-//! engine's definition. The cost of a batch is the length of the histories of the keys
-//! it touches (no incremental state); history is never purged (`keyPurgeFilter` is not
-//! supported). Output rows follow the input order (`keepOrder=true`; the manual allows
-//! any order otherwise). Output columns: the key columns, then each metric's columns
-//! (a metric returning a tuple gives several); `filter` (metacode over the input
-//! columns) keeps the rows it holds for.
+//! How: each metric is compiled once (`incr.rs`) into steps with per-key state, so a
+//! batch costs O(batch) and gives what the same expression gives under `context by key`
+//! over all the rows seen so far, which is the engine's definition. A metric that can't
+//! be compiled (an aggregate, a time-based window, a user function with control flow) is
+//! evaluated over the key's kept history instead — exact, but the cost is the length of
+//! the histories of the keys a batch touches; the history is kept only when some metric
+//! needs it. History and state are never purged (`keyPurgeFilter` is not supported).
+//! Output rows follow the input order (`keepOrder=true`; the manual allows any order
+//! otherwise). Output columns: the key columns, then each metric's columns (a metric
+//! returning a tuple gives several); `filter` (metacode over the input columns) keeps the
+//! rows it holds for.
 
 use beluga_runtime::CallCtx;
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
+use super::incr::{compile, Plan, PlanState};
 use beluga_lang::ast::Expr;
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::kernels::cast::cast_column;
@@ -24,9 +25,18 @@ use std::sync::Arc;
 
 struct Reactive {
     metrics: Vec<Arc<Expr>>,
+    /// the compiled form of each metric (None: evaluated over the history)
+    plans: Vec<Option<Plan>>,
     keys: Vec<usize>,
     filter: Option<Arc<Expr>>,
-    hist: AHashMap<Vec<Key>, Table>,
+    state: AHashMap<Vec<Key>, KeyState>,
+}
+
+/// What the engine keeps for one key: each compiled metric's state, and the rows seen
+/// so far when some metric is evaluated over the history.
+struct KeyState {
+    plans: Vec<Option<PlanState>>,
+    hist: Option<Table>,
 }
 
 /// A metric's value over `len` history rows, as columns for the last `m` rows.
@@ -95,19 +105,33 @@ impl EngineCore for Reactive {
         for k in order {
             let idx = members.remove(&k).unwrap_or_default();
             let new = rows.take_usize(&idx);
-            let hist = match self.hist.get_mut(&k) {
-                Some(h) => {
-                    concat_tables(h, &new);
-                    h
-                }
-                None => self.hist.entry(k).or_insert(new),
-            };
-            let len = hist.rows();
             let m = idx.len();
+            let needs_hist = self.plans.iter().any(|p| p.is_none());
+            let plans = &self.plans;
+            let ks = self.state.entry(k).or_insert_with(|| KeyState {
+                plans: plans.iter().map(|p| p.as_ref().map(|p| p.new_state())).collect(),
+                hist: needs_hist.then(|| new.slice(0, 0)),
+            });
+            if let Some(h) = ks.hist.as_mut() {
+                concat_tables(h, &new);
+            }
+            let mut scope: AHashMap<String, Value> = AHashMap::with_capacity(new.ncols());
+            for (n, c) in new.names.iter().zip(&new.cols) {
+                scope.insert(n.clone(), Value::Vector(c.clone()));
+            }
             let mut cols = Vec::new();
-            for e in &self.metrics {
-                let v = eval_on(i, hist, e)?;
-                tail_columns(v, len, m, &mut cols)?;
+            for (j, e) in self.metrics.iter().enumerate() {
+                match (&self.plans[j], &mut ks.plans[j], &ks.hist) {
+                    (Some(p), Some(st), _) => {
+                        let v = p.run(i, st, scope.clone(), m)?;
+                        tail_columns(v, m, m, &mut cols)?;
+                    }
+                    (_, _, Some(hist)) => {
+                        let v = eval_on(i, hist, e)?;
+                        tail_columns(v, hist.rows(), m, &mut cols)?;
+                    }
+                    _ => return Err(Error::runtime("internal: a metric has neither state nor history")),
+                }
             }
             if let Some(p) = pieces.first() {
                 if p.len() != cols.len() {
@@ -153,14 +177,14 @@ impl EngineCore for Reactive {
         Ok(Some(out))
     }
     fn groups(&self) -> usize {
-        self.hist.len()
+        self.state.len()
     }
 }
 
 pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createReactiveStateEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
-    let c = common(W, &args[0], &args[2])?;
+    let c = common(i, W, &args[0], &args[2])?;
     let metrics = metric_exprs(W, &args[1])?;
     let keys = key_names(W, get(4), &c.dummy)?;
     let filter = match get(5) {
@@ -177,7 +201,8 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         return Err(Error::unsupported(W, "outputElapsedMicroseconds"));
     }
     let key_idx: Vec<usize> = keys.iter().filter_map(|n| c.dummy.col_index(n)).collect();
-    let core = Reactive { metrics, keys: key_idx, filter, hist: AHashMap::new() };
+    let plans = metrics.iter().map(|e| compile(i, e)).collect();
+    let core = Reactive { metrics, plans, keys: key_idx, filter, state: AHashMap::new() };
     let msg_as_table = get(16).and_then(|v| v.as_bool()).unwrap_or(false);
     register(i, W, "ReactiveStreamEngine", c, Box::new(core), &args[3], get(15), msg_as_table)
 }

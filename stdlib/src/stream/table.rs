@@ -1,5 +1,6 @@
 //! Stream tables and subscriptions: `streamTable`, `subscribeTable`, `unsubscribeTable`,
-//! `getStreamingStat`.
+//! `getStreamingStat`; keyed stream tables (`keyedStreamTable`: a row whose primary key
+//! is already in the table is ignored).
 //!
 //! A stream table is a handle holding its rows and its subscriptions, so every name that
 //! refers to it (the variable it was built into, the name it is shared as, a handler's
@@ -15,7 +16,8 @@ use super::engine::{as_engine, Target};
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::table_source::{PartInfo, PartRows, Scan, TableSource};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{Column, DataType, Error, Result, Table, Value};
+use beluga_runtime::{Column, DataType, Error, Key, Result, Table, Value};
+use ahash::AHashSet;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
@@ -33,6 +35,9 @@ struct Sub {
 /// A stream table: its rows and its subscriptions.
 pub struct StreamTable {
     pub data: Mutex<Table>,
+    /// keyedStreamTable: the key columns and the keys present; a row whose key is
+    /// present already (or repeats an earlier row of the same append) is not added
+    keyed: Option<(Vec<usize>, Mutex<AHashSet<Vec<Key>>>)>,
     subs: Mutex<Vec<Sub>>,
     /// how deep deliveries are nested (a handler appending to the table it handles)
     depth: Mutex<usize>,
@@ -50,7 +55,40 @@ fn poisoned() -> Error {
 
 impl StreamTable {
     pub fn new(t: Table) -> StreamTable {
-        StreamTable { data: Mutex::new(t), subs: Mutex::new(Vec::new()), depth: Mutex::new(0) }
+        StreamTable { data: Mutex::new(t), keyed: None, subs: Mutex::new(Vec::new()), depth: Mutex::new(0) }
+    }
+
+    /// A keyed stream table (funcs/k/keyedStreamTable.md): rows whose key exists are ignored.
+    pub fn keyed(t: Table, keys: Vec<usize>) -> StreamTable {
+        let mut st = StreamTable::new(t.slice(0, 0));
+        st.keyed = Some((keys, Mutex::new(AHashSet::new())));
+        let kept = st.new_rows(&t).unwrap_or(t);
+        st.data = Mutex::new(kept);
+        st
+    }
+
+    /// The rows of `rows` to add: all, or for a keyed table those whose key is new.
+    fn new_rows(&self, rows: &Table) -> Result<Table> {
+        let Some((keys, seen)) = &self.keyed else { return Ok(rows.clone()) };
+        let mut seen = seen.lock().map_err(|_| poisoned())?;
+        let mask: Vec<bool> = (0..rows.rows())
+            .map(|r| seen.insert(keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect()))
+            .collect();
+        Ok(if mask.iter().all(|&b| b) { rows.clone() } else { rows.filter(&mask) })
+    }
+
+    /// Conform rows to the table's columns and add them (keyed: only new keys).
+    fn add(&self, t: &mut Table, rows: &Value) -> Result<()> {
+        if self.keyed.is_none() {
+            *t = crate::core::append_rows(t.clone(), rows)?;
+            return Ok(());
+        }
+        let conformed = crate::core::append_rows(t.slice(0, 0), rows)?;
+        let add = self.new_rows(&conformed)?;
+        for (c, n) in t.cols.iter_mut().zip(&add.cols) {
+            c.append(n);
+        }
+        Ok(())
     }
 
     pub fn snapshot(&self) -> Result<Table> {
@@ -62,8 +100,7 @@ impl StreamTable {
         let n = {
             let mut t = self.data.lock().map_err(|_| poisoned())?;
             let before = t.rows();
-            let grown = crate::core::append_rows(t.clone(), rows)?;
-            *t = grown;
+            self.add(&mut t, rows)?;
             t.rows() - before
         };
         self.publish(i)?;
@@ -171,10 +208,9 @@ impl TableSource for StreamTable {
     fn append(&self, rows: &Table) -> Result<u64> {
         // no session here: the rows are kept and reach subscribers with the next session append
         let mut t = self.data.lock().map_err(|_| poisoned())?;
-        let grown = crate::core::append_rows(t.clone(), &Value::table(rows.clone()))?;
-        let n = grown.rows() - t.rows();
-        *t = grown;
-        Ok(n as u64)
+        let before = t.rows();
+        self.add(&mut t, &Value::table(rows.clone()))?;
+        Ok((t.rows() - before) as u64)
     }
     fn overwrite(&self, t: &Table) -> Result<()> {
         let mut d = self.data.lock().map_err(|_| poisoned())?;

@@ -9,13 +9,15 @@
 //! * a key's window is computed when the first row of that key at or after the window's
 //!   end arrives (`closed='left'`, windows `[start, end)`; with `closed='right'`,
 //!   `(start, end]` and a row after the end); the triggering row is not part of it;
-//! * windows without rows give no output (`fill='none'`);
+//! * windows without rows give no output (`fill='none'`); with `fill` 'null', 'ffill' or
+//!   a value (one, or one per metric), a key's empty windows after its first window give a
+//!   row of NULLs, the previous window's values or the value;
 //! * rows whose time is before the key's last time are dropped;
 //! * the output row is the window's end (its start with `useWindowStartTime=true`), the
 //!   key columns, then the metrics (aggregates over the window's rows; a metric giving a
 //!   tuple gives several columns).
 //! Not supported (an error says so): `useSystemTime=true`, `updateTime`,
-//! `forceTriggerTime`, `fill` other than 'none', a vector `windowSize`, `subWindow`,
+//! `forceTriggerTime`, a vector `windowSize`, `subWindow`,
 //! `acceptedDelay`, snapshots, two time columns, MONTH time columns.
 
 use beluga_runtime::CallCtx;
@@ -104,6 +106,12 @@ fn alignment(p: Precision, step: i64, round: bool) -> i64 {
     }
 }
 
+/// The alignment size for a step in a time column of type `ty` (roundTime=true), used by
+/// the cross-sectional engine's dataInterval windows too.
+pub(crate) fn alignment_for(ty: DataType, step: i64) -> Option<i64> {
+    precision(ty).map(|p| alignment(p, step, true))
+}
+
 struct Group {
     /// rows not yet out of every window, in time order, and their times
     buf: Table,
@@ -111,6 +119,24 @@ struct Group {
     /// end of the next window to compute
     next_end: i64,
     last: i64,
+    /// the values of the key's last computed window (fill='ffill')
+    last_vals: Option<Vec<Value>>,
+}
+
+/// What an empty window of a key gives (the manual's `fill`).
+#[derive(Clone)]
+enum Fill {
+    /// no output ('none', the default)
+    None,
+    /// per output value: 'null' (None), 'ffill' (the previous window's value) or a value
+    Each(Vec<FillOne>),
+}
+
+#[derive(Clone)]
+enum FillOne {
+    Null,
+    Ffill,
+    Value(Value),
 }
 
 /// The window grid's shape.
@@ -133,6 +159,7 @@ struct TimeSeries {
     base: Option<i64>,
     groups: AHashMap<Vec<Key>, Group>,
     dummy: Table,
+    fill: Fill,
 }
 
 /// One computed window: its time, the key row it came from, the metric values.
@@ -203,6 +230,48 @@ fn scalar_parts(v: Value, out: &mut Vec<Value>) -> Result<()> {
     Ok(())
 }
 
+/// The values of an empty window from the fill rules and the previous window's values.
+fn fill_values(how: &[FillOne], prev: &[Value]) -> Result<Vec<Value>> {
+    if how.len() != 1 && how.len() != prev.len() {
+        return Err(Error::size(format!("fill has {} items for {} metric values", how.len(), prev.len())));
+    }
+    Ok((0..prev.len())
+        .map(|k| match how.get(k).unwrap_or(&how[0]) {
+            FillOne::Null => Value::Void,
+            FillOne::Ffill => prev[k].clone(),
+            FillOne::Value(v) => v.clone(),
+        })
+        .collect())
+}
+
+/// Read `fill`: 'none', 'null', 'ffill', a number, or a vector/tuple of those (not 'none').
+fn fill_arg(what: &str, v: Option<&Value>) -> Result<Fill> {
+    let one = |v: &Value| -> Result<FillOne> {
+        match v.as_str() {
+            Some("null") => Ok(FillOne::Null),
+            Some("ffill") => Ok(FillOne::Ffill),
+            Some(other) => Err(Error::arg(format!("{what}: fill must be 'none', 'null', 'ffill' or a value, not '{other}'"))),
+            None => match v {
+                Value::Scalar(_) => Ok(FillOne::Value(v.clone())),
+                other => Err(Error::arg(format!("{what}: fill must be 'none', 'null', 'ffill' or a value, not {}", describe(other)))),
+            },
+        }
+    };
+    match v {
+        None => Ok(Fill::None),
+        Some(v) if v.as_str() == Some("none") => Ok(Fill::None),
+        Some(Value::Vector(c)) => {
+            let mut out = Vec::with_capacity(c.len());
+            for k in 0..c.len() {
+                out.push(one(&Value::Scalar(c.slice(k, k + 1)))?);
+            }
+            Ok(Fill::Each(out))
+        }
+        Some(Value::Tuple(items)) => Ok(Fill::Each(items.iter().map(one).collect::<Result<_>>()?)),
+        Some(v) => Ok(Fill::Each(vec![one(v)?])),
+    }
+}
+
 fn column_of(vals: Vec<Value>) -> Result<Column> {
     let ty = vals.iter().find_map(|v| if let Value::Scalar(c) = v { Some(c.ty) } else { None }).unwrap_or(DataType::Double);
     let mut out = Column::nulls(ty, 0);
@@ -246,7 +315,7 @@ impl EngineCore for TimeSeries {
             };
             let key: Vec<Key> = self.keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect();
             if !self.groups.contains_key(&key) {
-                let g = Group { buf: self.dummy.clone(), times: Vec::new(), next_end: grid.end_after(base, t), last: i64::MIN };
+                let g = Group { buf: self.dummy.clone(), times: Vec::new(), next_end: grid.end_after(base, t), last: i64::MIN, last_vals: None };
                 self.groups.insert(key.clone(), g);
             }
             let g = self.groups.get_mut(&key).ok_or_else(|| Error::runtime("internal: group vanished"))?;
@@ -265,14 +334,24 @@ impl EngineCore for TimeSeries {
                     g.times.drain(..drop);
                     g.buf = g.buf.slice(drop, g.buf.rows());
                 }
-                if g.times.is_empty() {
-                    g.next_end = grid.end_after(base, t);
-                    break;
-                }
                 let upto = grid.in_window_to(&g.times, end);
                 if upto == 0 {
+                    if let (Fill::Each(how), Some(prev)) = (&self.fill, &g.last_vals) {
+                        // an empty window after the key's first one: filled, one row per window
+                        let vals = fill_values(how, prev)?;
+                        outs.push(OutRow { time: if self.use_start { start } else { end }, key_row: (r, key.clone()), vals });
+                        g.next_end = end + grid.step;
+                        continue;
+                    }
                     // nothing in this window: go to the first window holding the earliest row
-                    g.next_end = grid.end_after(base, g.times[0]).max(end + grid.step);
+                    // (or, with no rows kept, the first window after this row)
+                    g.next_end = match g.times.first() {
+                        Some(&t0) => grid.end_after(base, t0).max(end + grid.step),
+                        None => grid.end_after(base, t),
+                    };
+                    if g.times.is_empty() {
+                        break;
+                    }
                     continue;
                 }
                 let win = g.buf.slice(0, upto);
@@ -280,6 +359,9 @@ impl EngineCore for TimeSeries {
                 for e in &self.metrics {
                     let v = eval_on(i, &win, e)?;
                     scalar_parts(v, &mut vals)?;
+                }
+                if matches!(self.fill, Fill::Each(_)) {
+                    g.last_vals = Some(vals.clone());
                 }
                 outs.push(OutRow { time: if self.use_start { start } else { end }, key_row: (r, key.clone()), vals });
                 g.next_end = end + grid.step;
@@ -338,7 +420,7 @@ fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
 pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createTimeSeriesEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
-    let c = common(W, &args[0], &args[4])?;
+    let c = common(i, W, &args[0], &args[4])?;
     let window = positive(W, &args[1], "windowSize")?;
     let step = positive(W, &args[2], "step")?;
     if window % step != 0 {
@@ -360,11 +442,7 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             return Err(Error::unsupported(W, what));
         }
     }
-    if let Some(f) = get(15) {
-        if f.as_str() != Some("none") {
-            return Err(Error::unsupported(W, "fill other than 'none'"));
-        }
-    }
+    let fill = fill_arg(W, get(15))?;
     if get(20).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "outputElapsedMicroseconds"));
     }
@@ -387,6 +465,7 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         base: None,
         groups: AHashMap::new(),
         dummy: c.dummy.clone(),
+        fill,
     };
     let msg_as_table = get(25).and_then(|v| v.as_bool()).unwrap_or(false);
     register(i, W, "TimeSeriesEngine", c, Box::new(core), &args[5], get(24), msg_as_table)
