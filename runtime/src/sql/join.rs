@@ -117,7 +117,7 @@ pub fn equi_join(
     rkeep: Option<&[bool]>,
     right_name: &str,
 ) -> Result<(Table, Vec<Option<String>>)> {
-    let KeyIds { lk, rk, lids, rids, n } = key_ids(left, right, lkeys, rkeys)?;
+    let KeyIds { lk: _, rk, lids, rids, n } = key_ids(left, right, lkeys, rkeys)?;
     let (li, ri) = equi_pairs(&lids, &rids, n, kind, lkeep, rkeep);
     let keep: Vec<usize> = if kind == EquiKind::Full { rk.clone() } else { vec![] };
     assemble(left, right, &li, &ri, &Layout { right_keys: &rk, keep_right: &keep, right_name, coalesce_keys: None })
