@@ -202,16 +202,13 @@ macro_rules! map_numeric {
 #[macro_export]
 macro_rules! match_numeric {
     ($data:expr, $v:ident $(: $T:ident)? => $body:expr $(, $rest:pat $(if $g:expr)? => $other:expr)* $(,)?) => {
-        match $data {
-            $crate::column::ColData::I8($v) => { $(type $T = i8;)? $body }
-            $crate::column::ColData::I16($v) => { $(type $T = i16;)? $body }
-            $crate::column::ColData::I32($v) => { $(type $T = i32;)? $body }
-            $crate::column::ColData::I64($v) => { $(type $T = i64;)? $body }
-            $crate::column::ColData::F32($v) => { $(type $T = f32;)? $body }
-            $crate::column::ColData::F64($v) => { $(type $T = f64;)? $body }
+        // the integer arms are match_int!'s; the float and 128-bit arms come first in its rest
+        $crate::match_int!($data, $v $(: $T)? => $body,
+            $crate::column::ColData::F32($v) => { $(type $T = f32;)? $body },
+            $crate::column::ColData::F64($v) => { $(type $T = f64;)? $body },
             $crate::column::ColData::I128($v) => { $(type $T = i128;)? $body }
-            $($rest $(if $g)? => $other),*
-        }
+            $(, $rest $(if $g)? => $other)*
+        )
     };
 }
 

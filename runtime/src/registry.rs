@@ -65,6 +65,41 @@ pub type GroupedKernel2 = fn(&Column, &Column, &[u32], usize) -> Option<Result<C
 /// when unsupported. The planner checks the argument count against the row first.
 pub type SegmentedKernel = fn(&Column, &[Value], &[usize]) -> Option<Result<Column>>;
 
+/// What a SQL window kernel sees (`f(args) over (partition by … order by … [frame])`): the
+/// rows sorted into contiguous partitions by the clause (`sql/window.rs`). Kernels work on
+/// the sorted rows; the clause puts the result back in table order.
+pub struct OverInput<'a> {
+    /// the function's name as written (for messages)
+    pub name: &'a str,
+    /// the evaluated arguments, in table order
+    pub args: &'a [Value],
+    /// number of rows
+    pub n: usize,
+    /// sorted position → table row
+    pub perm: &'a [usize],
+    /// partition k spans [seg[k], seg[k+1]) of the sorted rows
+    pub seg: &'a [usize],
+    /// sorted row → partition index
+    pub part_of: &'a [usize],
+    /// start / end (exclusive) of each sorted row's peer run (equal order keys)
+    pub peer_lo: &'a [usize],
+    pub peer_hi: &'a [usize],
+}
+
+/// A ranking or offset window function (row_number, rank, ntile, lag…): computed from the
+/// partitions and peers alone; it takes no window frame.
+pub type RankingKernel = fn(&OverInput) -> Result<Column>;
+
+/// A window function over each row's frame `[lo[k], hi[k])` of the sorted rows.
+pub type FramedKernel = fn(&OverInput, &[usize], &[usize]) -> Result<Column>;
+
+/// The kernel of a SQL window function (`over`), held by its row.
+#[derive(Clone, Copy)]
+pub enum OverKernel {
+    Ranking(RankingKernel),
+    Framed(FramedKernel),
+}
+
 /// How an aggregate splits into a per-partition partial state and a merge (map-reduce
 /// over stored partitions, `sql/mapreduce_agg.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +131,8 @@ pub struct Caps {
     pub split: Option<Split>,
     /// segmented kernel of a vector function (`context by`)
     pub segmented: Option<SegmentedKernel>,
+    /// kernel of the function as a SQL window function (`over`)
+    pub over: Option<OverKernel>,
 }
 
 #[derive(Clone, Copy)]
@@ -167,7 +204,7 @@ const fn row(
         params,
         cap: Cap::PURE,
         path_args: 0,
-        caps: Caps { grouped: None, grouped2: None, split: None, segmented: None },
+        caps: Caps { grouped: None, grouped2: None, split: None, segmented: None, over: None },
         doc: "",
         example: "",
     }
@@ -192,6 +229,11 @@ impl Builtin {
     /// This row with a segmented kernel (`context by`).
     pub const fn segmented(mut self, k: SegmentedKernel) -> Builtin {
         self.caps.segmented = Some(k);
+        self
+    }
+    /// This row with a framed kernel as a SQL window function (`sum(x) over (…)`).
+    pub const fn over(mut self, k: FramedKernel) -> Builtin {
+        self.caps.over = Some(OverKernel::Framed(k));
         self
     }
 }

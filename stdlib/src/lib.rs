@@ -1,46 +1,47 @@
 //! Every builtin except storage's, one module per family; `register` adds them all.
 
 pub mod agg;
-pub mod linalg;
-pub mod linalg_decomp;
 pub mod containers;
 pub mod convert;
-pub mod docs;
-pub mod plot;
 pub mod core;
-pub mod encoding;
 pub mod cum;
+pub mod docs;
+pub mod encoding;
+pub mod finance;
+pub mod hof;
 pub mod join;
+pub mod linalg;
 pub mod math;
+pub mod meta;
 pub mod order;
-pub mod order_search;
+pub mod plot;
 pub mod random;
 pub mod reshape;
-pub mod reshape_bar;
-pub mod reshape_stats;
-pub mod hof;
-pub mod hof_time;
-pub mod meta;
-pub mod system;
-pub mod system_io;
+pub mod row;
 pub mod stats;
 pub mod stream;
 pub mod string;
+pub mod system;
 pub mod table;
 pub mod temporal;
 pub mod testing;
 pub mod util;
-pub mod tm;
 pub mod window;
-pub mod cum_misc;
-pub mod finance;
-pub mod row;
-pub mod series;
-pub mod ta;
-pub mod topn;
 
 // Families live in folders (window/, agg/, stats/, temporal/, string/, containers/,
-// convert/, math/, row/); the flat paths of their files stay valid as aliases.
+// convert/, math/, row/, reshape/, linalg/, order/, hof/, system/, cum/, finance/, join/);
+// the flat paths of their files stay valid as aliases.
+pub use cum::misc as cum_misc;
+pub use finance::series;
+pub use finance::ta;
+pub use hof::time as hof_time;
+pub use linalg::decomp as linalg_decomp;
+pub use order::search as order_search;
+pub use reshape::bar as reshape_bar;
+pub use reshape::stats as reshape_stats;
+pub use system::io as system_io;
+pub use window::tm;
+pub use window::topn;
 pub use window::fast as window_fast;
 pub use window::fns as window_fns;
 pub use window::kernels as window_kernels;
@@ -95,41 +96,26 @@ pub fn register(r: &mut Registry) {
     r.extend(stream::DEFS);
     math::register(r);
     agg::register(r);
-    r.extend(cum::DEFS);
+    cum::register(r);
     window::register(r);
-    r.extend(tm::DEFS);
     string::register(r);
     convert::register(r);
     r.extend(encoding::DEFS);
     temporal::register(r);
     containers::register(r);
-    r.extend(order::DEFS);
-    r.extend(order_search::DEFS);
+    order::register(r);
     stats::register(r);
-    // flat files
-    for defs in [
-        linalg::DEFS,
-        linalg_decomp::DEFS,
-        random::DEFS,
-        table::DEFS,
-        reshape::DEFS,
-        reshape_bar::DEFS,
-        reshape_stats::DEFS,
-        hof::DEFS,
-        hof_time::DEFS,
-        meta::DEFS,
-        system::DEFS,
-        system_io::DEFS,
-        join::DEFS,
-        topn::DEFS,
-        ta::DEFS,
-        finance::DEFS,
-        series::DEFS,
-        docs::DEFS,
-        plot::DEFS,
-    ] {
-        r.extend(defs);
-    }
+    linalg::register(r);
+    r.extend(random::DEFS);
+    r.extend(table::DEFS);
+    reshape::register(r);
+    hof::register(r);
+    r.extend(meta::DEFS);
+    system::register(r);
+    r.extend(join::DEFS);
+    finance::register(r);
+    r.extend(docs::DEFS);
+    r.extend(plot::DEFS);
     row::register(r);
     r.set_caps(CAPS);
     stream::wrap(r);

@@ -6,6 +6,7 @@ pub mod cast;
 pub mod decimal;
 pub mod group;
 pub mod intacc;
+pub mod join;
 pub mod order;
 pub mod par;
 pub mod parse;

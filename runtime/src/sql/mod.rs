@@ -27,6 +27,7 @@ mod macros;
 mod mapreduce;
 mod mapreduce_agg;
 pub mod join;
+pub mod over;
 pub mod keys;
 pub mod order;
 pub mod par;

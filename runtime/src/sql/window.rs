@@ -7,18 +7,19 @@
 //! sorted once into contiguous partitions (stable, ordered by the order keys); ranking,
 //! offsets, frame bounds, running sums (prefix sums) and sliding min/max (monotonic
 //! deques) are computed on those sorted runs, then scattered back to the original row
-//! order (the manual: the output keeps the table's order). Aggregates without a
-//! vectorized form are called once per partition when every row's frame is the whole
-//! partition, and once per distinct frame otherwise.
+//! order (the manual: the output keeps the table's order). This module owns the clause;
+//! the functions' kernels are found on rows (`sql/over.rs`: the SQL-only analytic
+//! functions, and the `over` slot of builtin rows such as `sum`). Functions without a
+//! kernel are called once per partition when every row's frame is the whole partition,
+//! and once per distinct frame otherwise.
 
 use super::frame::{eval_in, to_column, Frame, Scope};
 use super::keys::{bucket_perm, group_ids};
 use super::order::{sort_rows, SortKey};
-use crate::column::{f64_column, Column};
+use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
-use crate::kernels::cast::cast_column;
-use crate::types::DataType;
+use crate::registry::{OverInput, OverKernel};
 use crate::value::Value;
 use beluga_lang::ast::{Arg, Expr, ExprKind, Literal};
 
@@ -475,92 +476,38 @@ fn compute(i: &mut Interpreter, frame: &Frame, call: &Expr, spec_text: &str) -> 
     for a in &args {
         argv.push(eval_in(i, frame.scope(), a)?);
     }
-    // column arguments in permuted order
-    let col_arg = |k: usize, what: &str| -> Result<Column> {
-        let v = argv.get(k).ok_or_else(|| Error::arg(format!("{fname}: missing argument {what}")))?;
-        Ok(to_column(v, n, what)?.take_usize(&l.perm))
-    };
-    let scalar_arg = |k: usize| -> Option<i64> { argv.get(k).and_then(|v| if let Value::Scalar(_) = v { v.as_i64() } else { None }) };
+    // the kernel is found on a row: a SQL-only analytic function (sql/over.rs) or the
+    // `over` slot of the builtin of that name; other functions are called per frame
     let lname = fname.to_ascii_lowercase();
-    let ranking = matches!(lname.as_str(), "row_number" | "rank" | "dense_rank" | "percent_rank" | "cume_dist" | "ntile" | "lag" | "lead");
-    if ranking && spec.frame.is_some() {
+    let kernel = match super::over::over_row(&lname) {
+        Some(r) => Some(r.kernel),
+        None => super::caps_of(i, &lname).over,
+    };
+    if matches!(kernel, Some(OverKernel::Ranking(_))) && spec.frame.is_some() {
         return Err(Error::arg(format!("{fname}: this window function does not take a window frame")));
     }
-    let out: Column = match lname.as_str() {
-        "row_number" | "rank" | "dense_rank" | "percent_rank" | "cume_dist" => {
-            let mut ints = vec![0i64; n];
-            let mut dbl = vec![0f64; n];
-            for (p, w) in l.seg.windows(2).enumerate() {
-                let _ = p;
-                let (s, e) = (w[0], w[1]);
-                let mut dense = 0i64;
-                let mut last_peer = usize::MAX;
-                for k in s..e {
-                    if l.peer_lo[k] != last_peer {
-                        dense += 1;
-                        last_peer = l.peer_lo[k];
-                    }
-                    let rank = (l.peer_lo[k] - s + 1) as i64;
-                    match lname.as_str() {
-                        "row_number" => ints[k] = (k - s + 1) as i64,
-                        "rank" => ints[k] = rank,
-                        "dense_rank" => ints[k] = dense,
-                        "percent_rank" => dbl[k] = if e - s <= 1 { 0.0 } else { (rank - 1) as f64 / (e - s - 1) as f64 },
-                        _ => dbl[k] = (l.peer_hi[k] - s) as f64 / (e - s) as f64,
-                    }
-                }
-            }
-            if matches!(lname.as_str(), "percent_rank" | "cume_dist") {
-                f64_column(dbl)
-            } else {
-                Column::from_vec(DataType::Long, ints)
-            }
-        }
-        "ntile" => {
-            let buckets = scalar_arg(0).filter(|&b| b > 0).ok_or_else(|| Error::arg("ntile: the number of groups must be a positive integer"))?;
-            let mut v = vec![0i64; n];
-            for w in l.seg.windows(2) {
-                let (s, e) = (w[0], w[1]);
-                let cnt = (e - s) as i64;
-                let (q, r) = (cnt / buckets, cnt % buckets);
-                for k in s..e {
-                    let j = (k - s) as i64;
-                    // the first r buckets hold q+1 rows
-                    v[k] = if j < r * (q + 1) { j / (q + 1) + 1 } else { r + (j - r * (q + 1)) / q.max(1) + 1 };
-                }
-            }
-            Column::from_vec(DataType::Long, v)
-        }
-        "lag" | "lead" => {
-            let x = col_arg(0, "the value")?;
-            let off = match argv.get(1) {
-                Some(Value::Void) | None => 1,
-                Some(_) => scalar_arg(1).ok_or_else(|| Error::arg(format!("{fname}: offset must be an integer")))?,
-            };
-            let dflt = argv.get(2).filter(|v| !matches!(v, Value::Void));
-            let ext_len = x.len() as i64;
-            let mut idx = vec![-1i64; n];
-            for k in 0..n {
-                let p = l.part_of[k];
-                let (s, e) = (l.seg[p] as i64, l.seg[p + 1] as i64);
-                let t = if lname == "lag" { k as i64 - off } else { k as i64 + off };
-                idx[k] = if t >= s && t < e { t } else if dflt.is_some() { ext_len } else { -1 };
-            }
-            match dflt {
-                Some(d) => {
-                    let dc = cast_column(&to_column(d, 1, "the default")?, x.ty)?;
-                    Column::concat(x.ty, &[&x, &dc]).take(&idx)
-                }
-                None => x.take(&idx),
-            }
-        }
+    let inp = OverInput {
+        name: &fname,
+        args: &argv,
+        n,
+        perm: &l.perm,
+        seg: &l.seg,
+        part_of: &l.part_of,
+        peer_lo: &l.peer_lo,
+        peer_hi: &l.peer_hi,
+    };
+    let out: Column = match kernel {
+        Some(OverKernel::Ranking(k)) => k(&inp)?,
         _ => {
             let dur = match spec.frame {
                 Some((FrameKind::Range, lo_b, hi_b)) => (dur_targets(i, &spec, &sorted_o, lo_b)?, dur_targets(i, &spec, &sorted_o, hi_b)?),
                 _ => (None, None),
             };
             let (lo, hi) = bounds(&l, &spec, &sorted_o, dur)?;
-            framed(i, &fname, &lname, &argv, &l, &lo, &hi, n)?
+            match kernel {
+                Some(OverKernel::Framed(k)) => k(&inp, &lo, &hi)?,
+                _ => generic(i, &fname, &argv, &l, &lo, &hi, n)?,
+            }
         }
     };
     // back to the original row order
@@ -569,134 +516,6 @@ fn compute(i: &mut Interpreter, frame: &Frame, call: &Expr, spec_text: &str) -> 
         inv[r] = k;
     }
     Ok(out.take_usize(&inv))
-}
-
-/// Functions evaluated over each row's frame [lo, hi) of the permuted rows.
-#[allow(clippy::too_many_arguments)]
-fn framed(i: &mut Interpreter, fname: &str, lname: &str, argv: &[Value], l: &Layout, lo: &[usize], hi: &[usize], n: usize) -> Result<Column> {
-    let col = |k: usize| -> Result<Column> {
-        let v = argv.get(k).ok_or_else(|| Error::arg(format!("{fname}: missing argument")))?;
-        Ok(to_column(v, n, "a window function argument")?.take_usize(&l.perm))
-    };
-    match lname {
-        "first_value" | "last_value" | "nth_value" => {
-            let x = col(0)?;
-            let nth = if lname == "nth_value" {
-                argv.get(1).and_then(|v| v.as_i64()).filter(|&k| k >= 1).ok_or_else(|| Error::arg("nth_value: N must be a positive integer"))?
-            } else {
-                1
-            };
-            let idx: Vec<i64> = (0..n)
-                .map(|k| {
-                    if lo[k] >= hi[k] {
-                        return -1;
-                    }
-                    match lname {
-                        "first_value" => lo[k] as i64,
-                        "last_value" => hi[k] as i64 - 1,
-                        _ => {
-                            let t = lo[k] as i64 + nth - 1;
-                            if t < hi[k] as i64 { t } else { -1 }
-                        }
-                    }
-                })
-                .collect();
-            Ok(x.take(&idx))
-        }
-        "sum" | "avg" | "count" | "sum2" => {
-            let x = col(0)?;
-            let f = x.to_f64_vec().ok_or_else(|| Error::type_err(format!("{fname} over a window needs a numeric argument")))?;
-            let mut cnt = vec![0i64; n + 1];
-            let mut sf = vec![0f64; n + 1];
-            let ints = x.ty.is_integral() && lname == "sum";
-            let mut si = vec![0i64; n + 1];
-            for k in 0..n {
-                let v = f[k];
-                let ok = !v.is_nan();
-                cnt[k + 1] = cnt[k] + i64::from(ok);
-                sf[k + 1] = sf[k] + if ok { if lname == "sum2" { v * v } else { v } } else { 0.0 };
-                if ints {
-                    si[k + 1] = si[k].wrapping_add(x.i64_at(k).unwrap_or(0));
-                }
-            }
-            match lname {
-                "count" => Ok(Column::from_vec(DataType::Long, (0..n).map(|k| cnt[hi[k]] - cnt[lo[k]]).collect::<Vec<i64>>())),
-                "sum" if ints => Ok(Column::from_vec(
-                    DataType::Long,
-                    (0..n).map(|k| if cnt[hi[k]] == cnt[lo[k]] { i64::MIN } else { si[hi[k]].wrapping_sub(si[lo[k]]) }).collect::<Vec<i64>>(),
-                )),
-                _ => {
-                    // a frame's sum as a difference of prefix sums; re-add short frames
-                    // directly so that cancellation does not leave noise
-                    Ok(f64_column(
-                        (0..n)
-                            .map(|k| {
-                                let c = cnt[hi[k]] - cnt[lo[k]];
-                                if c == 0 {
-                                    return f64::NAN;
-                                }
-                                let s = if hi[k] - lo[k] <= 64 {
-                                    f[lo[k]..hi[k]].iter().filter(|v| !v.is_nan()).map(|v| if lname == "sum2" { v * v } else { *v }).sum()
-                                } else {
-                                    sf[hi[k]] - sf[lo[k]]
-                                };
-                                if lname == "avg" { s / c as f64 } else { s }
-                            })
-                            .collect(),
-                    ))
-                }
-            }
-        }
-        "min" | "max" | "imin" | "imax" => {
-            let x = col(0)?;
-            let f = x.to_f64_vec().ok_or_else(|| Error::type_err(format!("{fname} over a window needs a numeric argument")))?;
-            let is_max = lname.ends_with("max");
-            // sliding extreme with a monotonic deque: lo and hi never decrease within a partition
-            let mut best = vec![-1i64; n];
-            let mut dq: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
-            let mut pushed = 0usize;
-            let mut cur_part = usize::MAX;
-            for k in 0..n {
-                if l.part_of[k] != cur_part {
-                    cur_part = l.part_of[k];
-                    dq.clear();
-                    pushed = l.seg[cur_part];
-                }
-                while pushed < hi[k] {
-                    let v = f[pushed];
-                    if !v.is_nan() {
-                        // keep the first of equal extremes (imin/imax: leftmost)
-                        while let Some(&b) = dq.back() {
-                            if (is_max && f[b] < v) || (!is_max && f[b] > v) {
-                                dq.pop_back();
-                            } else {
-                                break;
-                            }
-                        }
-                        dq.push_back(pushed);
-                    }
-                    pushed += 1;
-                }
-                while let Some(&b) = dq.front() {
-                    if b < lo[k] {
-                        dq.pop_front();
-                    } else {
-                        break;
-                    }
-                }
-                best[k] = dq.front().map(|&b| b as i64).unwrap_or(-1);
-            }
-            if lname.starts_with('i') {
-                Ok(Column::from_vec(
-                    DataType::Long,
-                    (0..n).map(|k| if best[k] < 0 { i64::MIN } else { best[k] - lo[k] as i64 }).collect::<Vec<i64>>(),
-                ))
-            } else {
-                Ok(x.take(&best))
-            }
-        }
-        _ => generic(i, fname, argv, l, lo, hi, n),
-    }
 }
 
 /// Any other aggregate: called on each distinct frame (once per partition when the frame

@@ -562,6 +562,15 @@ fn grouped2_impl(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Resu
     Ok(Column::from_vec(DataType::Double, v))
 }
 
+/// `f(group, x, y)` for every row where neither value is null (NaN here).
+fn each_pair(a: &[f64], b: &[f64], gid: &[u32], mut f: impl FnMut(usize, f64, f64)) {
+    for (i, (&p, &q)) in a.iter().zip(b).enumerate() {
+        if !(p.is_nan() || q.is_nan()) {
+            f(gid[i] as usize, p, q);
+        }
+    }
+}
+
 fn grouped2_finite(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Result<Column> {
     let a = nan_f64(x);
     let b = nan_f64(y);
@@ -569,17 +578,12 @@ fn grouped2_finite(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Re
     let mut sa = vec![0f64; n];
     let mut sb = vec![0f64; n];
     let mut sab = vec![0f64; n];
-    for i in 0..a.len() {
-        let (p, q) = (a[i], b[i]);
-        if p.is_nan() || q.is_nan() {
-            continue;
-        }
-        let g = gid[i] as usize;
+    each_pair(&a, &b, gid, |g, p, q| {
         cnt[g] += 1;
         sa[g] += p;
         sb[g] += q;
         sab[g] += p * q;
-    }
+    });
     match op {
         Op2::Wsum => Ok(dcol((0..n).map(|g| if cnt[g] == 0 { f64::NAN } else { sab[g] }).collect())),
         // wavg(X, W) = sum(X*W) / sum(W)
@@ -591,17 +595,12 @@ fn grouped2_finite(op: Op2, x: &Column, y: &Column, gid: &[u32], n: usize) -> Re
             let mut caa = vec![0f64; n];
             let mut cbb = vec![0f64; n];
             let mut cab = vec![0f64; n];
-            for i in 0..a.len() {
-                let (p, q) = (a[i], b[i]);
-                if p.is_nan() || q.is_nan() {
-                    continue;
-                }
-                let g = gid[i] as usize;
+            each_pair(&a, &b, gid, |g, p, q| {
                 let (da, db) = (p - ma[g], q - mb[g]);
                 caa[g] += da * da;
                 cbb[g] += db * db;
                 cab[g] += da * db;
-            }
+            });
             Ok(dcol(
                 (0..n)
                     .map(|g| {

@@ -476,21 +476,23 @@ fn difference(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     })
 }
 
+use beluga_runtime::sql::over;
+
 pub const DEFS: &[Builtin] = &[
-    f("avg", Kind::Aggregate, 1, 1, avg).grouped(group::avg).split(Split::Avg),
-    f("count", Kind::Aggregate, 1, 1, count).grouped(group::count).split(Split::Count),
+    f("avg", Kind::Aggregate, 1, 1, avg).grouped(group::avg).split(Split::Avg).over(over::avg),
+    f("count", Kind::Aggregate, 1, 1, count).grouped(group::count).split(Split::Count).over(over::count),
     f("difference", Kind::Aggregate, 1, 1, difference),
     f("first", Kind::Aggregate, 1, 1, first).grouped(group::first).split(Split::Same),
     fp("firstNot", Kind::Aggregate, 1, 2, first_not, &["X", "k"]).grouped(group::first_not).split(Split::Same),
     f("last", Kind::Aggregate, 1, 1, last).grouped(group::last).split(Split::Same),
     fp("lastNot", Kind::Aggregate, 1, 2, last_not, &["X", "k"]).grouped(group::last_not).split(Split::Same),
-    fp("max", Kind::Aggregate, 1, 2, max, &["X", "Y"]).grouped(group::max).split(Split::Same),
+    fp("max", Kind::Aggregate, 1, 2, max, &["X", "Y"]).grouped(group::max).split(Split::Same).over(over::max),
     f("mean", Kind::Aggregate, 1, 1, avg).grouped(group::avg).split(Split::Avg),
-    fp("min", Kind::Aggregate, 1, 2, min, &["X", "Y"]).grouped(group::min).split(Split::Same),
+    fp("min", Kind::Aggregate, 1, 2, min, &["X", "Y"]).grouped(group::min).split(Split::Same).over(over::min),
     fp("nunique", Kind::Aggregate, 1, 2, nunique, &["X", "ignoreNull"]),
     f("prod", Kind::Aggregate, 1, 1, prod).grouped(group::prod),
-    f("sum", Kind::Aggregate, 1, 1, sum).grouped(group::sum).split(Split::Same),
-    f("sum2", Kind::Aggregate, 1, 1, sum2).grouped(group::sum2),
+    f("sum", Kind::Aggregate, 1, 1, sum).grouped(group::sum).split(Split::Same).over(over::sum),
+    f("sum2", Kind::Aggregate, 1, 1, sum2).grouped(group::sum2).over(over::sum2),
     f("sum3", Kind::Aggregate, 1, 1, sum3).grouped(group::sum3),
     f("sum4", Kind::Aggregate, 1, 1, sum4).grouped(group::sum4),
 ];

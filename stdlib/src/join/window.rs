@@ -1,17 +1,17 @@
-//! Window joins `wj` / `pwj`: the windows come from `beluga_runtime::sql::asof::window_rows`
+//! Window joins `wj` / `pwj`: the windows come from `beluga_runtime::kernels::join::asof`
 //! (right rows grouped by key and ordered by time); the aggregates avg/sum/count/wavg use
 //! per-group prefix sums (direct sums for short windows), min/max block extremes, first/last
 //! the window ends, all in parallel over the left rows. Other aggregates are evaluated on
 //! each window's slice.
 
 use beluga_runtime::CallCtx;
-use super::{key_names, ordered_keys, table_arg, Ordered};
+use super::{key_names, ordered_keys, table_arg};
 use crate::util::describe;
 use beluga_lang::ast::{Arg, Expr, ExprKind};
 use beluga_runtime::column::Column;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
-use beluga_runtime::sql::asof::{duration_in_unit, time_values, window_rows, Windows};
+use beluga_runtime::kernels::join::asof::{duration_in_unit, previous_windows, time_values, window_rows, Windows};
 use beluga_runtime::{DataType, Error, Result, Value};
 use rayon::prelude::*;
 
@@ -289,7 +289,7 @@ fn window_join(i: &mut CallCtx, name: &str, a: &[Value], prevailing: bool) -> Re
     let lt = time_values(&o.ltime)?;
     let rt = time_values(&o.rtime)?;
     let win = if w1 == 0 && w2 == 0 && !prevailing {
-        special_windows(&o, &lt, &rt)
+        previous_windows(&o.lids, &lt, &o.rids, &rt, o.n)
     } else {
         window_rows(&o.lids, &lt, &o.rids, &rt, o.n, w1, w2, prevailing)
     };
@@ -309,30 +309,6 @@ fn window_join(i: &mut CallCtx, name: &str, a: &[Value], prevailing: bool) -> Re
         t.set_column(n, c)?;
     }
     Ok(Value::table(t))
-}
-
-/// Window `0:0`: for each left row, right rows in [previous left time of the same keys, t).
-fn special_windows(o: &Ordered, lt: &[i64], rt: &[i64]) -> Windows {
-    let all = window_rows(&o.lids, lt, &o.rids, rt, o.n, i64::MIN / 4, 0, false);
-    let mut prev: ahash::AHashMap<u32, i64> = ahash::AHashMap::new();
-    let ranges = all
-        .ranges
-        .iter()
-        .enumerate()
-        .map(|(l, &(s, e))| {
-            let t = lt[l];
-            let from = prev.insert(o.lids[l], t).unwrap_or(i64::NULL);
-            let bucket = &all.rows[s..e];
-            let lo = bucket.partition_point(|&r| rt[r] < from);
-            let hi = bucket.partition_point(|&r| rt[r] < t);
-            if hi <= lo {
-                (s, s)
-            } else {
-                (s + lo, s + hi)
-            }
-        })
-        .collect();
-    Windows { rows: all.rows, ranges, groups: all.groups }
 }
 
 pub(super) fn wj(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {

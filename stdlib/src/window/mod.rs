@@ -636,10 +636,12 @@ pub mod order;
 pub(crate) mod proptests;
 pub mod stats;
 pub mod time;
+pub mod tm;
+pub mod topn;
 #[cfg(test)]
 pub(crate) mod tests;
 
 /// Register every row of this family: this module's and its files'.
 pub fn register(r: &mut beluga_runtime::Registry) {
-    [DEFS].iter().for_each(|defs| r.extend(defs));
+    [DEFS, tm::DEFS, topn::DEFS].iter().for_each(|defs| r.extend(defs));
 }

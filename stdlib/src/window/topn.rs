@@ -13,7 +13,7 @@ use beluga_runtime::CallCtx;
 use crate::window::{call_prep, check_num, num_arg, opt_bool, opt_str, rolling, time_bounds, win_len, Bounds, Gate, Prep, Slice};
 use crate::window_order::{cmp_native, interp_arg, percentile_of, Fenwick, FenwickF, Interp};
 use crate::window_stats::{moment_stat, pair_stat, Mom, PairStat};
-use crate::{window::Window, with_slice};
+use crate::window::Window;
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};

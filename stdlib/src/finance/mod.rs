@@ -107,3 +107,11 @@ pub const DEFS: &[Builtin] = &[
     fp("mdd", Kind::Aggregate, 1, 2, max_drawdown, &["X", "ratio"]),
     fp("trueRange", Kind::VectorToVector, 3, 3, true_range, &["high", "low", "close"]).segmented(crate::context_kernel!(p_true_range)),
 ];
+
+pub mod series;
+pub mod ta;
+
+/// The finance family's rows: drawdown helpers, TA-lib moving averages, series analysis.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, ta::DEFS, series::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -387,3 +387,11 @@ pub const DEFS: &[Builtin] = &[
     fp("toColumnarTuple", Kind::System, 1, 1, to_tuple, &["X"]),
     fp("toTuple", Kind::System, 1, 1, to_tuple, &["X"]),
 ];
+
+pub mod bar;
+pub mod stats;
+
+/// The reshape family's rows: matrices and panels, bars, decompositions.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, bar::DEFS, stats::DEFS].iter().for_each(|defs| r.extend(defs));
+}

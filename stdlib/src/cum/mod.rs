@@ -159,3 +159,10 @@ cum_builtins! {
     "dynamicGroupCumsum" => dynamic_group_cumsum = cm::p_dynamic_group_cumsum, 5, 5, ["cumValue", "prevCumValue", "membership", "prevMembership", "groupCount"];
     "dynamicGroupCumcount" => dynamic_group_cumcount = cm::p_dynamic_group_cumcount, 3, 3, ["membership", "prevMembership", "groupCount"];
 }
+
+pub mod misc;
+
+/// The cumulative family's rows (the cum-only kernels in misc.rs are reached through DEFS).
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS].iter().for_each(|defs| r.extend(defs));
+}

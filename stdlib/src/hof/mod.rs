@@ -813,3 +813,10 @@ pub const DEFS: &[Builtin] = &[
     fp("window", Kind::VectorToVector, 3, 3, window, &["func", "funcArgs", "range"]),
     fp("withNullFill", Kind::Elementwise, 4, 4, with_null_fill, &["func", "x", "y", "fillValue"]),
 ];
+
+pub mod time;
+
+/// The higher-order family's rows: group/window adverbs and time windows.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, time::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -390,3 +390,10 @@ pub const DEFS: &[Builtin] = &[
     beluga_runtime::registry::fps("undef", Kind::System, 1, 2, undef, &["obj", "objType"]),
     f("version", Kind::System, 0, 0, version),
 ];
+
+pub mod io;
+
+/// The system family's rows: session and environment, file I/O.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, io::DEFS].iter().for_each(|defs| r.extend(defs));
+}

@@ -515,3 +515,10 @@ pub const DEFS: &[Builtin] = &[
     fp("tril", Kind::System, 1, 2, tril, &["X", "k"]),
     fp("triu", Kind::System, 1, 2, triu, &["X", "k"]),
 ];
+
+pub mod decomp;
+
+/// The linear-algebra family's rows: dense kernels and iterative decompositions.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, decomp::DEFS].iter().for_each(|defs| r.extend(defs));
+}

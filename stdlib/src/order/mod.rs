@@ -348,3 +348,10 @@ pub const DEFS: &[Builtin] = &[
     fp("sort", Kind::VectorToVector, 1, 2, sort, &["X", "ascending"]),
     fp("sort!", Kind::System, 1, 2, sort_inplace, &["obj", "ascending"]),
 ];
+
+pub mod search;
+
+/// The ordering family's rows: sorting and ranking, searching.
+pub fn register(r: &mut beluga_runtime::Registry) {
+    [DEFS, search::DEFS].iter().for_each(|defs| r.extend(defs));
+}

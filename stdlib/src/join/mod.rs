@@ -1,7 +1,8 @@
 //! Builtins: table joiners (ej, sej, lj, lsj, fj, cj, aj, wj, pwj) and the SQL predicate
 //! functions (in, notIn, between, notBetween, notLike and their upper-case forms,
-//! coalesce, nullIf, distinct). The join kernels live in `beluga_runtime::sql::{join, asof}`
-//! so that `a join b on …` in SQL and these functions share one implementation.
+//! coalesce, nullIf, distinct). The row matching lives in `beluga_runtime::kernels::join`
+//! and the result layout in `beluga_runtime::sql::join`, so that `a join b on …` in SQL
+//! and these functions share one implementation.
 
 use beluga_runtime::CallCtx;
 use crate::table::{eval_with_columns, names_arg};
@@ -11,10 +12,9 @@ use beluga_runtime::column::Column;
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::sql::asof::asof_rows;
-use beluga_runtime::sql::join::{
-    align_key_types, assemble, cross_join, equi_join, key_indices, right_prefix, shared_key_ids, EquiKind, Layout,
-};
+use beluga_runtime::kernels::join::asof::asof_rows;
+use beluga_runtime::kernels::join::{align_key_types, shared_key_ids, EquiKind};
+use beluga_runtime::sql::join::{assemble, cross_join, equi_join, key_indices, right_prefix, Layout};
 use beluga_runtime::sql::order::{sort_perm, SortKey};
 use beluga_runtime::types::common_type;
 use beluga_runtime::{DataType, Error, Result, Table, Value};
