@@ -112,6 +112,27 @@ impl Interpreter {
 
     /// `each(f, X, Y, ...)`.
     pub fn each(&mut self, f: &Value, args: Vec<Value>, rule: Rule) -> Result<Value> {
+        // a function that works element by element on whole columns: one call over the
+        // columns gives the same vector as n calls over the elements, without boxing (tried
+        // before the arguments are split into boxed elements, which costs ~150 bytes each)
+        if matches!(rule, Rule::Default | Rule::Consistent)
+            && args.iter().all(|a| matches!(a, Value::Vector(c) | Value::Scalar(c) if vector_safe_type(c.ty)))
+        {
+            let lens: Vec<usize> = args.iter().filter_map(|a| if let Value::Vector(c) = a { Some(c.len()) } else { None }).collect();
+            if let Some(&n) = lens.first()
+                && n > 0
+                && lens.iter().all(|&m| m == n)
+                && self.vectorizable(f, args.len())
+            {
+                match self.call_value(f, args.clone()) {
+                    Ok(Value::Vector(c)) if c.len() == n => return Ok(Value::Vector(c)),
+                    Err(e) if is_fatal(&e) => return Err(e),
+                    // anything else (an error the per-element path reports with its own
+                    // wording, an unexpected form): the per-element path decides
+                    _ => {}
+                }
+            }
+        }
         let mut split = Vec::with_capacity(args.len());
         let mut n: Option<usize> = None;
         for a in &args {
@@ -131,21 +152,6 @@ impl Interpreter {
             Some(n) => n,
             None => return self.call_value(f, args),
         };
-        // a function that works element by element on whole columns: one call over the
-        // columns gives the same vector as n calls over the elements, without boxing
-        if matches!(rule, Rule::Default | Rule::Consistent)
-            && n > 0
-            && args.iter().all(|a| matches!(a, Value::Vector(c) | Value::Scalar(c) if vector_safe_type(c.ty)))
-            && self.vectorizable(f, args.len())
-        {
-            match self.call_value(f, args.clone()) {
-                Ok(Value::Vector(c)) if c.len() == n => return Ok(Value::Vector(c)),
-                Err(e) if is_fatal(&e) => return Err(e),
-                // anything else (an error the per-element path reports with its own
-                // wording, an unexpected form): the per-element path decides
-                _ => {}
-            }
-        }
         let mut out = crate::guard::vec_with_capacity(n)?;
         for i in 0..n {
             if i % 1024 == 0 {
