@@ -13,8 +13,19 @@
 //! - STRING columns become object arrays: `numpy.take(distinct strings, codes)` when values
 //!   repeat, else a plain list of strings.
 //!
+//! - columns of at least `COMPACT_ROWS` rows travel compacted, because the transfer is
+//!   most of the time a day takes (the client's own work on the stream is small beside
+//!   it): integers whose range fits a narrower type go narrow and the client widens them
+//!   (`numpy.asarray(a, dtype)`, one pass that also replaces the copy out of the bytes
+//!   object); a column of one repeated value is `numpy.repeat(value, n)`; temporal
+//!   columns go in their own unit (4 bytes for DATE/SECOND/…, not 8) and the client
+//!   scales them to nanoseconds (`numpy.multiply(a, [unit])` in int64, viewed as
+//!   datetime64[ns] by `numpy.ndarray(shape, dtype, buffer)`, no copy). Every array the
+//!   client ends with is writable and has the dtype the plain form gives.
+//!
 //! Only public, long-standing callables are named (`numpy.ndarray`, `numpy.dtype`,
-//! `numpy.take`, `numpy.array`, `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
+//! `numpy.take`, `numpy.array`, `numpy.asarray`, `numpy.repeat`, `numpy.multiply`,
+//! `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
 //! `pandas.Categorical.from_codes`), so the stream loads on any numpy/pandas the client
 //! has. Column types follow the DolphinDB manual's PROTOCOL_PICKLE page (api/python/
 //! AdvancedOperations/DataTypeCasting/PROTOCOL_PICKLE.md): integer columns with nulls
@@ -54,6 +65,9 @@ const EMPTY_DICT: u8 = b'}';
 const SETITEMS: u8 = b'u';
 const EMPTY_LIST: u8 = b']';
 const APPENDS: u8 = b'e';
+
+/// Columns shorter than this travel plain (compaction saves little there).
+const COMPACT_ROWS: usize = 4096;
 
 /// Items per MARK … APPENDS batch in a list of strings (CPython's pickler uses 1000).
 const BATCH: usize = 1000;
@@ -310,6 +324,9 @@ impl Pickler<'_> {
             (_, Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime | NanoTimestamp | DateHour) => {
                 let dtype = format!("{ORDER}M8[ns]");
                 match &*c.data {
+                    ColData::I32(v) if c.ty != Month && v.len() >= COMPACT_ROWS && !v.contains(&i32::MIN) => {
+                        self.scaled_temporal(&dtype, v, nanos_per_unit(c.ty))
+                    }
                     ColData::I32(v) if c.ty != Month => {
                         let k = nanos_per_unit(c.ty);
                         self.mapped_dtype(&dtype, v, |x| if x == i32::MIN { i64::MIN } else { (x as i64).saturating_mul(k) })
@@ -354,9 +371,91 @@ impl Pickler<'_> {
     fn int_column<T: Copy + PartialEq + Into<i64>>(&mut self, v: &[T], null: T) {
         if v.contains(&null) {
             self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 });
+        } else if v.len() >= COMPACT_ROWS {
+            let dtype = format!("{ORDER}i{}", std::mem::size_of::<T>());
+            self.compact_ints(&dtype, v, |p| p.typed('i', v));
         } else {
             self.typed('i', v);
         }
+    }
+
+    /// Integers without nulls whose final dtype is `dtype`: one repeated value as
+    /// `numpy.repeat`, a range that fits a narrower type sent narrow and widened by the
+    /// client, else `plain`.
+    fn compact_ints<T: Copy + Into<i64>>(&mut self, dtype: &str, v: &[T], plain: impl FnOnce(&mut Self)) {
+        let Some((lo, hi)) = min_max(v) else { return plain(self) };
+        let width = std::mem::size_of::<T>();
+        if lo == hi {
+            let one = v[0];
+            self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[one])));
+        } else if width > 1 && lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i8));
+        } else if width > 2 && lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i16));
+        } else if width > 4 && lo >= i32::MIN as i64 && hi <= i32::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i32));
+        } else {
+            plain(self)
+        }
+    }
+
+    /// `numpy.repeat(<one-element array>, n)`.
+    fn repeat(&mut self, n: usize, one: impl FnOnce(&mut Self)) {
+        self.global("numpy", "repeat");
+        one(self);
+        self.int(n);
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+    }
+
+    /// `numpy.asarray(<narrow array>, numpy.dtype(dtype))`: a new, writable array.
+    fn widen(&mut self, dtype: &str, narrow: impl FnOnce(&mut Self)) {
+        self.global("numpy", "asarray");
+        narrow(self);
+        self.dtype(dtype);
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+    }
+
+    fn dtype(&mut self, dtype: &str) {
+        self.global("numpy", "dtype");
+        self.text(dtype);
+        self.out.push(TUPLE1);
+        self.out.push(REDUCE);
+    }
+
+
+    /// A temporal column without nulls stored in `unit` nanoseconds: its counts go as is
+    /// (or narrower, or one repeated value), and the client builds
+    /// `numpy.ndarray((n,), dtype('<M8[ns]'), numpy.multiply(counts, [unit]))`, a
+    /// datetime64[ns] view of the int64 product (no copy; `[unit]` is a one-element int64
+    /// array, so the product is int64 under numpy 1's value-based casting too).
+    fn scaled_temporal(&mut self, dtype: &str, v: &[i32], unit: i64) {
+        let Some((lo, hi)) = min_max(v) else { return };
+        if lo == hi {
+            let ns = (v[0] as i64).saturating_mul(unit);
+            return self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[ns])));
+        }
+        if lo.checked_mul(unit).is_none() || hi.checked_mul(unit).is_none() {
+            // out of datetime64[ns]'s range: saturate as the plain form does
+            return self.mapped_dtype(dtype, v, |x| (x as i64).saturating_mul(unit));
+        }
+        self.global("numpy", "ndarray");
+        self.out.push(MARK);
+        self.int(v.len());
+        self.out.push(TUPLE1);
+        self.dtype(dtype);
+        self.global("numpy", "multiply");
+        if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
+            self.mapped('i', v, |x| x as i16);
+        } else {
+            self.typed('i', v);
+        }
+        self.ndarray(&format!("{ORDER}i8"), 1, bytes_of(&[unit]));
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+        self.out.push(TUPLE);
+        self.out.push(REDUCE);
     }
 
     /// SYMBOL: categories = the symbols the column uses (in dictionary order), codes
@@ -431,6 +530,15 @@ impl Pickler<'_> {
         };
         if plain { f(self) } else { self.object_series(f) }
     }
+}
+
+/// The smallest and largest value (None when empty).
+fn min_max<T: Copy + Into<i64>>(v: &[T]) -> Option<(i64, i64)> {
+    let first: i64 = (*v.first()?).into();
+    Some(v.iter().fold((first, first), |(lo, hi), &x| {
+        let x: i64 = x.into();
+        (lo.min(x), hi.max(x))
+    }))
 }
 
 /// Exact-size iteration over a STRING column.
