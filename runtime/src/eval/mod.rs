@@ -260,6 +260,10 @@ impl Interpreter {
             return None;
         }
         let canon = self.canon(name).to_string();
+        if self.consts.contains(&canon) {
+            // a constant refuses the update where it is written back (`set_var`)
+            return None;
+        }
         match self.globals.get(&canon) {
             // inside a function the session's globals are not visible, only shared tables
             Some(Value::Table(_)) if self.frames.is_empty() => {
