@@ -20,12 +20,15 @@
 //!   object); a column of one repeated value is `numpy.repeat(value, n)`; temporal
 //!   columns go in their own unit (4 bytes for DATE/SECOND/…, not 8) and the client
 //!   scales them to nanoseconds (`numpy.multiply(a, [unit])` in int64, viewed as
-//!   datetime64[ns] by `numpy.ndarray(shape, dtype, buffer)`, no copy). Every array the
-//!   client ends with is writable and has the dtype the plain form gives.
+//!   datetime64[ns] by `numpy.ndarray(shape, dtype, buffer)`, no copy); DOUBLE columns of
+//!   decimals with few places (prices) go as integers plus the few exceptions, and the
+//!   client divides (`numpy.divide`, then `numpy.put` of the exceptions), bitwise the same
+//!   values. Every array the client ends with is writable and has the dtype the plain
+//!   form gives.
 //!
 //! Only public, long-standing callables are named (`numpy.ndarray`, `numpy.dtype`,
 //! `numpy.take`, `numpy.array`, `numpy.asarray`, `numpy.repeat`, `numpy.multiply`,
-//! `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
+//! `numpy.divide`, `numpy.put`, `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
 //! `pandas.Categorical.from_codes`), so the stream loads on any numpy/pandas the client
 //! has. Column types follow the DolphinDB manual's PROTOCOL_PICKLE page (api/python/
 //! AdvancedOperations/DataTypeCasting/PROTOCOL_PICKLE.md): integer columns with nulls
@@ -66,6 +69,11 @@ const SETITEMS: u8 = b'u';
 const EMPTY_LIST: u8 = b']';
 const APPENDS: u8 = b'e';
 
+const POP: u8 = b'0';
+const LONG_BINPUT: u8 = b'r';
+const LONG_BINGET: u8 = b'j';
+const TUPLE3: u8 = 0x87;
+
 /// Columns shorter than this travel plain (compaction saves little there).
 const COMPACT_ROWS: usize = 4096;
 
@@ -79,7 +87,7 @@ pub fn table(out: &mut Vec<u8>, t: &Table, as_list: bool) -> Option<()> {
     if t.cols.is_empty() || !t.cols.iter().all(supported) {
         return None;
     }
-    let mut p = Pickler { out };
+    let mut p = Pickler { out, memo: 0 };
     p.out.extend_from_slice(&[0, FORM_TABLE | FORM_PICKLED, PROTO, 4]);
     if as_list {
         p.out.push(EMPTY_LIST);
@@ -148,6 +156,8 @@ const ORDER: char = if cfg!(target_endian = "little") { '<' } else { '>' };
 
 struct Pickler<'a> {
     out: &'a mut Vec<u8>,
+    /// Next free memo slot (LONG_BINPUT / LONG_BINGET).
+    memo: u32,
 }
 
 impl Pickler<'_> {
@@ -353,6 +363,7 @@ impl Pickler<'_> {
                 self.mapped('f', v, |x| if x == -f64::MAX { f64::NAN } else { x })
             }
             (ColData::F32(v), _) => self.typed('f', v),
+            (ColData::F64(v), _) if v.len() >= COMPACT_ROWS => self.decimal_doubles(v),
             (ColData::F64(v), _) => self.typed('f', v),
             (ColData::I128(_) | ColData::Array(_), _) => unreachable!("filtered by supported()"),
         }
@@ -424,6 +435,69 @@ impl Pickler<'_> {
         self.out.push(REDUCE);
     }
 
+
+    /// DOUBLE values without nulls that are decimals of a few places (prices): when all
+    /// but a few are exactly `m / 10^k` for an integer `m` that fits in 32 bits, the
+    /// integers travel (4 bytes or fewer, not 8) with the exceptions as (row, value)
+    /// pairs, and the client rebuilds the column as `numpy.divide(m, [10^k])` then
+    /// `numpy.put(col, rows, values)`. IEEE division is correctly rounded on both sides,
+    /// so every value is bitwise the one sent: the check below is the same division.
+    fn decimal_doubles(&mut self, v: &[f64]) {
+        let n = v.len();
+        // the places: the fewest that fit most of a sample
+        let exact = |x: f64, s: f64| {
+            let m = (x * s).round();
+            m.abs() < 2_147_483_647.0 && (m / s).to_bits() == x.to_bits()
+        };
+        let sample = &v[..n.min(1024)];
+        let places = (0..=4).find(|&k| {
+            let s = 10f64.powi(k);
+            sample.iter().filter(|&&x| exact(x, s)).count() * 10 >= sample.len() * 9
+        });
+        let Some(k) = places else { return self.typed('f', v) };
+        let scale = 10f64.powi(k);
+        let mut ints: Vec<i32> = Vec::with_capacity(n);
+        let mut rows: Vec<i32> = Vec::new();
+        let mut vals: Vec<f64> = Vec::new();
+        for (r, &x) in v.iter().enumerate() {
+            if exact(x, scale) {
+                ints.push((x * scale).round() as i32);
+            } else {
+                ints.push(0);
+                rows.push(r as i32);
+                vals.push(x);
+                if rows.len() * 8 > n {
+                    // more than one in eight: not worth it
+                    return self.typed('f', v);
+                }
+            }
+        }
+        let slot = self.memo;
+        self.memo += 1;
+        self.global("numpy", "divide");
+        match min_max(&ints) {
+            Some((lo, hi)) if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 => self.mapped('i', &ints, |x| x as i16),
+            _ => self.typed('i', &ints),
+        }
+        self.ndarray(&format!("{ORDER}f8"), 1, bytes_of(&[scale]));
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+        if rows.is_empty() {
+            return;
+        }
+        // keep the column in the memo, patch it (numpy.put returns None, popped), and
+        // leave it on the stack
+        self.out.push(LONG_BINPUT);
+        self.out.extend_from_slice(&slot.to_le_bytes());
+        self.global("numpy", "put");
+        self.out.push(LONG_BINGET);
+        self.out.extend_from_slice(&slot.to_le_bytes());
+        self.typed('i', &rows);
+        self.typed('f', &vals);
+        self.out.push(TUPLE3);
+        self.out.push(REDUCE);
+        self.out.push(POP);
+    }
 
     /// A temporal column without nulls stored in `unit` nanoseconds: its counts go as is
     /// (or narrower, or one repeated value), and the client builds

@@ -240,7 +240,10 @@ def t_pickle_protocol():
     q = (f"table(take(2007.08.01, {m}) as d, 09:30:00 + (0..{m - 1}) * 3 as sec, (0..{m - 1}) % 100 - 50 as small, "
          f"take(7, {m}) as cst, long(0..{m - 1}) * 1000 as lng, short((0..{m - 1}) % 120) as sh, "
          f"09:30m + (0..{m - 1}) % 390 as mnt, 2024.01.01T00:00:00 + (0..{m - 1}) * 3600 as dt, "
-         f"take(2024.01.01T09:30:00.000, {m}) as ts, 1970.01.01 + (0..{m - 1}) % 40000 - 20000 as wide)")
+         f"take(2024.01.01T09:30:00.000, {m}) as ts, 1970.01.01 + (0..{m - 1}) % 40000 - 20000 as wide, "
+         f"double(1000 + (0..{m - 1}) % 777) / 100 as cents, "
+         f"iif((0..{m - 1}) % 50 == 0, 1.0 / ((0..{m - 1}) + 3), double((0..{m - 1}) % 777) / 100) as mixed, "
+         f"10.0 + ((0..{m - 1}) % 500) * 0.01 as messy, double(0..{m - 1}) * -1000.5 as neg)")
     c_ddb = s.run(q)
     c_pk = sp.run(q)
     ids = np.arange(m)
@@ -255,11 +258,16 @@ def t_pickle_protocol():
         "dt": np.datetime64("2024-01-01", "ns") + ids.astype("timedelta64[h]"),
         "ts": np.full(m, np.datetime64("2024-01-01T09:30:00", "ns")),
         "wide": np.datetime64("1970-01-01", "ns") + (ids % 40000 - 20000).astype("timedelta64[D]"),
+        "cents": (1000 + ids % 777).astype(np.float64) / 100,
+        "mixed": np.where(ids % 50 == 0, 1.0 / (ids + 3), (ids % 777).astype(np.float64) / 100),
+        "messy": 10.0 + (ids % 500) * 0.01,
+        "neg": ids.astype(np.float64) * -1000.5,
     }
     for col, want in exp.items():
         got = c_pk[col].to_numpy()
+        same = (got.view(np.int64) == want.view(np.int64)).all() if want.dtype == np.float64 else (got == want).all()
         check(f"pickle compacted: column {col} values and dtype",
-              got.dtype == want.dtype and (got == want).all() and (c_ddb[col].to_numpy() == want).all(),
+              got.dtype == want.dtype and same and (c_ddb[col].to_numpy() == want).all(),
               (got.dtype, want.dtype, got[:3], want[:3]))
     try:
         for k in range(c_pk.shape[1]):

@@ -286,6 +286,9 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         // sessions wait on the shared name until it is back
         let want = Arc::as_ptr(&table);
         drop(table);
+        // a builtin's in-place result left over from an earlier call (`tableInsert` offers
+        // one that nothing collects) would be a second reference and force a copy
+        i.inplace_out = None;
         if let Some((v, held)) = i.take_table_for_update(name) {
             match v {
                 // the table the new rows were checked against
