@@ -447,7 +447,8 @@ impl Pickler<'_> {
         // the places: the fewest that fit most of a sample
         let exact = |x: f64, s: f64| {
             let m = (x * s).round();
-            m.abs() < 2_147_483_647.0 && (m / s).to_bits() == x.to_bits()
+            // -0.0 is an exception: as an integer it would come back as +0.0
+            m.abs() < 2_147_483_647.0 && (m / s).to_bits() == x.to_bits() && x.to_bits() != (-0.0f64).to_bits()
         };
         let sample = &v[..n.min(1024)];
         let places = (0..=4).find(|&k| {
