@@ -206,6 +206,15 @@ impl CallCtx {
     pub fn take_shared_for_update(&mut self, name: &str) -> Option<Value> {
         self.0.take_shared_for_update(name)
     }
+    /// Take a table out of every holder for an in-place append
+    /// (`Interpreter::take_table_for_update`); `put_back_table` returns it.
+    pub fn take_table_for_update(&mut self, name: &str) -> Option<(Value, crate::eval::Holders)> {
+        self.0.take_table_for_update(name)
+    }
+    /// Return a table taken by `take_table_for_update` to its holders.
+    pub fn put_back_table(&mut self, v: Value, held: crate::eval::Holders) {
+        self.0.put_back_table(v, held)
+    }
     /// The process-wide shared-table registry (`share`).
     pub fn shared(&self) -> &Shared {
         &self.0.shared

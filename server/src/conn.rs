@@ -243,7 +243,11 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
 
 /// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3).
 fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64, buf: Vec<u8>) -> Vec<u8> {
-    if matches!(v, Value::Void) {
+    // no object, except for a fetchSize request: its client reads the piece header whatever
+    // the script returned, and an answer without one leaves its block reader waiting on
+    // the socket (reading or dropping the reader hung the session); there a statement's
+    // nothing is one piece holding NULL
+    if matches!(v, Value::Void) && fetch_size <= 0 {
         return format!("{sid} 0 1\nOK\n").into_bytes();
     }
     let reg = i.registry.clone();

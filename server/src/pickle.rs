@@ -13,8 +13,22 @@
 //! - STRING columns become object arrays: `numpy.take(distinct strings, codes)` when values
 //!   repeat, else a plain list of strings.
 //!
+//! - columns of at least `COMPACT_ROWS` rows travel compacted, because the transfer is
+//!   most of the time a day takes (the client's own work on the stream is small beside
+//!   it): integers whose range fits a narrower type go narrow and the client widens them
+//!   (`numpy.asarray(a, dtype)`, one pass that also replaces the copy out of the bytes
+//!   object); a column of one repeated value is `numpy.repeat(value, n)`; temporal
+//!   columns go in their own unit (4 bytes for DATE/SECOND/…, not 8) and the client
+//!   scales them to nanoseconds (`numpy.multiply(a, [unit])` in int64, viewed as
+//!   datetime64[ns] by `numpy.ndarray(shape, dtype, buffer)`, no copy); DOUBLE columns of
+//!   decimals with few places (prices) go as integers plus the few exceptions, and the
+//!   client divides (`numpy.divide`, then `numpy.put` of the exceptions), bitwise the same
+//!   values. Every array the client ends with is writable and has the dtype the plain
+//!   form gives.
+//!
 //! Only public, long-standing callables are named (`numpy.ndarray`, `numpy.dtype`,
-//! `numpy.take`, `numpy.array`, `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
+//! `numpy.take`, `numpy.array`, `numpy.asarray`, `numpy.repeat`, `numpy.multiply`,
+//! `numpy.divide`, `numpy.put`, `pandas.DataFrame`, `pandas.Index`, `pandas.Series`,
 //! `pandas.Categorical.from_codes`), so the stream loads on any numpy/pandas the client
 //! has. Column types follow the DolphinDB manual's PROTOCOL_PICKLE page (api/python/
 //! AdvancedOperations/DataTypeCasting/PROTOCOL_PICKLE.md): integer columns with nulls
@@ -55,6 +69,14 @@ const SETITEMS: u8 = b'u';
 const EMPTY_LIST: u8 = b']';
 const APPENDS: u8 = b'e';
 
+const POP: u8 = b'0';
+const LONG_BINPUT: u8 = b'r';
+const LONG_BINGET: u8 = b'j';
+const TUPLE3: u8 = 0x87;
+
+/// Columns shorter than this travel plain (compaction saves little there).
+const COMPACT_ROWS: usize = 4096;
+
 /// Items per MARK … APPENDS batch in a list of strings (CPython's pickler uses 1000).
 const BATCH: usize = 1000;
 
@@ -65,7 +87,7 @@ pub fn table(out: &mut Vec<u8>, t: &Table, as_list: bool) -> Option<()> {
     if t.cols.is_empty() || !t.cols.iter().all(supported) {
         return None;
     }
-    let mut p = Pickler { out };
+    let mut p = Pickler { out, memo: 0 };
     p.out.extend_from_slice(&[0, FORM_TABLE | FORM_PICKLED, PROTO, 4]);
     if as_list {
         p.out.push(EMPTY_LIST);
@@ -134,6 +156,8 @@ const ORDER: char = if cfg!(target_endian = "little") { '<' } else { '>' };
 
 struct Pickler<'a> {
     out: &'a mut Vec<u8>,
+    /// Next free memo slot (LONG_BINPUT / LONG_BINGET).
+    memo: u32,
 }
 
 impl Pickler<'_> {
@@ -310,6 +334,9 @@ impl Pickler<'_> {
             (_, Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime | NanoTimestamp | DateHour) => {
                 let dtype = format!("{ORDER}M8[ns]");
                 match &*c.data {
+                    ColData::I32(v) if c.ty != Month && v.len() >= COMPACT_ROWS && !v.contains(&i32::MIN) => {
+                        self.scaled_temporal(&dtype, v, nanos_per_unit(c.ty))
+                    }
                     ColData::I32(v) if c.ty != Month => {
                         let k = nanos_per_unit(c.ty);
                         self.mapped_dtype(&dtype, v, |x| if x == i32::MIN { i64::MIN } else { (x as i64).saturating_mul(k) })
@@ -336,6 +363,7 @@ impl Pickler<'_> {
                 self.mapped('f', v, |x| if x == -f64::MAX { f64::NAN } else { x })
             }
             (ColData::F32(v), _) => self.typed('f', v),
+            (ColData::F64(v), _) if v.len() >= COMPACT_ROWS => self.decimal_doubles(v),
             (ColData::F64(v), _) => self.typed('f', v),
             (ColData::I128(_) | ColData::Array(_), _) => unreachable!("filtered by supported()"),
         }
@@ -354,9 +382,155 @@ impl Pickler<'_> {
     fn int_column<T: Copy + PartialEq + Into<i64>>(&mut self, v: &[T], null: T) {
         if v.contains(&null) {
             self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 });
+        } else if v.len() >= COMPACT_ROWS {
+            let dtype = format!("{ORDER}i{}", std::mem::size_of::<T>());
+            self.compact_ints(&dtype, v, |p| p.typed('i', v));
         } else {
             self.typed('i', v);
         }
+    }
+
+    /// Integers without nulls whose final dtype is `dtype`: one repeated value as
+    /// `numpy.repeat`, a range that fits a narrower type sent narrow and widened by the
+    /// client, else `plain`.
+    fn compact_ints<T: Copy + Into<i64>>(&mut self, dtype: &str, v: &[T], plain: impl FnOnce(&mut Self)) {
+        let Some((lo, hi)) = min_max(v) else { return plain(self) };
+        let width = std::mem::size_of::<T>();
+        if lo == hi {
+            let one = v[0];
+            self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[one])));
+        } else if width > 1 && lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i8));
+        } else if width > 2 && lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i16));
+        } else if width > 4 && lo >= i32::MIN as i64 && hi <= i32::MAX as i64 {
+            self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i32));
+        } else {
+            plain(self)
+        }
+    }
+
+    /// `numpy.repeat(<one-element array>, n)`.
+    fn repeat(&mut self, n: usize, one: impl FnOnce(&mut Self)) {
+        self.global("numpy", "repeat");
+        one(self);
+        self.int(n);
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+    }
+
+    /// `numpy.asarray(<narrow array>, numpy.dtype(dtype))`: a new, writable array.
+    fn widen(&mut self, dtype: &str, narrow: impl FnOnce(&mut Self)) {
+        self.global("numpy", "asarray");
+        narrow(self);
+        self.dtype(dtype);
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+    }
+
+    fn dtype(&mut self, dtype: &str) {
+        self.global("numpy", "dtype");
+        self.text(dtype);
+        self.out.push(TUPLE1);
+        self.out.push(REDUCE);
+    }
+
+
+    /// DOUBLE values without nulls that are decimals of a few places (prices): when all
+    /// but a few are exactly `m / 10^k` for an integer `m` that fits in 32 bits, the
+    /// integers travel (4 bytes or fewer, not 8) with the exceptions as (row, value)
+    /// pairs, and the client rebuilds the column as `numpy.divide(m, [10^k])` then
+    /// `numpy.put(col, rows, values)`. IEEE division is correctly rounded on both sides,
+    /// so every value is bitwise the one sent: the check below is the same division.
+    fn decimal_doubles(&mut self, v: &[f64]) {
+        let n = v.len();
+        // the places: the fewest that fit most of a sample
+        let exact = |x: f64, s: f64| {
+            let m = (x * s).round();
+            // -0.0 is an exception: as an integer it would come back as +0.0
+            m.abs() < 2_147_483_647.0 && (m / s).to_bits() == x.to_bits() && x.to_bits() != (-0.0f64).to_bits()
+        };
+        let sample = &v[..n.min(1024)];
+        let places = (0..=4).find(|&k| {
+            let s = 10f64.powi(k);
+            sample.iter().filter(|&&x| exact(x, s)).count() * 10 >= sample.len() * 9
+        });
+        let Some(k) = places else { return self.typed('f', v) };
+        let scale = 10f64.powi(k);
+        let mut ints: Vec<i32> = Vec::with_capacity(n);
+        let mut rows: Vec<i32> = Vec::new();
+        let mut vals: Vec<f64> = Vec::new();
+        for (r, &x) in v.iter().enumerate() {
+            if exact(x, scale) {
+                ints.push((x * scale).round() as i32);
+            } else {
+                ints.push(0);
+                rows.push(r as i32);
+                vals.push(x);
+                if rows.len() * 8 > n {
+                    // more than one in eight: not worth it
+                    return self.typed('f', v);
+                }
+            }
+        }
+        let slot = self.memo;
+        self.memo += 1;
+        self.global("numpy", "divide");
+        match min_max(&ints) {
+            Some((lo, hi)) if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 => self.mapped('i', &ints, |x| x as i16),
+            _ => self.typed('i', &ints),
+        }
+        self.ndarray(&format!("{ORDER}f8"), 1, bytes_of(&[scale]));
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+        if rows.is_empty() {
+            return;
+        }
+        // keep the column in the memo, patch it (numpy.put returns None, popped), and
+        // leave it on the stack
+        self.out.push(LONG_BINPUT);
+        self.out.extend_from_slice(&slot.to_le_bytes());
+        self.global("numpy", "put");
+        self.out.push(LONG_BINGET);
+        self.out.extend_from_slice(&slot.to_le_bytes());
+        self.typed('i', &rows);
+        self.typed('f', &vals);
+        self.out.push(TUPLE3);
+        self.out.push(REDUCE);
+        self.out.push(POP);
+    }
+
+    /// A temporal column without nulls stored in `unit` nanoseconds: its counts go as is
+    /// (or narrower, or one repeated value), and the client builds
+    /// `numpy.ndarray((n,), dtype('<M8[ns]'), numpy.multiply(counts, [unit]))`, a
+    /// datetime64[ns] view of the int64 product (no copy; `[unit]` is a one-element int64
+    /// array, so the product is int64 under numpy 1's value-based casting too).
+    fn scaled_temporal(&mut self, dtype: &str, v: &[i32], unit: i64) {
+        let Some((lo, hi)) = min_max(v) else { return };
+        if lo == hi {
+            let ns = (v[0] as i64).saturating_mul(unit);
+            return self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[ns])));
+        }
+        if lo.checked_mul(unit).is_none() || hi.checked_mul(unit).is_none() {
+            // out of datetime64[ns]'s range: saturate as the plain form does
+            return self.mapped_dtype(dtype, v, |x| (x as i64).saturating_mul(unit));
+        }
+        self.global("numpy", "ndarray");
+        self.out.push(MARK);
+        self.int(v.len());
+        self.out.push(TUPLE1);
+        self.dtype(dtype);
+        self.global("numpy", "multiply");
+        if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
+            self.mapped('i', v, |x| x as i16);
+        } else {
+            self.typed('i', v);
+        }
+        self.ndarray(&format!("{ORDER}i8"), 1, bytes_of(&[unit]));
+        self.out.push(TUPLE2);
+        self.out.push(REDUCE);
+        self.out.push(TUPLE);
+        self.out.push(REDUCE);
     }
 
     /// SYMBOL: categories = the symbols the column uses (in dictionary order), codes
@@ -431,6 +605,15 @@ impl Pickler<'_> {
         };
         if plain { f(self) } else { self.object_series(f) }
     }
+}
+
+/// The smallest and largest value (None when empty).
+fn min_max<T: Copy + Into<i64>>(v: &[T]) -> Option<(i64, i64)> {
+    let first: i64 = (*v.first()?).into();
+    Some(v.iter().fold((first, first), |(lo, hi), &x| {
+        let x: i64 = x.into();
+        (lo.min(x), hi.max(x))
+    }))
 }
 
 /// Exact-size iteration over a STRING column.

@@ -192,7 +192,7 @@ impl Job {
 
 /// Run one request in a session: the value to send back (Void = no object).
 pub(crate) fn execute(i: &mut Interpreter, st: &State, job: Job, clear_after: bool) -> Result<Value> {
-    let names = shared_names_in(st, job.text());
+    let names = shared_names_in(st, &i.aliases, job.text());
     let r = if names.is_empty() {
         run_job(i, job)
     } else if is_write(job.text()) {
@@ -303,7 +303,7 @@ pub(crate) fn is_ident(s: &str) -> bool {
 }
 
 /// Names of shared objects the text mentions as whole identifiers.
-fn shared_names_in(st: &State, text: &str) -> Vec<String> {
+fn shared_names_in(st: &State, aliases: &ahash::AHashMap<String, String>, text: &str) -> Vec<String> {
     let m = match st.shared.lock() {
         Ok(m) => m,
         Err(p) => p.into_inner(),
@@ -313,8 +313,10 @@ fn shared_names_in(st: &State, text: &str) -> Vec<String> {
     }
     // a shared table another request is appending to in place is out of the map for that
     // time, with a marker in its place: it still counts, so this request waits at the gate
+    // (`t` after `share t as st` is another name of `st`)
+    let shared = |w: &str| m.contains_key(w) || m.contains_key(&beluga_runtime::eval::busy_marker(w));
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty() && (m.contains_key(*w) || m.contains_key(&beluga_runtime::eval::busy_marker(w))))
+        .filter(|w| !w.is_empty() && (shared(w) || aliases.get(*w).is_some_and(|t| shared(t))))
         .map(|w| w.to_string())
         .collect()
 }
@@ -342,5 +344,58 @@ mod registry_tests {
             assert!(r.lookup("submitJob").is_some() && r.lookup("login").is_some() && r.lookup("loadTable").is_some());
             assert!(r.lookup("streamTable").is_some() && r.lookup("unsubscribeTable").is_some());
         }
+    }
+}
+
+#[cfg(test)]
+mod inplace_tests {
+    //! Appends to a shared table grow it in place, whatever the path (`insert into`,
+    //! `append!`, `tableInsert`) and whichever name of a `share t as st` pair is used:
+    //! the first column's storage stays the same allocation, and both names see the rows.
+    use beluga_runtime::{Interpreter, Value};
+    use std::sync::Arc;
+
+    fn table_of(i: &Interpreter, name: &str) -> Arc<beluga_runtime::Table> {
+        match i.get_var(name).cloned().or_else(|| i.get_shared(name)) {
+            Some(Value::Table(t)) => t,
+            other => panic!("{name} is not a table: {other:?}"),
+        }
+    }
+
+    fn col_ptr(i: &Interpreter, name: &str) -> usize {
+        Arc::as_ptr(&table_of(i, name).cols[0].data) as *const u8 as usize
+    }
+
+    #[test]
+    fn shared_table_appends_do_not_copy() {
+        let (full, _) = super::registries();
+        let mut i = Interpreter::with_registry(full);
+        i.run_source("t = table(1000:0, `k`v, [INT, DOUBLE]); share t as st", None).unwrap();
+        i.run_source("insert into st values(1, 1.5)", None).unwrap();
+        let p = col_ptr(&i, "st");
+        let steps = [
+            "insert into st values(2, 2.5)",
+            "insert into t values(3, 3.5)",
+            "append!(st, table(4 5 as k, 4.5 5.5 as v))",
+            "append!(t, table([6] as k, [6.5] as v))",
+            "tableInsert(st, 7, 7.5)",
+            "tableInsert(t, 8 9, 8.5 9.5)",
+            "insert into st (v, k) values(10.5, 10)",
+        ];
+        for s in steps {
+            i.run_source(s, None).unwrap_or_else(|e| panic!("{s}: {e}"));
+            assert_eq!(col_ptr(&i, "st"), p, "{s} copied the shared table");
+        }
+        // one table under both names, holding every row in order
+        assert!(Arc::ptr_eq(&table_of(&i, "t"), &table_of(&i, "st")));
+        let t = table_of(&i, "st");
+        let k: Vec<i64> = (0..t.rows()).map(|r| t.cols[0].i64_at(r).unwrap()).collect();
+        assert_eq!(k, (1..=10).collect::<Vec<i64>>());
+        // a query over the shared table sees them too, and re-binding `t` leaves `st` alone
+        i.run_source("t = 0", None).unwrap();
+        let mut last = Value::Void;
+        let mut keep = |_: &mut Interpreter, v: Value| last = v;
+        i.run_source("exec sum(v) from st", Some(&mut keep)).unwrap();
+        assert_eq!(last.as_f64(), Some(60.0));
     }
 }

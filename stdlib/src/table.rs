@@ -494,8 +494,16 @@ fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
         // elsewhere is copied first (copy on write)
         *i.inplace_out() = None;
         let name = crate::meta::var_holding(i, &args[0]);
-        // a shared table leaves the shared registry for the append (other sessions wait)
-        let held = name.as_ref().and_then(|n| i.take_shared_for_update(n).or_else(|| i.take_var(n)));
+        // the table leaves every holder for the append (its variable, the shared registry,
+        // a `share t as st` alias; other sessions wait on the shared name)
+        let mut holders = None;
+        let held = name.as_ref().and_then(|n| match i.take_table_for_update(n) {
+            Some((v, h)) => {
+                holders = Some(h);
+                Some(v)
+            }
+            None => i.take_var(n),
+        });
         let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
         drop(held);
         let tm = Arc::make_mut(&mut t);
@@ -503,8 +511,12 @@ fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
             tm.cols[k].append(c);
         }
         let new = Value::Table(t);
-        if let Some(name) = name {
-            let _ = i.set_var_mutated(&name, new.clone());
+        match (holders, name) {
+            (Some(h), _) => i.put_back_table(new.clone(), h),
+            (None, Some(name)) => {
+                let _ = i.set_var_mutated(&name, new.clone());
+            }
+            (None, None) => {}
         }
         *i.inplace_out() = Some(new);
         return Ok(Value::int(n as i32));

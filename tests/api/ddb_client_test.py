@@ -233,6 +233,48 @@ def t_pickle_protocol():
     check("pickle: repeated strings", t["s7"].dtype == object and (t["s7"].to_numpy() == (ids % 7).astype(str).astype(object)).all())
     exp_d = np.datetime64("2024-01-01", "ns") + (ids % 30).astype("timedelta64[D]")
     check("pickle: date column", (t["d"].to_numpy() == exp_d).all())
+    # compacted columns (>= 4096 rows): narrow integers widened by the client, repeated
+    # values, temporal counts scaled by the client; same values and dtypes as the DDB
+    # encoding, and every array writable
+    m = 10000
+    q = (f"table(take(2007.08.01, {m}) as d, 09:30:00 + (0..{m - 1}) * 3 as sec, (0..{m - 1}) % 100 - 50 as small, "
+         f"take(7, {m}) as cst, long(0..{m - 1}) * 1000 as lng, short((0..{m - 1}) % 120) as sh, "
+         f"09:30m + (0..{m - 1}) % 390 as mnt, 2024.01.01T00:00:00 + (0..{m - 1}) * 3600 as dt, "
+         f"take(2024.01.01T09:30:00.000, {m}) as ts, 1970.01.01 + (0..{m - 1}) % 40000 - 20000 as wide, "
+         f"double(1000 + (0..{m - 1}) % 777) / 100 as cents, "
+         f"iif((0..{m - 1}) % 50 == 0, 1.0 / ((0..{m - 1}) + 3), double((0..{m - 1}) % 777) / 100) as mixed, "
+         f"10.0 + ((0..{m - 1}) % 500) * 0.01 as messy, double(0..{m - 1}) * -1000.5 as neg)")
+    c_ddb = s.run(q)
+    c_pk = sp.run(q)
+    ids = np.arange(m)
+    exp = {
+        "d": np.full(m, np.datetime64("2007-08-01", "ns")),
+        "sec": np.datetime64("1970-01-01T09:30:00", "ns") + (ids * 3).astype("timedelta64[s]"),
+        "small": (ids % 100 - 50).astype(np.int32),
+        "cst": np.full(m, 7, dtype=np.int32),
+        "lng": (ids * 1000).astype(np.int64),
+        "sh": (ids % 120).astype(np.int16),
+        "mnt": np.datetime64("1970-01-01T09:30", "ns") + (ids % 390).astype("timedelta64[m]"),
+        "dt": np.datetime64("2024-01-01", "ns") + ids.astype("timedelta64[h]"),
+        "ts": np.full(m, np.datetime64("2024-01-01T09:30:00", "ns")),
+        "wide": np.datetime64("1970-01-01", "ns") + (ids % 40000 - 20000).astype("timedelta64[D]"),
+        "cents": (1000 + ids % 777).astype(np.float64) / 100,
+        "mixed": np.where(ids % 50 == 0, 1.0 / (ids + 3), (ids % 777).astype(np.float64) / 100),
+        "messy": 10.0 + (ids % 500) * 0.01,
+        "neg": ids.astype(np.float64) * -1000.5,
+    }
+    for col, want in exp.items():
+        got = c_pk[col].to_numpy()
+        same = (got.view(np.int64) == want.view(np.int64)).all() if want.dtype == np.float64 else (got == want).all()
+        check(f"pickle compacted: column {col} values and dtype",
+              got.dtype == want.dtype and same and (c_ddb[col].to_numpy() == want).all(),
+              (got.dtype, want.dtype, got[:3], want[:3]))
+    try:
+        for k in range(c_pk.shape[1]):
+            c_pk.iloc[0, k] = c_pk.iloc[1, k]
+        check("pickle compacted: every column is writable", (c_pk.iloc[0] == c_pk.iloc[1]).all())
+    except Exception as e:  # noqa: BLE001
+        check("pickle compacted: every column is writable", False, e)
     u = sp.run("table(string(1..1000) as s, 1..1000 as v)")
     check("pickle: distinct strings", list(u["s"][:3]) == ["1", "2", "3"] and u["s"].dtype == object and len(u) == 1000)
     lst = sp.run("table(1..3 as a, `x`y`x as b, [1.5, NULL, 2.5] as c)", pickleTableToList=True)
@@ -450,6 +492,50 @@ def t_concurrent():
 attempt("concurrent", t_concurrent)
 
 
+def t_concurrent_inplace():
+    """16 clients append to one shared table (made with `share t as st`, so `t` is the
+    same table) through `insert into`, `append!` and the client's tableAppender at once:
+    every row lands exactly once, and both names see them."""
+    s.run("insT0 = table(1000:0, `k`r`v, [INT, INT, DOUBLE]); share insT0 as insT")
+    errors = []
+    rounds = 12
+
+    def client(k):
+        try:
+            c = session()
+            app = ddb.tableAppender(table_name="insT", conn=c)
+            for r in range(rounds):
+                how = r % 3
+                if how == 0:
+                    c.run(f"insert into insT values({k}, {r}, {k * 1000 + r}.0)")
+                elif how == 1:
+                    c.run(f"append!(insT, table([{k}] as k, [{r}] as r, [{k * 1000 + r}.0] as v)); 0")
+                else:
+                    app.append(pd.DataFrame({"k": np.array([k], dtype=np.int32), "r": np.array([r], dtype=np.int32),
+                                             "v": [float(k * 1000 + r)]}))
+            c.close()
+        except Exception as e:  # noqa: BLE001
+            errors.append((k, repr(e)[:300]))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    check("16 clients appending in place without errors", not errors, errors[:3])
+    got = s.run("select k, r, v from insT order by k, r")
+    exp_k = np.repeat(np.arange(16), rounds)
+    exp_r = np.tile(np.arange(rounds), 16)
+    ok = (len(got) == 16 * rounds and (got["k"].values == exp_k).all() and (got["r"].values == exp_r).all()
+          and np.allclose(got["v"].values, exp_k * 1000.0 + exp_r))
+    check("16 clients: every appended row is in the shared table once", ok, len(got))
+    check("the variable a shared table was made from sees the same rows", s.run("size(insT0)") == 16 * rounds,
+          s.run("size(insT0)"))
+
+
+attempt("concurrent in-place appends", t_concurrent_inplace)
+
+
 # ------------------------------------------------------------------ a client killed mid-request
 def t_killed():
     # identify the child's session by its id: other sessions closed just before may still
@@ -637,11 +723,72 @@ def t_compress_fetch():
     first = br.read()
     br.skipAll()
     check("fetchSize: skipAll leaves the session usable", len(first) == 10000 and s.run("3*3") == 9)
+    t_fetch_after()
     try:
         s.run("select * from bigF", fetchSize=100)
         check("fetchSize below 8192 refused", False)
     except Exception as e:  # noqa: BLE001
         check("fetchSize below 8192 refused", "8192" in str(e), e)
+
+
+def bounded(fn, secs=20):
+    """fn() in a thread: (finished, its value or exception); a hang shows as not finished."""
+    box = {}
+
+    def run():
+        try:
+            box["v"] = fn()
+        except Exception as e:  # noqa: BLE001
+            box["v"] = e
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(secs)
+    return not th.is_alive(), box.get("v")
+
+
+def t_fetch_after():
+    """After a fetchSize request the session runs again however the reader is left: read to
+    the end, dropped half read, or the script had no value (the client's reader then waited
+    for a piece header the server did not send, so dropping or reading it hung)."""
+    sf = session()
+    sf.run("bigG = table(1..30000 as i, take(`a`b, 30000) as s)")
+
+    def dropped_half_read():
+        br = sf.run("select * from bigG", fetchSize=8192)
+        first = br.read()
+        del br  # the client's reader skips the rest when it is collected
+        return len(first), sf.run("exec sum(i) from bigG")
+
+    done, v = bounded(dropped_half_read)
+    check("fetchSize: a reader dropped half read leaves the session usable", done and v == (8192, 30000 * 30001 // 2), v)
+
+    def no_value():
+        br = sf.run("fetchX = 41", fetchSize=8192)
+        pieces = []
+        while br.hasNext():
+            pieces.append(br.read())
+        return pieces, sf.run("fetchX + 1")
+
+    done, v = bounded(no_value)
+    check("fetchSize: a script without a value gives one empty piece, then the session runs", done and v == ([None], 42), v)
+
+    def no_value_dropped():
+        br = sf.run("fetchY = 1", fetchSize=8192)
+        del br
+        return sf.run("fetchY + fetchX")
+
+    done, v = bounded(no_value_dropped)
+    check("fetchSize: a dropped reader of a script without a value does not hang the session", done and v == 42, v)
+
+    def scalar():
+        br = sf.run("6*7", fetchSize=8192)
+        return br.read(), br.hasNext(), sf.run("1+1")
+
+    done, v = bounded(scalar)
+    check("fetchSize: a scalar is one piece", done and v == (42, False, 2), v)
+    if done:
+        sf.close()
 
 
 attempt("compress/fetchSize", t_compress_fetch)

@@ -104,14 +104,23 @@ impl Interpreter {
             }
         }
         let mut taken: Vec<(usize, String)> = Vec::new();
-        // `append!` to a shared table takes it out of the shared registry, so that it too
-        // grows in place (the builtin runs no script code before the write-back below)
+        // `append!` to a table takes it out of every holder (its variable, the shared
+        // registry, the other name of a `share t as st` pair), so that it grows in place
+        // (the builtin runs no script code before the write-back below)
         let append_builtin = matches!(&func, Func::Builtin(id) if self.registry.get(*id).name == "append!")
             && writeback.len() == 1
             && writeback[0].0 == 0;
+        let mut holders: Option<super::Holders> = None;
         for (i, name) in &writeback {
-            let took = if append_builtin { self.take_shared_for_update(name) } else { None };
-            match took.or_else(|| self.take_var(name)) {
+            let took = if append_builtin { self.take_table_for_update(name) } else { None };
+            let took = match took {
+                Some((v, h)) => {
+                    holders = Some(h);
+                    Some(v)
+                }
+                None => self.take_var(name),
+            };
+            match took {
                 Some(v) => {
                     taken.push((*i, name.clone()));
                     pos[*i] = Some(v);
@@ -150,7 +159,10 @@ impl Interpreter {
                     } else {
                         mutated.iter().find(|(j, _)| j == i).map(|(_, v)| v.clone()).unwrap_or(Value::Void)
                     };
-                    self.set_var_mutated(name, newv)?;
+                    match holders.take() {
+                        Some(h) => self.put_back_table(newv, h),
+                        None => self.set_var_mutated(name, newv)?,
+                    }
                 }
                 self.write_elements(&elems, &mutated)?;
                 Ok(ret)
@@ -159,11 +171,21 @@ impl Interpreter {
                 // a failed call leaves the variables as they were
                 if hands_back {
                     if let (Some((_, name)), Some(v)) = (taken.first(), self.inplace_out.take()) {
-                        let _ = self.set_var_mutated(name, v);
+                        match holders.take() {
+                            Some(h) => self.put_back_table(v, h),
+                            None => {
+                                let _ = self.set_var_mutated(name, v);
+                            }
+                        }
                     }
                 }
                 for ((_, name), (_, v)) in taken.iter().zip(originals) {
-                    let _ = self.set_var_mutated(name, v);
+                    match holders.take() {
+                        Some(h) => self.put_back_table(v, h),
+                        None => {
+                            let _ = self.set_var_mutated(name, v);
+                        }
+                    }
                 }
                 Err(e)
             }

@@ -210,6 +210,8 @@ impl Interpreter {
         // a shared table another session is appending to in place is out of the map for
         // the length of that append: wait for it rather than miss it (bounded, in case
         // the writer died)
+        // `t` after `share t as st` names the shared table
+        let name = self.canon(name);
         let marker = busy_marker(name);
         let t0 = std::time::Instant::now();
         loop {
@@ -244,6 +246,56 @@ impl Interpreter {
         let v = m.remove(&name)?;
         m.insert(busy_marker(&name), Value::Void);
         Some(v)
+    }
+
+    /// Take the table `name` (a session variable, a shared table, or the other name of a
+    /// `share t as st` pair, which is an alias of the shared name) out of its holder, so
+    /// the caller holds the only reference and an append grows its columns without a
+    /// copy. A shared table is replaced by a busy marker, so other sessions wait in
+    /// `get_shared` until `put_back_table` returns it. None for a function's local
+    /// variable or a name that is not a plain table (stream tables and engines are
+    /// handles); a table also referenced elsewhere is still copied by the append.
+    pub fn take_table_for_update(&mut self, name: &str) -> Option<(Value, Holders)> {
+        if self.frames.last().is_some_and(|f| f.vars.contains_key(name)) {
+            return None;
+        }
+        let canon = self.canon(name).to_string();
+        if self.consts.contains(&canon) {
+            // a constant refuses the update where it is written back (`set_var`)
+            return None;
+        }
+        match self.globals.get(&canon) {
+            // inside a function the session's globals are not visible, only shared tables
+            Some(Value::Table(_)) if self.frames.is_empty() => {
+                let v = self.globals.remove(&canon)?;
+                Some((v, Holders { global: Some(canon), shared: None }))
+            }
+            Some(_) => None,
+            None => {
+                let mut m = self.shared.lock().ok()?;
+                if !matches!(m.get(&canon), Some(Value::Table(_))) {
+                    return None;
+                }
+                let v = m.remove(&canon)?;
+                m.insert(busy_marker(&canon), Value::Void);
+                Some((v, Holders { global: None, shared: Some(canon) }))
+            }
+        }
+    }
+
+    /// Return a table taken by `take_table_for_update` (updated or not) to every holder.
+    pub fn put_back_table(&mut self, v: Value, held: Holders) {
+        if let Some(k) = held.shared {
+            let mut m = match self.shared.lock() {
+                Ok(m) => m,
+                Err(p) => p.into_inner(),
+            };
+            m.remove(&busy_marker(&k));
+            m.insert(k, v.clone());
+        }
+        if let Some(k) = held.global {
+            self.globals.insert(k, v);
+        }
     }
 
     pub fn has_var(&self, name: &str) -> bool {
@@ -294,6 +346,15 @@ impl Interpreter {
     /// table updates the shared table, as DolphinDB scripts expect of `share t as st;
     /// def f(x) { insert into st values(...) }`; everything else is `set_var`.
     pub fn set_var_mutated(&mut self, name: &str, v: Value) -> Result<()> {
+        // `t` after `share t as st`: the update goes to the shared table
+        if let Some(target) = self.aliases.get(name).filter(|t| !self.globals.contains_key(*t)).cloned() {
+            if self.frames.last().is_none_or(|f| !f.vars.contains_key(name)) {
+                if let Err(v) = self.replace_shared(&target, v) {
+                    return self.set_var(name, v);
+                }
+                return Ok(());
+            }
+        }
         match self.frames.last() {
             Some(f) if !f.vars.contains_key(name) => match self.replace_shared(name, v) {
                 Ok(()) => Ok(()),
@@ -713,6 +774,14 @@ pub fn named_constant(name: &str) -> Option<Value> {
         "PIVOTBY" => c("PIVOTBY", 2),
         _ => None,
     }
+}
+
+/// Where a table taken by `Interpreter::take_table_for_update` came from: a session
+/// variable or a shared table name.
+#[derive(Debug, Default)]
+pub struct Holders {
+    global: Option<String>,
+    shared: Option<String>,
 }
 
 /// Key that stands in the shared registry for a shared object taken out for an in-place

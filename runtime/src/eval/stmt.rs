@@ -189,7 +189,16 @@ impl Interpreter {
             StmtKind::Block(stmts) => self.exec_block(stmts),
             StmtKind::Share(e, name) => {
                 let v = self.eval(e)?;
+                let is_table = matches!(v, Value::Table(_));
                 self.share(v, name)?;
+                // `share t as st`: `t` becomes another name of the shared table (as in
+                // DolphinDB, both names are one table), not a second reference that would
+                // make every append to either name copy it
+                if let (ExprKind::Ident(var), true) = (&e.kind, is_table) {
+                    if var != name && self.frames.is_empty() && self.globals.contains_key(var.as_str()) {
+                        self.set_alias(var, name);
+                    }
+                }
                 Ok(Flow::Normal)
             }
             StmtKind::UndefAll(kind) => {

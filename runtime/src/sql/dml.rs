@@ -280,6 +280,34 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         let rows = Table::new(table.names.clone(), rows_in)?;
         return src.append(&rows).map(|_| ());
     }
+    if let (Dest::Var(name), true) = (&dest, table.keys.is_empty()) {
+        // append in place: take the table from every holder (its variable, the shared
+        // registry, a `share t as st` alias) so the columns grow without a copy; other
+        // sessions wait on the shared name until it is back
+        let want = Arc::as_ptr(&table);
+        drop(table);
+        // a builtin's in-place result left over from an earlier call (`tableInsert` offers
+        // one that nothing collects) would be a second reference and force a copy
+        i.inplace_out = None;
+        if let Some((v, held)) = i.take_table_for_update(name) {
+            match v {
+                // the table the new rows were checked against
+                Value::Table(mut t) if std::ptr::eq(Arc::as_ptr(&t), want) => {
+                    let tm = Arc::make_mut(&mut t);
+                    for (c, n) in tm.cols.iter_mut().zip(&rows_in) {
+                        c.append(n);
+                    }
+                    i.put_back_table(Value::Table(t), held);
+                    return Ok(());
+                }
+                v => i.put_back_table(v, held),
+            }
+        }
+        let (_, table) = target(i, &s.table, &AHashSet::new())?;
+        let cols = append_rows(&table.cols, &rows_in);
+        let names = table.names.clone();
+        return store(i, &dest, &table, names, cols);
+    }
     let cols = if table.keys.is_empty() { append_rows(&table.cols, &rows_in) } else { upsert_rows(&table, &rows_in)? };
     let names = table.names.clone();
     store(i, &dest, &table, names, cols)

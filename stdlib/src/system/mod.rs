@@ -227,11 +227,19 @@ fn undef(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
                 if !removed {
                     i.globals.remove(n);
                     i.consts.remove(n);
+                    // `t` after `share t as st` is a name of `st`: undef drops the name only
+                    i.break_alias(n);
                 }
             }
             1 => {
-                if let Ok(mut m) = i.shared.lock() {
-                    m.remove(n);
+                let gone = i.shared.lock().ok().and_then(|mut m| m.remove(n));
+                // a name made by `share t as st` keeps the table as a session variable
+                if let Some(v) = gone {
+                    let names: Vec<String> = i.aliases.iter().filter(|(_, t)| *t == n).map(|(a, _)| a.clone()).collect();
+                    for a in names {
+                        i.aliases.remove(&a);
+                        i.globals.insert(a, v.clone());
+                    }
                 }
             }
             _ => {
