@@ -130,15 +130,20 @@ pub trait TableSource: Send + Sync {
     /// Append a table, or a tuple of columns in table order (`append!`, `tableInsert`);
     /// the number of rows added.
     fn append_value(&self, data: &Value) -> Result<u64> {
+        self.append(&self.rows_of(data)?)
+    }
+    /// The rows `append!`/`tableInsert` accept as a table: a table, or a tuple of columns
+    /// in this table's column order.
+    fn rows_of(&self, data: &Value) -> Result<Table> {
         match data {
-            Value::Table(t) => self.append(t),
+            Value::Table(t) => Ok((**t).clone()),
             Value::Tuple(items) => {
                 let names: Vec<String> = self.schema()?.into_iter().map(|(n, _)| n).collect();
                 let cols = items
                     .iter()
                     .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
                     .collect::<Result<Vec<_>>>()?;
-                self.append(&Table::new(names, cols)?)
+                Table::new(names, cols)
             }
             _ => Err(Error::arg("Only a table can be appended to a stored table")),
         }
@@ -172,5 +177,17 @@ pub fn table_source(v: &Value) -> Option<&dyn TableSource> {
     match v {
         Value::Handle(h) => h.table_source(),
         _ => None,
+    }
+}
+
+/// The columns a scan asks for (`Scan::columns`, names matched case-insensitively), in
+/// table order; all of them for `None`. In-memory sources answer scans with it.
+pub fn project(t: Table, columns: Option<&[String]>) -> Result<Table> {
+    match columns {
+        None => Ok(t),
+        Some(want) => {
+            let keep: Vec<usize> = (0..t.ncols()).filter(|&k| want.iter().any(|w| w.eq_ignore_ascii_case(&t.names[k]))).collect();
+            Table::new(keep.iter().map(|&k| t.names[k].clone()).collect(), keep.iter().map(|&k| t.cols[k].clone()).collect())
+        }
     }
 }

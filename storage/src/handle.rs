@@ -74,18 +74,7 @@ impl Handle for TableHandle {
 
 impl TableHandle {
     fn append_in(&self, i: &mut beluga_runtime::CallCtx, rows: &Value) -> Result<u64> {
-        let t = match rows {
-            Value::Table(t) => (**t).clone(),
-            Value::Tuple(items) => {
-                let names: Vec<String> = self.schema()?.into_iter().map(|(n, _)| n).collect();
-                let cols = items
-                    .iter()
-                    .map(|v| v.column().cloned().ok_or_else(|| Error::arg("Each element of the tuple must be a vector")))
-                    .collect::<Result<Vec<_>>>()?;
-                Table::new(names, cols)?
-            }
-            _ => return Err(Error::arg("Only a table can be appended to a stored table")),
-        };
+        let t = self.rows_of(rows)?;
         let mut ap = Appender::open(self.db.dir()?, &self.name)?;
         ap.push_keyed(&t, None, Some(&mut |text: &str, c: &beluga_runtime::Column| crate::partfn::apply(i, text, c)))?;
         ap.commit()

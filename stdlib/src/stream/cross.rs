@@ -121,23 +121,11 @@ impl Cross {
         if self.context.is_empty() {
             pieces.push((None, self.eval_metrics(i, &cs)?));
         } else {
-            let mut order: Vec<Vec<Key>> = Vec::new();
-            let mut members: AHashMap<Vec<Key>, Vec<usize>> = AHashMap::new();
-            for r in 0..cs.rows() {
-                let k: Vec<Key> = self.context.iter().map(|&c| Key::of(&cs.cols[c], r)).collect();
-                members
-                    .entry(k)
-                    .or_insert_with_key(|k| {
-                        order.push(k.clone());
-                        Vec::new()
-                    })
-                    .push(r);
-            }
-            for k in order {
+            for (k, rows) in super::rows_by_key(&cs, &self.context) {
                 if self.updated_only && !self.touched.contains(&k) {
                     continue;
                 }
-                let g = cs.take_usize(&members[&k]);
+                let g = cs.take_usize(&rows);
                 let vals = self.eval_metrics(i, &g)?;
                 let n = vals.first().map(|c| c.len()).unwrap_or(0);
                 let ctx: Vec<Column> = self.context.iter().map(|&c| g.cols[c].take_usize(&vec![0; n])).collect();

@@ -303,15 +303,7 @@ impl TableSource for EngineHandle {
         Ok(vec![PartInfo { id: String::new(), rows: self.rows()? }])
     }
     fn scan(&self, req: Scan<'_>) -> Result<Vec<Table>> {
-        let t = self.current();
-        let t = match req.columns {
-            None => t,
-            Some(want) => {
-                let keep: Vec<usize> =
-                    (0..t.ncols()).filter(|&k| want.iter().any(|w| w == &t.names[k] || w.eq_ignore_ascii_case(&t.names[k]))).collect();
-                Table::new(keep.iter().map(|&k| t.names[k].clone()).collect(), keep.iter().map(|&k| t.cols[k].clone()).collect())?
-            }
-        };
+        let t = beluga_runtime::table_source::project(self.current(), req.columns)?;
         Ok(vec![t])
     }
     fn count(&self, p: &[beluga_runtime::table_source::Pred]) -> Result<Option<u64>> {

@@ -80,6 +80,19 @@ reads_table!(
 
 /// Make the table-reading builtins read stream tables (called by `register` after every
 /// family's rows are in, before storage wraps some of the same names).
+/// Rows of `t` per key combination of the columns `keys`, keys in order of first
+/// appearance: the grouping kernel numbers the groups, and each group's key is read at its
+/// first row (engines keep per-key state under that key).
+pub(crate) fn rows_by_key(t: &beluga_runtime::Table, keys: &[usize]) -> Vec<(Vec<beluga_runtime::Key>, Vec<usize>)> {
+    let cols: Vec<&beluga_runtime::Column> = keys.iter().map(|&c| &t.cols[c]).collect();
+    let g = beluga_runtime::kernels::group::group_ids(&cols);
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); g.n];
+    for (r, &id) in g.gid.iter().enumerate() {
+        rows[id as usize].push(r);
+    }
+    g.first.iter().zip(rows).map(|(&f, rs)| (keys.iter().map(|&c| beluga_runtime::Key::of(&t.cols[c], f)).collect(), rs)).collect()
+}
+
 pub fn wrap(r: &mut Registry) {
     for (name, call) in READS_TABLE {
         let Some(id) = r.lookup(name) else { continue };

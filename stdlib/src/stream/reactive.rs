@@ -87,23 +87,10 @@ fn concat_columns(parts: Vec<Column>) -> Result<Column> {
 impl EngineCore for Reactive {
     fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
         let n = rows.rows();
-        // rows of each key, keys in order of first appearance
-        let mut order: Vec<Vec<Key>> = Vec::new();
-        let mut members: AHashMap<Vec<Key>, Vec<usize>> = AHashMap::new();
-        for r in 0..n {
-            let k: Vec<Key> = self.keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect();
-            members
-                .entry(k)
-                .or_insert_with_key(|k| {
-                    order.push(k.clone());
-                    Vec::new()
-                })
-                .push(r);
-        }
         let mut pieces: Vec<Vec<Column>> = Vec::new();
         let mut at: Vec<usize> = Vec::with_capacity(n);
-        for k in order {
-            let idx = members.remove(&k).unwrap_or_default();
+        // rows of each key, keys in order of first appearance
+        for (k, idx) in super::rows_by_key(&rows, &self.keys) {
             let new = rows.take_usize(&idx);
             let m = idx.len();
             let needs_hist = self.plans.iter().any(|p| p.is_none());

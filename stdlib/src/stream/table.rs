@@ -188,15 +188,7 @@ impl TableSource for StreamTable {
         Ok(vec![PartInfo { id: String::new(), rows: self.rows()? }])
     }
     fn scan(&self, req: Scan<'_>) -> Result<Vec<Table>> {
-        let t = self.snapshot()?;
-        let t = match req.columns {
-            None => t,
-            Some(want) => {
-                let keep: Vec<usize> =
-                    (0..t.ncols()).filter(|&k| want.iter().any(|w| w == &t.names[k] || w.eq_ignore_ascii_case(&t.names[k]))).collect();
-                Table::new(keep.iter().map(|&k| t.names[k].clone()).collect(), keep.iter().map(|&k| t.cols[k].clone()).collect())?
-            }
-        };
+        let t = beluga_runtime::table_source::project(self.snapshot()?, req.columns)?;
         Ok(vec![t])
     }
     fn count(&self, preds: &[beluga_runtime::table_source::Pred]) -> Result<Option<u64>> {
