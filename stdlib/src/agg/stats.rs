@@ -95,29 +95,19 @@ pub fn std_col(name: &str, c: &Column, pop: bool) -> Result<Value> {
 
 /// Skewness (biased by default).
 pub fn skew_col(c: &Column, biased: bool) -> Result<Value> {
-    need_num("skew", c)?;
-    let m = moments(c, 4);
-    if m.special {
-        return Ok(Value::double_ieee(f64::NAN, true));
-    }
-    let n = m.n as f64;
-    if m.n == 0 || m.m2 == 0.0 {
-        return Ok(nul());
-    }
-    let g1 = (m.m3 / n) / (m.m2 / n).powf(1.5);
-    if biased {
-        return Ok(Value::double(g1));
-    }
-    if m.n < 3 {
-        return Ok(nul());
-    }
-    Ok(Value::double(g1 * (n * (n - 1.0)).sqrt() / (n - 2.0)))
+    std_moment("skew", c, 3, biased, |g1, n| g1 * (n * (n - 1.0)).sqrt() / (n - 2.0))
 }
 
 /// Kurtosis (biased, not excess, by default; the unbiased form is the sample excess
 /// kurtosis plus 3).
 pub fn kurtosis_col(c: &Column, biased: bool) -> Result<Value> {
-    need_num("kurtosis", c)?;
+    std_moment("kurtosis", c, 4, biased, |g2, n| ((n + 1.0) * (g2 - 3.0) + 6.0) * (n - 1.0) / ((n - 2.0) * (n - 3.0)) + 3.0)
+}
+
+/// The standardised `k`-th central moment (k = 3 skewness, 4 kurtosis) of `c`; unbiased
+/// by `unbias(g, n)`, which needs at least k values (NULL with fewer).
+fn std_moment(name: &str, c: &Column, k: usize, biased: bool, unbias: impl Fn(f64, f64) -> f64) -> Result<Value> {
+    need_num(name, c)?;
     let m = moments(c, 4);
     if m.special {
         return Ok(Value::double_ieee(f64::NAN, true));
@@ -126,15 +116,14 @@ pub fn kurtosis_col(c: &Column, biased: bool) -> Result<Value> {
     if m.n == 0 || m.m2 == 0.0 {
         return Ok(nul());
     }
-    let g2 = (m.m4 / n) / (m.m2 / n).powi(2);
+    let g = if k == 3 { (m.m3 / n) / (m.m2 / n).powf(1.5) } else { (m.m4 / n) / (m.m2 / n).powi(2) };
     if biased {
-        return Ok(Value::double(g2));
+        return Ok(Value::double(g));
     }
-    if m.n < 4 {
+    if m.n < k {
         return Ok(nul());
     }
-    let excess = ((n + 1.0) * (g2 - 3.0) + 6.0) * (n - 1.0) / ((n - 2.0) * (n - 3.0));
-    Ok(Value::double(excess + 3.0))
+    Ok(Value::double(unbias(g, n)))
 }
 
 fn std(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
