@@ -3,7 +3,7 @@
 //! lifted aggregates on whole columns), `having` filters rows or whole groups, and
 //! `top`/`limit` apply per group.
 
-use super::exec::{limit_slice, limit_values, Output, Prepared};
+use super::exec::{group_order_keys, limit_slice, limit_values, Output, Prepared};
 use super::frame::{eval_in, to_column, to_mask, Frame, Scope};
 use super::group::{eval_keys, GroupEval, KeyCol};
 use super::keys::{bucket_dest, bucket_perm, group_ids};
@@ -125,14 +125,6 @@ pub(crate) fn context(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Sel
         }
         keep = Some(sel);
     }
-    let mut order = Vec::with_capacity(p.order.len());
-    if !p.order.is_empty() {
-        let exprs: Vec<(&Expr, usize)> = p.order.iter().map(|o| (&o.expr, 1)).collect();
-        let r = ev.eval_items(i, &exprs)?;
-        for (o, c) in p.order.iter().zip(r) {
-            let c = c.into_iter().next().ok_or_else(|| Error::runtime("order by"))?;
-            order.push((c, o.asc, o.nulls_first));
-        }
-    }
+    let order = group_order_keys(&mut ev, i, &p.order)?;
     Ok(Output { names, cols, rows, keep, order, scalar: false, limited: limit.is_some() })
 }

@@ -330,6 +330,18 @@ pub(crate) fn order_keys(i: &mut Interpreter, order: &[OrderItem], scope: &Scope
     Ok(keys)
 }
 
+/// The `order by` keys of a grouped or context-by result, evaluated per group (or per row
+/// of a context) by the result's group evaluator.
+pub(crate) fn group_order_keys(ev: &mut GroupEval, i: &mut Interpreter, order: &[OrderItem]) -> Result<Vec<(Column, bool, Option<bool>)>> {
+    let exprs: Vec<(&Expr, usize)> = order.iter().map(|o| (&o.expr, 1)).collect();
+    let r = if exprs.is_empty() { Vec::new() } else { ev.eval_items(i, &exprs)? };
+    order
+        .iter()
+        .zip(r)
+        .map(|(o, c)| Ok((c.into_iter().next().ok_or_else(|| Error::runtime("order by"))?, o.asc, o.nulls_first)))
+        .collect()
+}
+
 pub(crate) fn result_scope(mut base: Scope, names: &[String], cols: &[Column]) -> Scope {
     for (n, c) in names.iter().zip(cols) {
         if !n.is_empty() {
@@ -481,15 +493,7 @@ pub(crate) fn grouped_keys(i: &mut Interpreter, p: &Prepared, frame: &Frame, kco
         }
         None => None,
     };
-    let mut order = Vec::with_capacity(p.order.len());
-    if !p.order.is_empty() {
-        let exprs: Vec<(&Expr, usize)> = p.order.iter().map(|o| (&o.expr, 1)).collect();
-        let r = ev.eval_items(i, &exprs)?;
-        for (o, c) in p.order.iter().zip(r) {
-            let c = c.into_iter().next().ok_or_else(|| Error::runtime("order by"))?;
-            order.push((c, o.asc, o.nulls_first));
-        }
-    }
+    let order = group_order_keys(&mut ev, i, &p.order)?;
     Ok(Output { names, cols, rows: groups.n, keep, order, scalar: false, limited: false })
 }
 

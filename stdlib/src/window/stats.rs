@@ -581,37 +581,33 @@ impl<T: Native, A: Copy> Window for Prod<'_, T, A> {
 // ---------------------------------------------------------------------------------------------
 // positional states
 
-/// First or last element of the window, null or not (mfirst, mlast, tmfirst, tmlast).
+/// First or last element of the window, null or not (mfirst, mlast, tmfirst, tmlast); the
+/// window's non-null count comes from a [`CountW`] over the same values.
 pub struct Ends<'a, T> {
-    v: &'a [T],
-    n: usize,
+    c: CountW<'a, T>,
     last: bool,
 }
 
 impl<'a, T: Native> Ends<'a, T> {
     pub fn new(v: &'a [T], last: bool) -> Self {
-        Ends { v, n: 0, last }
+        Ends { c: CountW::new(v), last }
     }
 }
 
 impl<T: Native> Window for Ends<'_, T> {
     type Out = T;
     fn add(&mut self, i: usize) {
-        if !self.v[i].is_null() {
-            self.n += 1;
-        }
+        self.c.add(i)
     }
     fn remove(&mut self, i: usize) {
-        if !self.v[i].is_null() {
-            self.n -= 1;
-        }
+        self.c.remove(i)
     }
     fn get(&mut self, s: usize, e: usize) -> Option<T> {
-        let x = self.v[if self.last { e - 1 } else { s }];
+        let x = self.c.v[if self.last { e - 1 } else { s }];
         (!x.is_null()).then_some(x)
     }
     fn count(&self) -> usize {
-        self.n
+        self.c.n
     }
 }
 
