@@ -364,20 +364,25 @@ mod tests {
         out
     }
 
+    /// `len` bytes drawn from `alphabet` by a xorshift generator with state `x`.
+    fn random_buf(x: &mut u32, alphabet: &[u8], len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|_| {
+                *x ^= *x << 13;
+                *x ^= *x >> 17;
+                *x ^= *x << 5;
+                alphabet[(*x % alphabet.len() as u32) as usize]
+            })
+            .collect()
+    }
+
     #[test]
     fn word_scan_finds_the_first_delimiter_or_newline() {
         let mut x: u32 = 2463534242;
         let alphabet = b",\n\ra1\x80\xff\x01\x2b\x0b";
         for len in 0..40 {
             for _ in 0..200 {
-                let buf: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        alphabet[(x % alphabet.len() as u32) as usize]
-                    })
-                    .collect();
+                let buf = random_buf(&mut x, alphabet, len);
                 for start in 0..=len {
                     let want = (start..len).find(|&k| buf[k] == b',' || buf[k] == b'\n').unwrap_or(len);
                     assert_eq!(scan(&buf, start, b','), want, "{buf:?} from {start}");
@@ -392,14 +397,7 @@ mod tests {
         let alphabet = b",\n\ra1\x80\xff\x01\x2b\x0b\x8a";
         for len in [0, 1, 63, 64, 65, 127, 128, 129, 200, 300] {
             for _ in 0..50 {
-                let buf: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        alphabet[(x % alphabet.len() as u32) as usize]
-                    })
-                    .collect();
+                let buf = random_buf(&mut x, alphabet, len);
                 for start in [0, 1, 7, len / 2] {
                     if start > len {
                         continue;
