@@ -25,6 +25,11 @@ fn scratch(name: &str) -> PathBuf {
 /// A VALUE-partitioned (date) table of `ROWS` rows: date = 18000 + k % 3, sym cycles
 /// IBM/MSFT/NA with the date, x = k.
 fn table(name: &str) -> (PathBuf, TableHandle) {
+    table_of(name, ROWS)
+}
+
+/// The same table with `rows` rows.
+fn table_of(name: &str, rows: usize) -> (PathBuf, TableHandle) {
     let dir = scratch(name);
     let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001, 18002]))];
     let meta = DbMeta { levels, engine: "OLAP".into() };
@@ -33,7 +38,7 @@ fn table(name: &str) -> (PathBuf, TableHandle) {
     Appender::create(&dir, "pt", vec!["date".into(), "sym".into(), "x".into()], types, vec!["date".into()]).unwrap().commit().unwrap();
     let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
     let h = TableHandle { db, name: "pt".into() };
-    h.append(&crate::store::tests::sample_with(ROWS, 18000, |k| k as f64)).unwrap();
+    h.append(&crate::store::tests::sample_with(rows, 18000, |k| k as f64)).unwrap();
     (dir, h)
 }
 
@@ -250,15 +255,7 @@ fn top_desc_scans_skip_partitions_below_the_nth_key() {
 #[test]
 fn scans_decode_only_kept_blocks_and_widen_the_cache() {
     let n = 3 * 5 * crate::column_file::BLOCK_ROWS + 123;
-    let dir = scratch("blocks");
-    let levels = vec![Level::Value(Column::from_vec(DataType::Date, vec![18000, 18001, 18002]))];
-    let meta = DbMeta { levels, engine: "OLAP".into() };
-    write_db_meta(&dir, &meta).unwrap();
-    let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
-    Appender::create(&dir, "pt", vec!["date".into(), "sym".into(), "x".into()], types, vec!["date".into()]).unwrap().commit().unwrap();
-    let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
-    let h = TableHandle { db, name: "pt".into() };
-    h.append(&crate::store::tests::sample_with(n, 18000, |k| k as f64)).unwrap();
+    let (dir, h) = table_of("blocks", n);
     let in_range = |lo: i64, hi: i64| -> Vec<i64> { (0..n as i64).filter(|&k| k >= lo && k <= hi).collect() };
     let between = |lo: f64, hi: f64| vec![Pred::Between { col: "x".into(), lo: dbl(lo), hi: dbl(hi) }];
     for (lo, hi) in [(10_000, 20_000), (50_000, 90_000), (0, 5), (10_000, 60_000)] {
