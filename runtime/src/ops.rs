@@ -307,35 +307,88 @@ fn sym_in_strings(x: &Value, y: &Value) -> Option<Value> {
     Some(Value::Vector(Column::from_vec(DataType::Bool, r)))
 }
 
+/// A compiled LIKE pattern: `%` any run, `_` (or `?`) one character; case folded for ilike.
+pub struct LikePat {
+    p: Vec<char>,
+    ci: bool,
+}
+
+#[inline]
+fn fold(c: char) -> char {
+    if c.is_ascii() { c.to_ascii_lowercase() } else { c.to_lowercase().next().unwrap_or(c) }
+}
+
+impl LikePat {
+    pub fn new(p: &str, ci: bool) -> LikePat {
+        LikePat { p: p.chars().map(|c| if ci { fold(c) } else { c }).collect(), ci }
+    }
+
+    /// Two-pointer wildcard match over the characters of `s` (no allocation).
+    pub fn matches(&self, s: &str) -> bool {
+        let p = &self.p;
+        let at = |i: usize| -> (char, usize) {
+            let c = s[i..].chars().next().unwrap_or('\0');
+            (if self.ci { fold(c) } else { c }, c.len_utf8())
+        };
+        let (mut i, mut j) = (0usize, 0usize);
+        let (mut star, mut mark) = (None::<usize>, 0usize);
+        while i < s.len() {
+            let (c, w) = at(i);
+            if j < p.len() && p[j] != '%' && (p[j] == '_' || p[j] == '?' || p[j] == c) {
+                i += w;
+                j += 1;
+            } else if j < p.len() && p[j] == '%' {
+                star = Some(j);
+                mark = i;
+                j += 1;
+            } else if let Some(st) = star {
+                j = st + 1;
+                mark += at(mark).1;
+                i = mark;
+            } else {
+                return false;
+            }
+        }
+        while j < p.len() && p[j] == '%' {
+            j += 1;
+        }
+        j == p.len()
+    }
+}
+
 /// SQL-style `like` with `%` (any run) and `?`/`_` (one character).
 pub fn like_match(s: &str, p: &str, ci: bool) -> bool {
-    let (s, p): (Vec<char>, Vec<char>) = if ci {
-        (s.to_lowercase().chars().collect(), p.to_lowercase().chars().collect())
-    } else {
-        (s.chars().collect(), p.chars().collect())
-    };
-    let (mut i, mut j) = (0usize, 0usize);
-    let (mut star, mut mark) = (None::<usize>, 0usize);
-    while i < s.len() {
-        if j < p.len() && (p[j] == '?' || p[j] == '_' || p[j] == s[i]) {
-            i += 1;
-            j += 1;
-        } else if j < p.len() && p[j] == '%' {
-            star = Some(j);
-            mark = i;
-            j += 1;
-        } else if let Some(st) = star {
-            j = st + 1;
-            mark += 1;
-            i = mark;
-        } else {
-            return false;
-        }
+    LikePat::new(p, ci).matches(s)
+}
+
+/// The LIKE kernel of the operator and of the `like`/`ilike` builtins: strings `x` against
+/// patterns `p` (either may be a scalar, `sx`/`sp`), BOOL out. One pattern is compiled once
+/// and a SYMBOL column's names are matched once each. The caller checks the types.
+pub fn like_column(name: &str, x: &Column, sx: bool, p: &Column, sp: bool, ci: bool, negate: bool) -> Result<Column> {
+    use crate::column::ColData;
+    if (!sx && !sp && x.len() != p.len()) || (sx && x.is_empty()) || (sp && p.is_empty()) {
+        return Err(Error::size(format!("{name}: the strings and the patterns must be the same length")));
     }
-    while j < p.len() && p[j] == '%' {
-        j += 1;
+    if sp {
+        let pat = LikePat::new(p.str_at(0).unwrap_or(""), ci);
+        let hit = |s: &str| (pat.matches(s) != negate) as i8;
+        let r: Vec<i8> = match &*x.data {
+            ColData::Sym(sym) if sym.dict.names.len() <= 2 * sym.codes.len() + 16 => {
+                let table: Vec<i8> = sym.dict.names.iter().map(|n| hit(n)).collect();
+                sym.codes.iter().map(|&c| table[c as usize]).collect()
+            }
+            _ => (0..x.len()).map(|i| hit(x.str_at(i).unwrap_or(""))).collect(),
+        };
+        return Ok(Column::from_vec(DataType::Bool, r));
     }
-    j == p.len()
+    let n = if sx { p.len() } else { x.len() };
+    let r: Vec<i8> = (0..n)
+        .map(|i| {
+            let s = x.str_at(if sx { 0 } else { i }).unwrap_or("");
+            (LikePat::new(p.str_at(i).unwrap_or(""), ci).matches(s) != negate) as i8
+        })
+        .collect();
+    Ok(Column::from_vec(DataType::Bool, r))
 }
 
 fn like_values(x: &Value, p: &Value, ci: bool, negate: bool) -> Result<Value> {
@@ -343,18 +396,7 @@ fn like_values(x: &Value, p: &Value, ci: bool, negate: bool) -> Result<Value> {
         if !a.ty.is_literal() || !b.ty.is_literal() {
             return Err(Error::type_err("like requires string arguments"));
         }
-        if (!sa && !sb && a.len() != b.len()) || (sa && a.is_empty()) || (sb && b.is_empty()) {
-            return Err(Error::size("like: the string and the pattern must be the same length"));
-        }
-        let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
-        let r: Vec<i8> = (0..n)
-            .map(|i| {
-                let s = a.str_at(if sa { 0 } else { i }).unwrap_or("");
-                let q = b.str_at(if sb { 0 } else { i }).unwrap_or("");
-                (like_match(s, q, ci) != negate) as i8
-            })
-            .collect();
-        Ok(Column::from_vec(DataType::Bool, r))
+        like_column("like", a, sa, b, sb, ci, negate)
     })
 }
 

@@ -11,32 +11,12 @@ use beluga_runtime::kernels::arith::{arith, as_native, ArithOp};
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
-use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
-use std::sync::Arc;
 
-/// Apply a column function to a vector, each matrix column, each table column or tuple member.
+/// Apply a column function to a vector, each matrix column, each table column or tuple
+/// member (the one form-keeping walk is `util::vector_fn`).
 pub fn by_column(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> Result<Value> {
-    match v {
-        Value::Matrix(m) => {
-            let cols: Vec<Column> = (0..m.cols).map(|c| f(&m.column(c))).collect::<Result<_>>()?;
-            let ty = cols.first().map(|c| c.ty).unwrap_or(m.data.ty);
-            let refs: Vec<&Column> = cols.iter().collect();
-            Ok(Value::Matrix(Arc::new(Matrix { data: Column::concat(ty, &refs), ..(**m).clone() })))
-        }
-        Value::Table(t) => {
-            let mut out = (**t).clone();
-            for c in out.cols.iter_mut() {
-                *c = f(c)?;
-            }
-            Ok(Value::table(out))
-        }
-        Value::Tuple(items) => Ok(Value::tuple(items.iter().map(|x| by_column(name, x, f)).collect::<Result<_>>()?)),
-        Value::Vector(c) => Ok(Value::Vector(f(c)?)),
-        Value::Pair(c) => Ok(Value::Pair(f(c)?)),
-        Value::Scalar(c) => Ok(Value::Scalar(f(c)?)),
-        other => Err(Error::unsupported(name, describe(other))),
-    }
+    crate::util::vector_fn(name, v, f)
 }
 
 /// Shift a column by `k` positions (positive: later), filling with nulls.

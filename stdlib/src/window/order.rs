@@ -113,29 +113,11 @@ pub fn dense_ranks<T: Native>(v: &[T]) -> (Vec<u32>, Vec<T>) {
     (rk, vals)
 }
 
-/// Percentile interpolation methods.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Interp {
-    Linear,
-    Lower,
-    Higher,
-    Nearest,
-    Midpoint,
-}
+/// Percentile interpolation methods: the one enum of `agg::order`, parsed in one place.
+pub use crate::agg_order::Interp;
 
 pub fn interp_arg(name: &str, s: &str) -> Result<Interp> {
-    Ok(match s {
-        "linear" => Interp::Linear,
-        "lower" => Interp::Lower,
-        "higher" => Interp::Higher,
-        "nearest" => Interp::Nearest,
-        "midpoint" => Interp::Midpoint,
-        _ => {
-            return Err(Error::arg(format!(
-                "The interpolation argument of [{name}] must be 'linear', 'lower', 'higher', 'nearest' or 'midpoint'"
-            )))
-        }
-    })
+    Interp::parse(name, s)
 }
 
 /// Percentile `p` (0..100) of `n` sorted values read through `at(k)`.
