@@ -167,6 +167,12 @@ impl CallCtx {
 
     // ------------------------------------------------------------ variables and shared tables
 
+    /// The variable name written at the call site for positional argument `i` of the
+    /// builtin being called (`stat(x)` ⇒ `x`), when it was a plain identifier.
+    pub fn arg_name(&self, i: usize) -> Option<&str> {
+        self.0.arg_names.get(i).and_then(|n| n.as_deref())
+    }
+
     /// A variable visible at the call site (columns, function frame, session).
     pub fn get_var(&self, name: &str) -> Option<&Value> {
         self.0.get_var(name)

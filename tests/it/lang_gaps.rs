@@ -101,3 +101,29 @@ fn defs_has_the_manual_columns_and_lists_user_functions() {
     assert_eq!(lines[6], "42");
     assert!(lines[7].parse::<i64>().unwrap_or(0) >= 4, "{out}");
 }
+
+/// `print in(1, d)`: after a command-style call, a word operator followed at once by `(`
+/// is the function of that name called (funcs/i/in.md), while `print in` alone is still a
+/// variable named `in`; `stat(x)` and `toJson(x)` name the argument variable.
+#[test]
+fn print_of_a_word_operator_call_and_argument_names() {
+    let out = with_stack(|| {
+        let mut i = interpreter();
+        i.run_repl_text(
+            "x = dict(INT, DOUBLE)\nx[1, 2, 3] = [4.5, 6.6, 3.2]\nprint in(1..6, x)\nprint in(7, x)\n\
+             v = 1 2 3\nprint toJson(v)\nprint stat(v)[`Name]\nprint toJson(1 2)",
+        )
+    });
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "[true,true,true,false,false,false]",
+            "false",
+            r#"{"name":"v","form":"vector","type":"int","size":"3","value":[1,2,3]}"#,
+            "v",
+            r#"{"name":"","form":"vector","type":"int","size":"2","value":[1,2]}"#,
+        ],
+        "{out}"
+    );
+}

@@ -113,3 +113,62 @@ fn elementwise_builtins_keep_matrix_shape_and_labels() {
     assert!(wrong.is_empty(), "results that are not the same labelled matrix:\n{}", wrong.join("\n"));
     assert!(missing.is_empty(), "element-wise builtins that reject a numeric matrix:\n{}", missing.join("\n"));
 }
+
+/// Order-sensitive builtins (kind VectorToVector: moving, cumulative, TopN, fills, ranks)
+/// applied to a labelled matrix work column by column: whichever of the usual call shapes a
+/// builtin accepts, its result is a matrix of the same shape with the same labels. Those
+/// that reorder or reshape by design are listed in `reshapes`.
+#[test]
+fn order_sensitive_builtins_keep_matrix_shape_and_labels() {
+    // results that are not one value per cell by design: a reordering (labels follow the
+    // rows), a selection, or a vector per column
+    let reshapes = |n: &str| {
+        matches!(
+            n,
+            "reverse" | "sort" | "sort!" | "shuffle" | "shuffle!" | "distinct" | "topRange" | "lowRange"
+                | "movingWindowIndex" | "movingWindowData" | "movingTopNIndex" | "tmovingWindowData"
+                | "reverse!" | "isort" | "isort!" | "removeHead!" | "removeTail!" | "csort"
+        ) || n.starts_with("tm")
+            // higher-order: the first argument is a function, not data
+            || matches!(n, "moving" | "movingValid" | "iterate")
+            // vector-only by their pages (funcs/m/mrank.md: mslr, mmse; linearTimeTrend gives
+            // two outputs) or bucketing a vector into groups
+            || matches!(n, "linearTimeTrend" | "qcut" | "segment" | "volumeBar" | "isDuplicated")
+            // known gap, flatten a matrix today (issue 12 item 11 follow-up): the pairwise
+            // exponentially weighted statistics
+            || matches!(n, "ewmCorr" | "ewmCov")
+    };
+    let out = with_stack(move || {
+        let reg = registry();
+        let mut names: Vec<&'static str> =
+            reg.defs.iter().filter(|b| b.kind == Kind::VectorToVector).map(|b| b.name).collect();
+        names.sort();
+        names.dedup();
+        let mut i = Interpreter::with_registry(reg);
+        i.run_source(SETUP, None).expect("setup");
+        let want = shape(&i, i.get_var("m").expect("m")).expect("m is a matrix");
+        let (mut checked, mut wrong) = (0usize, Vec::new());
+        for name in names.iter().filter(|n| !reshapes(n)) {
+            let shapes = ["(m)", "(m, 3)", "(m, m)", "(m, m, 3)", "(m, 3, 2)", "(m, m, 3, 2)"];
+            for args in shapes {
+                // each call on a fresh copy: `!` builtins change their argument
+                let call = format!("m2__ = m; r__ = {name}{}", args.replace("m", "m2__"));
+                if i.run_source(&call, None).is_err() {
+                    continue;
+                }
+                checked += 1;
+                let r = i.get_var("r__").expect("r__").clone();
+                let got = shape(&i, &r);
+                if got.as_ref() != Some(&want) {
+                    wrong.push(format!("{name}{args}: {:?} (a {:?})", got, r.form()));
+                }
+                break;
+            }
+        }
+        (checked, wrong)
+    });
+    let (checked, wrong) = out;
+    println!("order-sensitive matrix forms: {checked} builtins checked, {} wrong", wrong.len());
+    assert!(checked > 80, "too few order-sensitive calls succeeded: {checked}");
+    assert!(wrong.is_empty(), "results that are not the same labelled matrix:\n{}", wrong.join("\n"));
+}

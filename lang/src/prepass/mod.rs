@@ -539,7 +539,10 @@ impl<'a> Pre<'a> {
         let Some(t) = self.toks.get(j) else { return false };
         let adj_next = |k: usize| self.toks.get(k).is_some_and(|n| !n.ws);
         match &t.tok {
-            Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike => self.word_ends_operand(j + 1),
+            // `print BETWEEN` (a variable), `print in(1, d)` (the function called)
+            Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike => {
+                self.word_ends_operand(j + 1) || self.adjacent_paren(j)
+            }
             Tok::Lit(_) => true,
             Tok::Ident(s) => !(self.base_sql().is_some() && is_sql_word(s)),
             Tok::LBracket | Tok::ColonColon => true,

@@ -85,6 +85,9 @@ impl Interpreter {
         if writeback.is_empty() {
             let (pos, named) = self.eval_args(args)?;
             if elems.is_empty() {
+                if matches!(func, Func::Builtin(_)) {
+                    self.pending_arg_names = arg_idents(args);
+                }
                 return self.call_func(&func, pos, named);
             }
             let (ret, mutated) = self.call_func_inplace(&func, pos, named)?;
@@ -315,11 +318,16 @@ impl Interpreter {
                         return Err(e);
                     }
                 }
+                // the call-site names belong to this call only (a builtin calling another
+                // one through the context sees none), and the caller's come back after it
+                let names = std::mem::take(&mut self.pending_arg_names);
+                let outer = std::mem::replace(&mut self.arg_names, names);
                 let v = match b.call {
-                    crate::registry::Call::Plain(g) => g(crate::callctx::CallCtx::of(self), args)?,
-                    crate::registry::Call::Session(g) => g(self, args)?,
+                    crate::registry::Call::Plain(g) => g(crate::callctx::CallCtx::of(self), args),
+                    crate::registry::Call::Session(g) => g(self, args),
                 };
-                Ok((v, vec![]))
+                self.arg_names = outer;
+                Ok((v?, vec![]))
             }
             Func::User(u) => self.call_user(u, pos, named),
             Func::Partial(inner, fixed, fixed_named) => {
@@ -543,3 +551,15 @@ impl Interpreter {
     }
 }
 
+/// The variable name of each positional argument written as a plain identifier (none when
+/// no argument is one, so most calls allocate nothing).
+fn arg_idents(args: &[Arg]) -> Vec<Option<String>> {
+    let name = |a: &Arg| match a {
+        Arg::Pos(Some(Expr { kind: ExprKind::Ident(n), .. })) => Some(n.clone()),
+        _ => None,
+    };
+    if !args.iter().any(|a| name(a).is_some()) {
+        return Vec::new();
+    }
+    args.iter().map(name).collect()
+}

@@ -82,6 +82,11 @@ pub struct Interpreter {
     pub test: TestState,
     /// Set by an in-place (`!`) builtin that returns something other than its first argument.
     pub inplace_out: Option<Value>,
+    /// The variable names of the positional arguments at the call site of the builtin being
+    /// called (`stat(x)` names its result `x`, `toJson(x)` writes `"name":"x"`); set by
+    /// `eval_call` for the next builtin call only and read with `CallCtx::arg_name`.
+    pub(crate) pending_arg_names: Vec<Option<String>>,
+    pub(crate) arg_names: Vec<Option<String>>,
     /// Random generator state (xorshift), seeded by `setRandomSeed`.
     pub rng: u64,
     /// Free-form per-session storage for libraries (keyed by library name).
@@ -123,6 +128,8 @@ impl Interpreter {
             module_sources: AHashMap::new(),
             test: TestState::default(),
             inplace_out: None,
+            pending_arg_names: Vec::new(),
+            arg_names: Vec::new(),
             rng: seed,
             ext: AHashMap::new(),
             policy: crate::policy::Policy::Trusted,

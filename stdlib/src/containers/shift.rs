@@ -33,8 +33,42 @@ fn steps_arg(name: &str, args: &[Value], i: usize, default: i64) -> Result<i64> 
 }
 
 fn move_(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    if let Some(Value::Duration(..)) = opt(&args, 1) {
+        return move_by_time(&args[0], &args[1]);
+    }
     let k = steps_arg("move", &args, 1, 1)?;
     by_column("move", &args[0], &|c| Ok(shift(c, k)))
+}
+
+/// `move(X, duration)` on an indexed series or matrix (funcs/m/move.md): each row takes the
+/// value of the last row whose time label is at or before its own label minus the duration
+/// (`temporalAdd(t, -steps)`), NULL when there is none; one gather for all columns.
+fn move_by_time(x: &Value, steps: &Value) -> Result<Value> {
+    let m = match x {
+        Value::Matrix(m) => m,
+        other => {
+            return Err(Error::arg(format!(
+                "[move] a DURATION steps needs an indexed series or matrix with a time index, not {}",
+                describe(other)
+            )))
+        }
+    };
+    let labels = match m.row_labels.as_deref() {
+        Some(Value::Vector(c)) if c.len() == m.rows && c.ty.is_temporal() => c,
+        _ => return Err(Error::arg("[move] a DURATION steps needs an indexed series or matrix with a time index")),
+    };
+    let w = crate::window::win_len("move", steps)?;
+    let bounds = crate::window::time_bounds("move", &crate::window::Slice::whole(labels), &w)?;
+    // time_bounds gives, per row, the first row whose label is after `t - steps`: the row
+    // before it is the last one at or before `t - steps`
+    let from: Vec<i64> = match bounds {
+        crate::window::Bounds::Starts(st) => st.iter().map(|&j| j as i64 - 1).collect(),
+        _ => return Err(Error::arg("[move] unexpected window bounds")),
+    };
+    let idx: Vec<i64> = (0..m.cols)
+        .flat_map(|c| from.iter().map(move |&j| if j < 0 { -1 } else { (c * m.rows) as i64 + j }))
+        .collect();
+    Ok(Value::Matrix(Arc::new(Matrix { data: m.data.take(&idx), ..(**m).clone() })))
 }
 
 fn prev(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {

@@ -1,6 +1,6 @@
 //! Builtins: `toJson` (DolphinDB's self-describing JSON with `name`, `form`, `type`,
-//! `size`, `value`) and `toStdJson` (plain JSON). `toJson` cannot see the caller's variable
-//! name, so `name` is empty except for table columns and dictionary parts.
+//! `size`, `value`) and `toStdJson` (plain JSON). `name` is the variable written at the call
+//! site (`toJson(x)` ⇒ `"name":"x"`, funcs/t/toJson.md), empty for an expression.
 
 use beluga_runtime::CallCtx;
 use beluga_runtime::column::{ColData, Column};
@@ -173,9 +173,9 @@ fn to_json_value(out: &mut String, name: &str, v: &Value) -> Result<()> {
     Ok(())
 }
 
-fn to_json(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn to_json(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let mut out = String::new();
-    to_json_value(&mut out, "", &a[0])?;
+    to_json_value(&mut out, ctx.arg_name(0).unwrap_or(""), &a[0])?;
     Ok(Value::string(&out))
 }
 

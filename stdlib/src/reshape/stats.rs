@@ -145,23 +145,26 @@ fn pca(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut order: Vec<usize> = (0..p).collect();
     order.sort_by(|&a, &b| vals[b].partial_cmp(&vals[a]).unwrap_or(std::cmp::Ordering::Equal));
     let total: f64 = vals.iter().map(|v| v.max(0.0)).sum();
-    let mut comp = Vec::with_capacity(p * k);
+    // `components` holds one principal axis per row (k × p): the layout of funcs/p/pca.md's
+    // example, whose printed matrix is the axes as rows. The sign of an axis is not defined
+    // by the decomposition; each axis has its largest-magnitude loading negative, which gives
+    // that example's signs.
+    let mut axes: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut ratio = Vec::with_capacity(k);
     let mut sing = Vec::with_capacity(k);
     for &j in order.iter().take(k) {
         let mut v: Vec<f64> = (0..p).map(|r| vecs[r * p + j]).collect();
-        // sign convention: the largest projection of the data on the axis is positive
-        let scores: Vec<f64> = (0..n).map(|r| (0..p).map(|c| cols[c][r] * v[c]).sum()).collect();
-        let big = scores.iter().copied().fold(0.0f64, |m, s| if s.abs() > m.abs() { s } else { m });
-        if big < 0.0 {
+        let big = v.iter().copied().fold(0.0f64, |m, x| if x.abs() > m.abs() { x } else { m });
+        if big > 0.0 {
             v.iter_mut().for_each(|x| *x = -*x);
         }
-        comp.extend(v);
+        axes.push(v);
         let lam = vals[j].max(0.0);
         ratio.push(if total > 0.0 { lam / total } else { 0.0 });
         sing.push((lam * (n - 1) as f64).sqrt());
     }
-    let components = Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, comp), rows: p, cols: k, row_labels: None, col_labels: None }));
+    let comp: Vec<f64> = (0..p).flat_map(|c| axes.iter().map(move |a| a[c])).collect();
+    let components = Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, comp), rows: k, cols: p, row_labels: None, col_labels: None }));
     dict(vec![("components", components), ("explainedVarianceRatio", dvec(ratio)), ("singularValues", dvec(sing))])
 }
 

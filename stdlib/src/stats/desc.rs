@@ -184,8 +184,10 @@ fn histogram2d(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     str_dict(vec![("H", dmat(h, nx, ny)), ("xedges", dvec(ex)), ("yedges", dvec(ey))])
 }
 
-/// `stat(X)`: descriptive statistics of a vector (or all cells of a matrix) as a dictionary.
-fn stat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+/// `stat(X)`: descriptive statistics of a vector (or all cells of a matrix) as a dictionary;
+/// `Name` is the variable written at the call site (`stat(x)` ⇒ `x`).
+fn stat(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    let name = ctx.arg_name(0).unwrap_or("").to_string();
     let c = col("stat", &a[0])?;
     need_num("stat", &c)?;
     let m = moments(&c, 2);
@@ -201,7 +203,7 @@ fn stat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
         ("Stdev", Value::double(sd)),
         ("Count", Value::int(m.n as i32)),
         ("Size", Value::int(c.len() as i32)),
-        ("Name", Value::string("")),
+        ("Name", Value::string(&name)),
         ("Max", mx),
     ])
 }
