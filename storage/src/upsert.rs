@@ -4,16 +4,21 @@
 //! write transaction: the partitions holding updated rows are rewritten (other partitions
 //! keep their files), the new rows are appended, and a single manifest commit makes both
 //! visible (a failure or a crash leaves the table as it was).
+//!
+//! Only the partitions the new keys fall into are read: when every partitioning column is
+//! a key column, a stored row with the same key as a new row lies in the new row's
+//! partition, so the partitioning columns' new values prune the read (`key_preds`).
 
 use crate::handle::TableHandle;
 use crate::store::Appender;
 use beluga_runtime::column::Column;
 use beluga_runtime::kernels::group::group_ids;
-use beluga_runtime::table_source::TableSource;
+use beluga_runtime::table_source::{Pred, TableSource};
 use beluga_runtime::{CallCtx, Error, Result, Table, Value};
 
-/// `upsert!(h, newData, [ignoreNull], [keyColNames], [sortColumns])`; the rows written.
-pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result<u64> {
+/// `upsert!(h, newData, [ignoreNull], [keyColNames], [sortColumns])`; the rows inserted and
+/// the rows updated (`tableUpsert`'s pair).
+pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result<(u64, u64)> {
     let f = "upsert!";
     let meta = h.meta()?;
     let ignore_null = args.get(2).and_then(|v| v.as_bool()).unwrap_or(false);
@@ -37,9 +42,9 @@ pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result
     let new_cols = ap.conform(&new)?;
     let ns = new_cols.first().map_or(0, |c| c.len());
     if ns == 0 {
-        return Ok(0);
+        return Ok((0, 0));
     }
-    let stored = h.read_partitions(&[])?;
+    let stored = h.read_partitions(&key_preds(&meta, &kidx, &new_cols))?;
     if stored.version != ap.meta.version {
         return Err(Error::runtime(format!("The table {} was changed by another writer during upsert!; nothing was written", h.name)));
     }
@@ -108,7 +113,6 @@ pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result
     }
     let dirs: Vec<&String> = stored.parts.iter().zip(&changed).filter(|(_, c)| **c).map(|(d, _)| d).collect();
     ap.meta.parts.retain(|p| !dirs.contains(&&p.dir));
-    let mut written = 0u64;
     for (key, t) in &rewrites {
         if fn_keys {
             ap.push_to_part(key.clone(), t)?;
@@ -116,12 +120,28 @@ pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result
             ap.push(t, None)?;
         }
     }
-    written += writer.iter().filter(|w| w.is_some()).count() as u64;
+    let updated = writer.iter().filter(|w| w.is_some()).count() as u64;
     if !add.is_empty() {
         let t = Table::new(meta.names.clone(), new_cols.iter().map(|c| c.take_usize(&add)).collect())?;
         ap.push_keyed(&t, None, Some(&mut |text: &str, c: &Column| crate::partfn::apply(i, text, c)))?;
-        written += add.len() as u64;
     }
     ap.commit()?;
-    Ok(written)
+    Ok((add.len() as u64, updated))
+}
+
+/// Predicates that keep only the partitions holding the new rows' partitioning values, when
+/// every partitioning column is a key column (else none: any partition may hold a key).
+/// Levels decided by a function of a column are not pruned.
+fn key_preds(meta: &crate::catalog::TableMeta, kidx: &[usize], new_cols: &[Column]) -> Vec<Pred> {
+    if meta.part_cols.is_empty() || meta.opts.has_part_fns() {
+        return Vec::new();
+    }
+    let mut preds = Vec::with_capacity(meta.part_cols.len());
+    for pc in &meta.part_cols {
+        match meta.col_index(pc) {
+            Some(k) if kidx.contains(&k) => preds.push(Pred::In { col: meta.names[k].clone(), values: Value::Vector(new_cols[k].clone()) }),
+            _ => return Vec::new(),
+        }
+    }
+    preds
 }
