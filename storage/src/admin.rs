@@ -1,6 +1,6 @@
 //! Database administration builtins that real scripts call on on-disk databases:
 //! `renameTable`, `existsPartition`, `addValuePartitions`, `addRangePartitions`,
-//! `listTables`, `getTabletsMeta`, `getChunksMeta`.
+//! `listTables`, `getTabletsMeta`, `getChunksMeta`, `saveTable`, `savePartition`.
 //!
 //! Why here: they read or change a database's catalog (scheme, manifests, folders) and
 //! nothing else, each under the database's writer lock and each change committed by one
@@ -218,6 +218,63 @@ pub fn list_tables(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let db = db_of("listTables", &args[0])?;
     let names = table_names(db.dir()?)?;
     Ok(Value::table(Table::new(vec!["tableName".into(), "physicalIndex".into()], vec![strings(&names), strings(&names)])?))
+}
+
+fn table_of(f: &str, v: &Value) -> Result<Arc<Table>> {
+    match v {
+        Value::Table(t) => Ok(t.clone()),
+        _ => Err(Error::arg(format!("[{f}] table must be an in-memory table"))),
+    }
+}
+
+/// `saveTable(dbHandle, table, [tableName], [append=false], [compression])`: save an
+/// in-memory table as an unpartitioned table of the database (named like the table when
+/// `tableName` is omitted). Without `append` the stored rows are replaced; either way one
+/// transaction, so a failure leaves the previous rows. The handle of the saved table.
+pub fn save_table(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let f = "saveTable";
+    let db = db_of(f, &args[0])?;
+    let t = table_of(f, &args[1])?;
+    let name = match opt(&args, 2) {
+        Some(v) => str_of(f, v, "tableName")?.to_string(),
+        None => t.name.clone().ok_or_else(|| Error::arg(format!("[{f}] the table has no name: give tableName")))?,
+    };
+    catalog::check_table_name(&name)?;
+    let append = opt(&args, 3).and_then(|v| v.as_bool()).unwrap_or(false);
+    let dir = db.dir()?.clone();
+    let mut ap = if catalog::table_exists(&dir, &name) {
+        let mut ap = Appender::open(&dir, &name)?;
+        if !ap.meta.part_cols.is_empty() {
+            return Err(Error::arg(format!("[{f}] {name} is a partitioned table: append to it with append! or savePartition")));
+        }
+        if !append {
+            ap.clear();
+        }
+        ap
+    } else {
+        let types = t.cols.iter().map(|c| if c.ty == DataType::Void { DataType::Double } else { c.ty }).collect();
+        Appender::create(&dir, &name, t.names.clone(), types, vec![])?
+    };
+    ap.push(&t, None)?;
+    ap.commit()?;
+    Ok(table_value(db, &name))
+}
+
+/// `savePartition(dbHandle, table, tableName, [compression])`: append an in-memory table to
+/// a partitioned table created before with `createPartitionedTable`.
+pub fn save_partition(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let f = "savePartition";
+    let db = db_of(f, &args[0])?;
+    let t = table_of(f, &args[1])?;
+    let name = str_of(f, &args[2], "tableName")?;
+    catalog::check_table_name(name)?;
+    if !catalog::table_exists(db.dir()?, name) {
+        return Err(Error::name(format!("[{f}] The table {name} doesn't exist in the database {}: create it with createPartitionedTable", db.path)));
+    }
+    let h = table_value(db, name);
+    let th = crate::handle::as_table(&h).ok_or_else(|| Error::runtime("internal: not a table handle"))?;
+    crate::builtins_db::append_to(i, th, &Value::Table(t))?;
+    Ok(Value::Void)
 }
 
 /// `%` and `*` match any run of characters, `?` one character.

@@ -162,6 +162,8 @@ pub const DEFS: &[Builtin] = &[
     fp("createDimensionTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
     fp("createPartitionedTable", Kind::System, 4, 10, db::create_partitioned_table, &["dbHandle", "table", "tableName", "partitionColumns", "compressMethods", "sortColumns", "keepDuplicates", "sortKeyMappingFunction", "softDelete", "indexes"]),
     fp("createTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
+    fp("savePartition", Kind::System, 3, 4, crate::admin::save_partition, &["dbHandle", "table", "tableName", "compression"]),
+    fp("saveTable", Kind::System, 2, 5, crate::admin::save_table, &["dbHandle", "table", "tableName", "append", "compression"]),
     fp("setTableComment", Kind::System, 2, 2, db::set_table_comment, &["table", "comment"]),
     fp("tableUpsert", Kind::System, 2, 5, table_upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
     fp("setColumnComment", Kind::System, 2, 2, db::set_column_comment, &["table", "columnComments"]),

@@ -145,3 +145,41 @@ fn key_preds(meta: &crate::catalog::TableMeta, kidx: &[usize], new_cols: &[Colum
     }
     preds
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{TableMeta, TableOpts};
+    use beluga_runtime::column::SymbolDict;
+    use beluga_runtime::DataType;
+    use std::sync::Arc;
+
+    fn meta(part_cols: &[&str], fns: Vec<String>) -> TableMeta {
+        TableMeta {
+            version: 1,
+            names: vec!["date".into(), "sym".into(), "x".into()],
+            types: vec![DataType::Date, DataType::Symbol, DataType::Double],
+            part_cols: part_cols.iter().map(|s| s.to_string()).collect(),
+            symbols: Arc::new(SymbolDict::default()),
+            next_seg: 1,
+            parts: Vec::new(),
+            opts: TableOpts { part_fns: fns, ..Default::default() },
+        }
+    }
+
+    #[test]
+    fn new_keys_prune_only_when_every_partitioning_column_is_a_key() {
+        let cols = vec![Column::from_vec(DataType::Date, vec![18000, 18005]), Column::nulls(DataType::Symbol, 2), Column::nulls(DataType::Double, 2)];
+        // partitioned by date, keyed by (date, sym): one IN predicate with the new dates
+        let p = key_preds(&meta(&["date"], vec![]), &[0, 1], &cols);
+        assert_eq!(p.len(), 1);
+        let Pred::In { col, values: Value::Vector(v) } = &p[0] else { panic!("{p:?}") };
+        assert_eq!((col.as_str(), v.len()), ("date", 2));
+        // a key without the partitioning column: any partition may hold a key
+        assert!(key_preds(&meta(&["date"], vec![]), &[1], &cols).is_empty());
+        // two levels, one of them not a key; a dimension table; a partitioning function
+        assert!(key_preds(&meta(&["date", "sym"], vec![]), &[0], &cols).is_empty());
+        assert!(key_preds(&meta(&[], vec![]), &[0, 1], &cols).is_empty());
+        assert!(key_preds(&meta(&["date"], vec!["f(date)".into()]), &[0, 1], &cols).is_empty());
+    }
+}
