@@ -5,9 +5,10 @@
 //! keep their files), the new rows are appended, and a single manifest commit makes both
 //! visible (a failure or a crash leaves the table as it was).
 //!
-//! Only the partitions the new keys fall into are read: when every partitioning column is
-//! a key column, a stored row with the same key as a new row lies in the new row's
-//! partition, so the partitioning columns' new values prune the read (`key_preds`).
+//! As the manual says, the partitioning columns are part of the key besides `keyColNames`.
+//! So a stored row with the same key as a new row lies in the new row's partition, and only
+//! the partitions the new keys fall into are read: the partitioning columns' new values
+//! prune the read (`key_preds`; levels decided by a function of a column are not pruned).
 
 use crate::handle::TableHandle;
 use crate::store::Appender;
@@ -29,10 +30,17 @@ pub fn upsert_stored(i: &mut CallCtx, h: &TableHandle, args: &[Value]) -> Result
     if key_names.is_empty() {
         return Err(Error::arg(format!("[{f}] needs keyColNames to upsert into the stored table {}", h.name)));
     }
-    let kidx: Vec<usize> = key_names
+    let mut kidx: Vec<usize> = key_names
         .iter()
         .map(|n| meta.col_index(n).ok_or_else(|| Error::arg(format!("[{f}] The key column {n} is not a column of the table {}", h.name))))
         .collect::<Result<_>>()?;
+    // the manual (funcs/u/upsert_.md): on a DFS table, keyColNames and the partitioning
+    // columns together are the key
+    for pc in &meta.part_cols {
+        if let Some(k) = meta.col_index(pc).filter(|k| !kidx.contains(k)) {
+            kidx.push(k);
+        }
+    }
     let new = match args.get(1) {
         Some(Value::Table(t)) => (**t).clone(),
         _ => return Err(Error::arg(format!("[{f}] newData must be a table"))),
