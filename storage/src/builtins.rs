@@ -91,12 +91,47 @@ fn rename(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     prev(i, "rename!", args)
 }
 
+fn replace_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    if let Some(h) = as_table(&args[0]) {
+        db::stored_replace_column(h, &args)?;
+        return Ok(args[0].clone());
+    }
+    prev(i, "replaceColumn!", args)
+}
+
 fn upsert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(h) = as_table(&args[0]) {
         crate::upsert::upsert_stored(i, h, &args)?;
         return Ok(args[0].clone());
     }
     prev(i, "upsert!", args)
+}
+
+/// `tableUpsert(obj, newData, [ignoreNull], [keyColNames], [sortColumns])`: `upsert!` that
+/// returns a LONG pair, rows inserted : rows updated. For a stored table both counts come
+/// from the write; for an in-memory keyed or indexed table the inserted rows are the
+/// growth of the table and the updated ones the rest of `newData`.
+fn table_upsert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let pair = |a: u64, b: u64| Value::Pair(beluga_runtime::Column::from_vec(beluga_runtime::DataType::Long, vec![a as i64, b as i64]));
+    if let Some(h) = as_table(&args[0]) {
+        let (ins, upd) = crate::upsert::upsert_stored(i, h, &args)?;
+        return Ok(pair(ins, upd));
+    }
+    let before = match &args[0] {
+        Value::Table(t) => t.rows() as u64,
+        _ => return Err(Error::arg("[tableUpsert] obj must be a keyed table, an indexed table or a stored table")),
+    };
+    let new_rows = match args.get(1) {
+        Some(Value::Table(t)) => t.rows() as u64,
+        _ => return Err(Error::arg("[tableUpsert] newData must be a table")),
+    };
+    let out = i.call_builtin_by_name("upsert!", args)?;
+    let after = match &out {
+        Value::Table(t) => t.rows() as u64,
+        _ => before,
+    };
+    let ins = after.saturating_sub(before);
+    Ok(pair(ins, new_rows.saturating_sub(ins)))
 }
 
 /// Builtins that keep working on values they handled before and learn stored tables.
@@ -106,6 +141,7 @@ pub const WRAPPED: &[Builtin] = &[
     fp("dropColumns!", Kind::System, 2, 2, drop_columns, &["table", "colNames"]),
     fp("rename!", Kind::System, 2, 3, rename, &["X", "Y", "Z"]),
     fp("columnNames", Kind::System, 1, 1, column_names, &["X"]),
+    fp("replaceColumn!", Kind::System, 3, 3, replace_column, &["table", "colName", "newCol"]),
     f("rows", Kind::System, 1, 1, rows),
     fp("schema", Kind::System, 1, 1, schema, &["table"]),
     f("size", Kind::System, 1, 1, size),
@@ -115,10 +151,21 @@ pub const WRAPPED: &[Builtin] = &[
 
 pub const DEFS: &[Builtin] = &[
     f("clearAllCache", Kind::System, 0, 0, db::clear_all_cache),
+    fp("addRangePartitions", Kind::System, 2, 4, crate::admin::add_range_partitions, &["dbHandle", "newRanges", "level", "locations"]),
+    fp("addValuePartitions", Kind::System, 2, 4, crate::admin::add_value_partitions, &["dbHandle", "newValues", "level", "locations"]),
+    fp("existsPartition", Kind::System, 1, 2, crate::admin::exists_partition, &["partitionUrl", "tableName"]),
+    fp("getChunksMeta", Kind::System, 0, 2, crate::admin::get_chunks_meta, &["chunkPath", "top"]),
+    fp("getTabletsMeta", Kind::System, 0, 4, crate::admin::get_tablets_meta, &["chunkPath", "tableName", "diskUsage", "top"]),
+    fp("listTables", Kind::System, 1, 1, crate::admin::list_tables, &["dbUrl"]),
+    fp("renameTable", Kind::System, 3, 3, crate::admin::rename_table, &["dbHandle", "tableName", "newTableName"]),
     fp("clearCachedDatabase", Kind::System, 1, 2, db::clear_cached_database, &["dbUrl", "tableName"]),
     fp("createDimensionTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
     fp("createPartitionedTable", Kind::System, 4, 10, db::create_partitioned_table, &["dbHandle", "table", "tableName", "partitionColumns", "compressMethods", "sortColumns", "keepDuplicates", "sortKeyMappingFunction", "softDelete", "indexes"]),
     fp("createTable", Kind::System, 3, 8, db::create_table, &["dbHandle", "table", "tableName", "compressMethods", "sortColumns", "keepDuplicates", "softDelete", "primaryKey"]),
+    fp("savePartition", Kind::System, 3, 4, crate::admin::save_partition, &["dbHandle", "table", "tableName", "compression"]),
+    fp("saveTable", Kind::System, 2, 5, crate::admin::save_table, &["dbHandle", "table", "tableName", "append", "compression"]),
+    fp("setTableComment", Kind::System, 2, 2, db::set_table_comment, &["table", "comment"]),
+    fp("tableUpsert", Kind::System, 2, 5, table_upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
     fp("setColumnComment", Kind::System, 2, 2, db::set_column_comment, &["table", "columnComments"]),
     fp("database", Kind::System, 0, 7, db::database, &["directory", "partitionType", "partitionScheme", "locations", "engine", "atomic", "chunkGranularity"]),
     fp("dropDatabase", Kind::System, 1, 1, db::drop_database, &["dbUrl"]),
@@ -129,6 +176,7 @@ pub const DEFS: &[Builtin] = &[
     fp("extractTextSchema", Kind::System, 1, 3, crate::text::extract_text_schema, &["filename", "delimiter", "skipRows"]),
     fp("files", Kind::System, 1, 2, crate::text::files, &["directory", "pattern"]),
     fp("getTables", Kind::System, 1, 1, db::get_tables, &["dbHandle"]),
+    fp("loadTableBySQL", Kind::System, 1, 3, beluga_runtime::sql::ds::load_table_by_sql, &["tableName", "dbPath", "sql"]),
     fp("loadTable", Kind::System, 2, 4, db::load_table, &["database", "tableName", "partitions", "memoryMode"]),
     fp("loadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("loadTextEx", Kind::System, 4, 13, crate::text::load_text_ex, &["dbHandle", "tableName", "partitionColumns", "filename", "delimiter", "schema", "skipRows", "transform", "sortColumns", "atomic", "arrayDelimiter", "containHeader", "arrayMarker"]),

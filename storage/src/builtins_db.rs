@@ -388,8 +388,8 @@ pub fn table_schema(h: &TableHandle) -> Result<Value> {
             str_col(&(0..n).map(|k| meta.opts.comments.get(k).cloned().unwrap_or_default()).collect::<Vec<_>>()),
         ],
     )?;
-    let mut keys = vec!["engineType", "colDefs", "chunkPath"];
-    let mut vals = vec![Value::string(&h.db.meta.engine), Value::table(col_defs), Value::string("")];
+    let mut keys = vec!["engineType", "colDefs", "chunkPath", "tableComment"];
+    let mut vals = vec![Value::string(&h.db.meta.engine), Value::table(col_defs), Value::string(""), Value::string(&meta.opts.table_comment)];
     if h.db.meta.engine.eq_ignore_ascii_case("TSDB") {
         keys.extend(["sortColumns", "keepDuplicates"]);
         vals.push(Value::string_vec(meta.opts.sort_cols.iter().map(|s| s.as_str())));
@@ -432,7 +432,7 @@ fn type_of(f: &str, v: &Value) -> Result<DataType> {
 
 /// Rewrite every partition of a stored table in one transaction after a schema change:
 /// `meta` changes the manifest's schema, `cols` the columns of each partition.
-fn change_schema(h: &TableHandle, meta: impl FnOnce(&mut catalog::TableMeta) -> Result<()>, cols: impl Fn(Vec<Column>) -> Vec<Column>) -> Result<()> {
+fn change_schema(h: &TableHandle, meta: impl FnOnce(&mut catalog::TableMeta) -> Result<()>, cols: impl Fn(Vec<Column>) -> Result<Vec<Column>>) -> Result<()> {
     let mut ap = Appender::open(h.db.dir()?, &h.name)?;
     let keys: Vec<Vec<u32>> = ap.meta.parts.iter().map(|p| p.key.clone()).collect();
     let mut old = Vec::with_capacity(keys.len());
@@ -445,7 +445,7 @@ fn change_schema(h: &TableHandle, meta: impl FnOnce(&mut catalog::TableMeta) -> 
     ap.clear();
     let names = ap.meta.names.clone();
     for c in old {
-        ap.push(&Table::new(names.clone(), cols(c))?, None)?;
+        ap.push(&Table::new(names.clone(), cols(c)?)?, None)?;
     }
     ap.commit()?;
     crate::cache::forget(&h.dir()?);
@@ -481,7 +481,7 @@ pub fn stored_add_column(h: &TableHandle, args: &[Value]) -> Result<()> {
         |mut c| {
             let rows = c.first().map_or(0, |x| x.len());
             c.extend(add.iter().map(|t| Column::nulls(*t, rows)));
-            c
+            Ok(c)
         },
     )
 }
@@ -514,7 +514,72 @@ pub fn stored_drop_columns(h: &TableHandle, args: &[Value]) -> Result<()> {
             m.opts.comments.retain(|_| { k += 1; !drop[k - 1] });
             Ok(())
         },
-        |c| c.into_iter().zip(&keep).filter(|(_, d)| !**d).map(|(c, _)| c).collect(),
+        |c| Ok(c.into_iter().zip(&keep).filter(|(_, d)| !**d).map(|(c, _)| c).collect()),
+    )
+}
+
+/// Whether `replaceColumn!` may change a stored column from `from` to `to` (the manual's
+/// rules for OLAP tables, funcs/r/replaceColumn_: no SYMBOL either way; types of one
+/// category among themselves; integral and floating both ways; integral, floating,
+/// literal and temporal to STRING; DECIMAL with STRING, integral, floating, DECIMAL).
+pub fn replace_type_ok(from: DataType, to: DataType) -> bool {
+    use beluga_runtime::types::Category as C;
+    if from == DataType::Symbol || to == DataType::Symbol || from.array_elem().is_some() || to.array_elem().is_some() {
+        return false;
+    }
+    let (a, b) = (from.category(), to.category());
+    let num = |c: C| matches!(c, C::Integral | C::Logical | C::Floating);
+    (a == b && !matches!(a, C::System | C::Mixed | C::Nothing))
+        || (num(a) && num(b))
+        || (to == DataType::String && (num(a) || matches!(a, C::Literal | C::Temporal | C::Decimal)))
+        || (a == C::Decimal && (num(b) || b == C::Decimal))
+        || (b == C::Decimal && (num(a) || from == DataType::String))
+}
+
+/// `replaceColumn!(t, colName, newCol)` on a stored table: `newCol` gives only the new type
+/// of column `colName` (the manual: on an OLAP DFS table it changes the type); every
+/// partition is rewritten with the converted column in one transaction, so a value that
+/// does not convert leaves the table as it was.
+pub fn stored_replace_column(h: &TableHandle, args: &[Value]) -> Result<()> {
+    let f = "replaceColumn!";
+    if h.db.meta.engine.eq_ignore_ascii_case("TSDB") {
+        return Err(Error::unsupported(f, "a TSDB table (only OLAP tables change column types)"));
+    }
+    let names = names_of(f, &args[1])?;
+    let [name] = names.as_slice() else {
+        return Err(Error::arg(format!("[{f}] on a stored table takes one column name")));
+    };
+    let to = match &args[2] {
+        Value::Vector(c) | Value::Scalar(c) => c.ty,
+        Value::Type(t) => *t,
+        _ => return Err(Error::arg(format!("[{f}] newCol must be a vector of the new type"))),
+    };
+    let m = h.meta()?;
+    let k = m.col_index(name).ok_or_else(|| Error::name(format!("Unrecognized column name [{name}]")))?;
+    if m.part_cols.iter().any(|p| p.eq_ignore_ascii_case(&m.names[k])) {
+        return Err(Error::arg(format!("The column {name} to be modified cannot be a partitioning column")));
+    }
+    let from = m.types[k];
+    if from == to {
+        return Ok(());
+    }
+    if to == DataType::Void || !replace_type_ok(from, to) {
+        return Err(Error::type_err(format!("[{f}] can't change the column {name} of a stored table from {from} to {to}")));
+    }
+    change_schema(
+        h,
+        |m| {
+            m.types[k] = to;
+            Ok(())
+        },
+        |mut c| {
+            c[k] = if from.is_temporal() && to.is_temporal() {
+                beluga_runtime::kernels::temporal_to(&c[k], to)?
+            } else {
+                beluga_runtime::kernels::cast::cast_column(&c[k], to)?
+            };
+            Ok(c)
+        },
     )
 }
 
@@ -535,6 +600,11 @@ pub fn stored_rename(h: &TableHandle, args: &[Value]) -> Result<()> {
     for (o, n) in old.iter().zip(&new) {
         catalog::check_table_name(n).map_err(|_| Error::arg(format!("Invalid column name {n}")))?;
         let k = ap.meta.col_index(o).ok_or_else(|| Error::name(format!("Unrecognized column name [{o}]")))?;
+        // the manual (error S01065): rename!, dropColumns! and replaceColumn! on a DFS
+        // table may not modify a partitioning column
+        if ap.meta.part_cols.iter().any(|p| p.eq_ignore_ascii_case(&ap.meta.names[k])) {
+            return Err(Error::arg(format!("The column {o} to be modified cannot be a partitioning column")));
+        }
         if ap.meta.col_index(n).is_some_and(|j| j != k) {
             return Err(Error::arg(format!("The column [{n}] already exists")));
         }
@@ -547,6 +617,20 @@ pub fn stored_rename(h: &TableHandle, args: &[Value]) -> Result<()> {
     }
     ap.commit()?;
     Ok(())
+}
+
+/// `setTableComment(table, comment)` on a stored table (at most 4096 bytes, as the manual
+/// says); `schema(t).tableComment` shows it.
+pub fn set_table_comment(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let h = as_table(&args[0]).ok_or_else(|| Error::arg("[setTableComment] expects a stored table handle"))?;
+    let c = str_of("setTableComment", &args[1], "comment")?;
+    if c.len() > 4096 {
+        return Err(Error::arg("[setTableComment] a table comment is at most 4096 bytes"));
+    }
+    let mut ap = Appender::open(h.db.dir()?, &h.name)?;
+    ap.meta.opts.table_comment = c.to_string();
+    ap.commit()?;
+    Ok(Value::Void)
 }
 
 /// `setColumnComment(table, {col: comment, …})` on a stored table.

@@ -465,7 +465,7 @@ impl TableState {
 
     /// The file of column `col` of segment `seg`, opened (read, not decoded).
     pub fn open_seg(&self, tdir: &Path, part: &str, seg: u64, col: usize) -> Result<ColumnFile> {
-        let owner = crate::segment::owner(tdir, part, seg);
+        let owner = self.meta.owner(tdir, part, seg);
         crate::segment::open_column(&catalog::col_file(tdir, part, seg, col), Some(&owner))
     }
 

@@ -285,6 +285,11 @@ pub struct TableOpts {
     /// per partition level: the call applied to the partitioning column to find a row's
     /// partition (`myFunc(ts, 6, 8)`, see `partfn`), "" when the column's own values decide
     pub part_fns: Vec<String>,
+    /// the table name the segment images record as their owner when the table was renamed
+    /// (`renameTable` moves the folder, not the data); "" when it is the folder's name
+    pub origin: String,
+    /// `setTableComment` ("" for none)
+    pub table_comment: String,
 }
 
 impl TableOpts {
@@ -300,10 +305,23 @@ impl TableOpts {
 const OPTS_TAG: &str = "opts-1";
 /// Trailer after the options: the partitioning functions (absent when there are none).
 const FNS_TAG: &str = "fns-1";
+/// Trailer: the owner name of the table's segments after a `renameTable` (absent otherwise).
+const ORIGIN_TAG: &str = "origin-1";
+/// Trailer: the table's comment (`setTableComment`; absent when there is none).
+const COMMENT_TAG: &str = "tcomment-1";
 
 impl TableMeta {
     pub fn rows(&self) -> u64 {
         self.parts.iter().map(|p| p.rows()).sum()
+    }
+    /// The owner a segment of this table records (`segment::owner`): the folder's name, or
+    /// the name the table had when its data was written if it was renamed since.
+    pub fn owner(&self, tdir: &Path, part: &str, seg: u64) -> String {
+        if self.opts.origin.is_empty() {
+            crate::segment::owner(tdir, part, seg)
+        } else {
+            format!("{}/{part}/{seg}", self.opts.origin)
+        }
     }
     pub fn col_index(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name).or_else(|| self.names.iter().position(|n| n.eq_ignore_ascii_case(name)))
@@ -417,6 +435,14 @@ fn encode_meta(m: &TableMeta) -> Vec<u8> {
         w.u32(m.opts.part_fns.len() as u32);
         m.opts.part_fns.iter().for_each(|c| w.str(c));
     }
+    if !m.opts.origin.is_empty() {
+        w.str(ORIGIN_TAG);
+        w.str(&m.opts.origin);
+    }
+    if !m.opts.table_comment.is_empty() {
+        w.str(COMMENT_TAG);
+        w.str(&m.opts.table_comment);
+    }
     w.seal()
 }
 
@@ -476,10 +502,19 @@ fn decode_meta(bytes: &[u8], name: &str) -> Result<TableMeta> {
         for _ in 0..n.min(1 << 20) {
             opts.comments.push(r.string()?);
         }
-        if !r.done() && r.str()? == FNS_TAG {
-            let n = r.u32()? as usize;
-            for _ in 0..n.min(3) {
-                opts.part_fns.push(r.string()?);
+        // optional trailers, each named by its tag (an unknown tag ends the list)
+        while !r.done() {
+            let tag = r.str()?.to_string();
+            match tag.as_str() {
+                FNS_TAG => {
+                    let n = r.u32()? as usize;
+                    for _ in 0..n.min(3) {
+                        opts.part_fns.push(r.string()?);
+                    }
+                }
+                ORIGIN_TAG => opts.origin = r.string()?,
+                COMMENT_TAG => opts.table_comment = r.string()?,
+                _ => break,
             }
         }
     }

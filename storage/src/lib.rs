@@ -16,9 +16,12 @@
 //! * `handle`: database and table handles; the table handle is the `TableSource` the
 //!   executor reads through. `rewrite`: update/delete partition by partition. `upsert`:
 //!   `upsert!` into stored tables in one transaction.
+//! * `admin`: renameTable, existsPartition, add*Partitions, listTables, tablet/chunk metadata,
+//!   saveTable, savePartition.
 //! * `builtins_db`, `builtins`: the builtin table (`sqlDS`/`mr` rows point at
 //!   `beluga_runtime::sql::ds`).
 
+pub mod admin;
 pub mod bin;
 pub mod builtins;
 pub mod builtins_db;
@@ -74,4 +77,15 @@ const CAPS: &[(&str, Cap, &[u8])] = &[
     ("loadTextEx", Cap::READ.with(Cap::WRITE), &[0, 3]),
     ("saveText", Cap::WRITE, &[1]),
     ("files", Cap::READ, &[0]),
+    ("renameTable", Cap::WRITE, &[0]),
+    ("loadTableBySQL", Cap::READ, &[1]),
+    ("setTableComment", Cap::WRITE, &[]),
+    ("saveTable", Cap::WRITE, &[0]),
+    ("savePartition", Cap::WRITE, &[0]),
+    ("existsPartition", Cap::READ, &[0]),
+    ("addValuePartitions", Cap::WRITE, &[0]),
+    ("addRangePartitions", Cap::WRITE, &[0]),
+    ("listTables", Cap::READ, &[0]),
+    ("getTabletsMeta", Cap::READ, &[]),
+    ("getChunksMeta", Cap::READ, &[]),
 ];

@@ -465,7 +465,7 @@ fn decode_all<T: Decodable + Send>(files: &[ColumnFile]) -> Result<Vec<T>> {
 /// `i64::MIN` when every key is null.
 fn seg_key_max(plan: &Plan, j: &Job, c: usize) -> Result<Option<i64>> {
     let part = &plan.st.meta.parts[j.part].dir;
-    let owner = crate::segment::owner(&plan.tdir, part, j.seg);
+    let owner = plan.st.meta.owner(&plan.tdir, part, j.seg);
     let file = crate::segment::open_column(&crate::catalog::col_file(&plan.tdir, part, j.seg, c), Some(&owner))?;
     let mut hi = i64::MIN;
     for b in &file.blocks {

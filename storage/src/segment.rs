@@ -69,7 +69,7 @@ pub fn pack_header(entries: &[(u64, usize)]) -> Vec<u8> {
 }
 
 /// Offset and length of the image of segment `id` in an open pack file.
-fn pack_entry(f: &File, path: &Path, len: u64, id: u64) -> Result<(u64, u64)> {
+pub(crate) fn pack_entry(f: &File, path: &Path, len: u64, id: u64) -> Result<(u64, u64)> {
     let name = path.display().to_string();
     let short = |e: std::io::Error| if e.kind() == IoKind::UnexpectedEof { corrupt(&name, "truncated") } else { io_err(path, e) };
     let mut head = vec![0u8; len.min(PACK_HEAD) as usize];

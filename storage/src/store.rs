@@ -581,7 +581,8 @@ impl Appender {
         // here: `commit` makes every file of the transaction durable at once
         files.into_par_iter().try_for_each(|(p, segs, pack)| {
             let tdir = &self.tdir;
-            let images: Vec<Vec<u8>> = segs.par_iter().map(|(id, dir, cols)| segment::encode(cols, &segment::owner(tdir, dir, *id))).collect();
+            let meta = &self.meta;
+            let images: Vec<Vec<u8>> = segs.par_iter().map(|(id, dir, cols)| segment::encode(cols, &meta.owner(tdir, dir, *id))).collect();
             if !pack {
                 return images.iter().try_for_each(|b| catalog::write_new(&p, b));
             }
@@ -609,7 +610,7 @@ impl Appender {
     /// with `ends`, only the first and the last block of each (the segment's first and last
     /// rows are their first and last rows).
     fn read_seg_cols(&self, dir: &str, id: u64, cols: &[usize], ends: bool) -> Result<Vec<Column>> {
-        let owner = segment::owner(&self.tdir, dir, id);
+        let owner = self.meta.owner(&self.tdir, dir, id);
         cols.iter()
             .map(|&ci| {
                 let f = segment::open_column(&catalog::col_file(&self.tdir, dir, id, ci), Some(&owner))?;
@@ -769,6 +770,10 @@ impl Appender {
 
     /// Make the transaction durable and visible.
     pub fn commit(mut self) -> Result<u64> {
+        self.commit_mut()
+    }
+
+    fn commit_mut(&mut self) -> Result<u64> {
         self.flush()?;
         // new partition folders and the folders holding them
         let mut dirs: Vec<PathBuf> = Vec::new();
@@ -796,6 +801,31 @@ impl Appender {
 
     pub fn levels(&self) -> &[crate::partition::Level] {
         &self.db.levels
+    }
+
+    /// Rename the table to `new` (`renameTable`), holding the database lock throughout.
+    /// The data stays where it is: first a manifest recording the name its segments were
+    /// written under is committed (the table reads the same under its old name), then the
+    /// folder is renamed in one step and the database folder synced. A crash before the
+    /// folder rename leaves the table under its old name; after it, under the new one.
+    pub fn rename_to(mut self, new: &str) -> Result<()> {
+        let to = catalog::table_dir(&self.dir, new)?;
+        if to.exists() {
+            return Err(Error::runtime(format!("The table {new} already exists in the database {}", self.dir.display())));
+        }
+        if !self.buffers.is_empty() {
+            return Err(Error::runtime("internal: renameTable on a transaction with pending rows"));
+        }
+        if self.meta.opts.origin.is_empty() {
+            self.meta.opts.origin = self.tdir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            self.commit_mut()?;
+        }
+        std::fs::rename(&self.tdir, &to).map_err(|e| catalog::io_err(&self.tdir, e))?;
+        catalog::sync_dir(&self.dir);
+        crate::cache::forget(&self.tdir);
+        crate::cache::forget(&to);
+        self.committed = true;
+        Ok(())
     }
 }
 

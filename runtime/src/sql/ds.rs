@@ -63,6 +63,69 @@ pub fn sql_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     Ok(Value::tuple(out))
 }
 
+/// Hidden session variable holding the table `loadTableBySQL(tableName, dbPath, sql)` reads.
+const LOAD_VAR: &str = "__loadtablebysql_table";
+
+/// `loadTableBySQL(sql)` (funcs/l/loadTableBySQL.md), and the older form
+/// `loadTableBySQL(tableName, dbPath, sql)` where `sql` (metacode or text) selects from the
+/// table `tableName` of the database at `dbPath`: the rows of a stored table that satisfy
+/// the query's `where` (which prunes partitions like any query on a stored table), with
+/// its columns (computed columns allowed), as an in-memory table. As the manual says, the
+/// query may not use `top`, `limit`, `group by`, `context by`, `pivot by` or `order by`.
+pub fn load_table_by_sql(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    const F: &str = "loadTableBySQL";
+    let (sql, table) = match args.len() {
+        1 => (args[0].clone(), None),
+        3 => {
+            let sql = match &args[2] {
+                Value::Code(_) => args[2].clone(),
+                v => match v.as_str() {
+                    Some(text) => c.call_builtin_by_name("parseExpr", vec![Value::string(text)])?,
+                    None => return Err(Error::arg(format!("[{F}] sql must be metacode or a string of a select query"))),
+                },
+            };
+            let t = c.call_builtin_by_name("loadTable", vec![args[1].clone(), args[0].clone()])?;
+            (sql, Some(t))
+        }
+        n => return Err(Error::arg(format!("[{F}] takes sql, or tableName, dbPath and sql ({n} arguments given)"))),
+    };
+    let not_select = || Error::arg(format!("[{F}] sql must be metacode of a select query, e.g. <select * from pt where date = 2024.01.02>"));
+    let mut q = match &sql {
+        Value::Code(e) => match &e.kind {
+            ExprKind::Select(q) => (**q).clone(),
+            _ => return Err(not_select()),
+        },
+        _ => return Err(not_select()),
+    };
+    let refused = [
+        (q.top.is_some(), "top"),
+        (q.limit.is_some(), "limit"),
+        (q.group.is_some(), "group by, context by or pivot by"),
+        (!q.order.is_empty() || !q.csort.is_empty(), "order by"),
+        (q.having.is_some(), "having"),
+        (q.exec, "exec (use select)"),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(bad, _)| *bad) {
+        return Err(Error::arg(format!("[{F}] the query may not use {what}")));
+    }
+    let span = q.span;
+    let i = c.interp();
+    if let Some(t) = table {
+        let alias = match &q.from {
+            Some(FromItem::Table(_, alias)) => alias.clone(),
+            None => None,
+            Some(FromItem::Join(..)) => return Err(Error::arg(format!("[{F}] the query must read one table (no joins)"))),
+        };
+        q.from = Some(FromItem::Table(Expr::new(ExprKind::Ident(LOAD_VAR.to_string()), span), alias));
+        i.globals.insert(LOAD_VAR.to_string(), t);
+    } else if !matches!(q.from, Some(FromItem::Table(..))) {
+        return Err(Error::arg(format!("[{F}] the query must read one table (no joins)")));
+    }
+    let r = i.eval(&Expr::new(ExprKind::Select(Box::new(q)), span));
+    i.globals.remove(LOAD_VAR);
+    r
+}
+
 use super::mapreduce::Snapshot;
 
 fn materialize(w: &mut Interpreter, ds: &Value) -> Result<Value> {
