@@ -178,7 +178,16 @@ fn loc(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             // a table: the row filter is a BOOL mask or row numbers; the column filter names columns
             let rows: Vec<usize> = match &row_f {
                 Value::Void => (0..t.rows()).collect(),
-                Value::Vector(c) if c.ty == DataType::Bool => (0..c.len()).filter(|&k| c.i64_at(k) == Some(1)).collect(),
+                Value::Vector(c) if c.ty == DataType::Bool => {
+                    if c.len() != t.rows() {
+                        return Err(Error::size(format!(
+                            "loc: the row filter has {} elements but the table has {} rows",
+                            c.len(),
+                            t.rows()
+                        )));
+                    }
+                    (0..c.len()).filter(|&k| c.i64_at(k) == Some(1)).collect()
+                }
                 other => {
                     let c = col("loc", other)?;
                     (0..c.len()).filter_map(|k| c.i64_at(k)).filter(|&p| p >= 0 && (p as usize) < t.rows()).map(|p| p as usize).collect()
