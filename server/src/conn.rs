@@ -338,7 +338,8 @@ fn result_frame(
     if let (Some(c), Value::Table(t)) = (counted.as_mut(), v) {
         if flags & FLAG_PICKLE != 0 && fetch_size <= 0 {
             let mut out = std::mem::take(&mut e.out);
-            if let Some(result) = crate::pickle::table(&mut out, Some(c as &mut dyn Write), t, flags & FLAG_TABLE_TO_LIST != 0, compact) {
+            let as_list = flags & FLAG_TABLE_TO_LIST != 0;
+            if let Some(result) = crate::pickle::table(&mut out, Some(c as &mut dyn Write), t, as_list, compact) {
                 let bytes = c.n;
                 return Answer::Sent { buf: out, bytes, result };
             }
