@@ -350,12 +350,7 @@ impl Pickler<'_> {
     /// A column of `n` values computed by `f`, written straight into the frame.
     fn mapped<T: Copy, U: Copy>(&mut self, kind: char, v: &[T], f: impl Fn(T) -> U) {
         let dtype = format!("{ORDER}{kind}{}", std::mem::size_of::<U>());
-        self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| {
-            for chunk in v.chunks(4096) {
-                let tmp: Vec<U> = chunk.iter().map(|&x| f(x)).collect();
-                out.extend_from_slice(bytes_of(&tmp));
-            }
-        });
+        self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| convert(out, v, f));
     }
 
     /// Category codes in the narrowest signed type pandas would pick for `ncats`.
@@ -486,12 +481,7 @@ impl Pickler<'_> {
     }
 
     fn mapped_dtype<T: Copy>(&mut self, dtype: &str, v: &[T], f: impl Fn(T) -> i64) {
-        self.ndarray_with(dtype, v.len(), v.len() * 8, |out| {
-            for chunk in v.chunks(4096) {
-                let tmp: Vec<i64> = chunk.iter().map(|&x| f(x)).collect();
-                out.extend_from_slice(bytes_of(&tmp));
-            }
-        });
+        self.ndarray_with(dtype, v.len(), v.len() * 8, |out| convert(out, v, f));
     }
 
     /// Integers without nulls keep their width; with a null they become float64 + NaN.
@@ -733,6 +723,18 @@ fn scaled_int(x: f64, s: f64) -> Option<i32> {
     }
     let m = (y + MAGIC) - MAGIC;
     (m / s == x && x.to_bits() != (-0.0f64).to_bits()).then_some(m as i32)
+}
+
+/// Values converted by `f`, a block at a time into one reused buffer; a block (64 Ki
+/// values) is large enough that, when streaming, it goes to the socket from that buffer.
+fn convert<T: Copy, U: Copy>(out: &mut Sink, v: &[T], f: impl Fn(T) -> U) {
+    const BLOCK: usize = 1 << 16;
+    let mut tmp: Vec<U> = Vec::with_capacity(v.len().min(BLOCK));
+    for chunk in v.chunks(BLOCK) {
+        tmp.clear();
+        tmp.extend(chunk.iter().map(|&x| f(x)));
+        out.extend_from_slice(bytes_of(&tmp));
+    }
 }
 
 /// The smallest and largest value (None when empty).
