@@ -125,6 +125,7 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
         mem: 0,
     };
     st.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(sid.clone(), info);
+    let compact = crate::pickle::Compact::for_peer(peer.is_none_or(|p| p.ip().is_loopback()));
     {
         let out = out.clone();
         let on = msg_on.clone();
@@ -168,6 +169,7 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
         let silent = req.flags & FLAG_ASYNC != 0 && !matches!(req.kind, Kind::Connect(_));
         let started = std::time::Instant::now();
         let reply_sid = if req.sid == "0" || req.sid.is_empty() { sid.clone() } else { req.sid.clone() };
+        let mut streamed: Option<(usize, io::Result<()>)> = None;
         let frame = match req.kind {
             Kind::Connect(login) => connect(&mut interp, &st, &sid, login),
             Kind::Refused(m) => Some(error_frame(&reply_sid, &m)),
@@ -180,14 +182,42 @@ pub(crate) fn handle(stream: TcpStream, st: Arc<State>) {
                     msg_on.store(false, Ordering::Relaxed);
                     match r {
                         None => break, // the client went away
+                        Some(Ok(_)) if silent => None,
                         Some(Ok(v)) => {
-                            Some(result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size, std::mem::take(&mut scratch)))
+                            // over plain TCP the answer goes to the socket as it is made;
+                            // a WebSocket message needs its length first, so it is built whole
+                            let buf = std::mem::take(&mut scratch);
+                            let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                            let stream = if o.ws { None } else { Some(&mut o.w as &mut dyn Write) };
+                            let a = result_frame(&interp, &reply_sid, &v, req.flags, req.fetch_size, buf, stream, compact);
+                            drop(o);
+                            match a {
+                                Answer::Frame(f) => Some(f),
+                                Answer::Sent { buf, bytes, result } => {
+                                    if buf.capacity() <= KEEP_BUFFER {
+                                        scratch = buf;
+                                    }
+                                    streamed = Some((bytes, result));
+                                    None
+                                }
+                            }
                         }
                         Some(Err(m)) => Some(error_frame(&reply_sid, &m)),
                     }
                 }
             }
         };
+        if let Some((bytes, result)) = streamed {
+            if trace() {
+                eprintln!(
+                    "[beluga server {sid}] answered {bytes} bytes (streamed): run+encode+send {:.1} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            if result.is_err() {
+                break;
+            }
+        }
         if let Some(f) = frame {
             if silent {
                 continue;
@@ -241,14 +271,48 @@ fn error_frame(sid: &str, m: &str) -> Vec<u8> {
     format!("{sid} 0 1\n{}\n", one_line(m)).into_bytes()
 }
 
-/// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3).
-fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i64, buf: Vec<u8>) -> Vec<u8> {
+/// An answer: a frame to send, or one already written to the socket as it was made
+/// (with the buffer it used, the bytes sent and the outcome of the writes).
+enum Answer {
+    Frame(Vec<u8>),
+    Sent { buf: Vec<u8>, bytes: usize, result: io::Result<()> },
+}
+
+/// Counts what goes through to the socket.
+struct Counted<'a> {
+    w: &'a mut dyn Write,
+    n: usize,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        let k = self.w.write(b)?;
+        self.n += k;
+        Ok(k)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// The result: one object, or with `fetch_size` > 0 a table in pieces (§3.3). With
+/// `stream` (plain TCP) a table answer is written to it while it is encoded.
+fn result_frame(
+    i: &Interpreter,
+    sid: &str,
+    v: &Value,
+    flags: u32,
+    fetch_size: i64,
+    buf: Vec<u8>,
+    stream: Option<&mut dyn Write>,
+    compact: crate::pickle::Compact,
+) -> Answer {
     // no object, except for a fetchSize request: its client reads the piece header whatever
     // the script returned, and an answer without one leaves its block reader waiting on
     // the socket (reading or dropping the reader hung the session); there a statement's
     // nothing is one piece holding NULL
     if matches!(v, Value::Void) && fetch_size <= 0 {
-        return format!("{sid} 0 1\nOK\n").into_bytes();
+        return Answer::Frame(format!("{sid} 0 1\nOK\n").into_bytes());
     }
     let reg = i.registry.clone();
     let mut e = Encoder::new(Box::new(move |v: &Value| {
@@ -261,14 +325,36 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i
     e.out = buf;
     e.out.clear();
     e.out.extend_from_slice(format!("{sid} 1 1\nOK\n").as_bytes());
-    // one allocation for the whole frame (the wire size is close to the column bytes):
-    // growing a large frame by doubling costs copies and page faults
-    e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);
+    // only tables are large enough to be worth streaming; the rest is built whole
+    let mut counted = match (stream, v) {
+        (Some(w), Value::Table(_)) => Some(Counted { w, n: 0 }),
+        _ => None,
+    };
+    if counted.is_none() {
+        // one allocation for the whole frame (the wire size is close to the column
+        // bytes): growing a large frame by doubling costs copies and page faults
+        e.out.reserve(beluga_stdlib::system::mem_size(v).clamp(0, 1 << 34) as usize + 4096);
+    }
+    if let (Some(c), Value::Table(t)) = (counted.as_mut(), v) {
+        if flags & FLAG_PICKLE != 0 && fetch_size <= 0 {
+            let mut out = std::mem::take(&mut e.out);
+            let as_list = flags & FLAG_TABLE_TO_LIST != 0;
+            if let Some(result) = crate::pickle::table(&mut out, Some(c as &mut dyn Write), t, as_list, compact) {
+                let bytes = c.n;
+                return Answer::Sent { buf: out, bytes, result };
+            }
+            e.out = out;
+        }
+    }
+    let streaming = counted.is_some();
+    if let Some(c) = counted.as_mut() {
+        e.stream_to(c);
+    }
     match v {
         Value::Table(t) if fetch_size > 0 => e.blocks(t, fetch_size as usize),
         Value::Table(t)
             if flags & FLAG_PICKLE != 0
-                && crate::pickle::table(&mut e.out, t, flags & FLAG_TABLE_TO_LIST != 0).is_some() => {}
+                && crate::pickle::table(&mut e.out, None, t, flags & FLAG_TABLE_TO_LIST != 0, compact).is_some() => {}
         _ if fetch_size > 0 => {
             // anything else is one piece
             e.out.extend_from_slice(&[25, 1, 1, 0, 0, 0, 1, 0, 0, 0]);
@@ -276,7 +362,15 @@ fn result_frame(i: &Interpreter, sid: &str, v: &Value, flags: u32, fetch_size: i
         }
         _ => e.object(v),
     }
-    e.out
+    if !streaming {
+        return Answer::Frame(e.out);
+    }
+    e.flush();
+    let err = e.stream_err.take();
+    let buf = std::mem::take(&mut e.out);
+    drop(e);
+    let bytes = counted.map_or(0, |c| c.n);
+    Answer::Sent { buf, bytes, result: err.map_or(Ok(()), Err) }
 }
 
 fn connect(i: &mut Interpreter, st: &Arc<State>, sid: &str, login: Option<(String, String)>) -> Option<Vec<u8>> {

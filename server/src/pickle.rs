@@ -41,6 +41,7 @@ use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column, StrCol, SymCol};
 use beluga_runtime::table::Table;
 use beluga_runtime::types::DataType;
+use std::io::{self, Write};
 
 /// Bit 0x20 of the form byte: a pickle stream follows the flag word.
 pub const FORM_PICKLED: u8 = 0x20;
@@ -77,17 +78,63 @@ const TUPLE3: u8 = 0x87;
 /// Columns shorter than this travel plain (compaction saves little there).
 const COMPACT_ROWS: usize = 4096;
 
+/// Which compactions a stream uses. Each trades bytes on the wire for a pass on the
+/// client (a cast, a multiply, a divide into fresh memory). Over loopback the bytes are
+/// cheap (the client's receive is one copy, and a plain column's array adopts the
+/// received buffer without another) and the extra passes cost more CPU than they save,
+/// so only narrow integers and repeated values are used; over a real network the bytes
+/// are the cost, so everything is (measured in tests/bench/api/README.md, sixth run).
+/// `BELUGA_PICKLE_COMPACT` (letters `i` narrow integers, `t` temporal units, `d` decimal
+/// doubles, `r` repeated values) overrides both.
+#[derive(Clone, Copy, Debug)]
+pub struct Compact {
+    pub ints: bool,
+    pub temporal: bool,
+    pub decimals: bool,
+    pub repeats: bool,
+}
+
+impl Compact {
+    pub fn for_peer(loopback: bool) -> Compact {
+        static ENV: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let letters = match ENV.get_or_init(|| std::env::var("BELUGA_PICKLE_COMPACT").ok()) {
+            Some(s) => s.as_str(),
+            None if loopback => "ir",
+            None => "itdr",
+        };
+        Compact::of(letters)
+    }
+
+    fn of(letters: &str) -> Compact {
+        Compact {
+            ints: letters.contains('i'),
+            temporal: letters.contains('t'),
+            decimals: letters.contains('d'),
+            repeats: letters.contains('r'),
+        }
+    }
+}
+
 /// Items per MARK … APPENDS batch in a list of strings (CPython's pickler uses 1000).
 const BATCH: usize = 1000;
 
 /// The whole result object for a table: flag word `[0][6|0x20]`, then the pickle stream
 /// of a DataFrame (or, with `as_list`, of a list of numpy arrays, the client's
-/// `pickleTableToList`). None when a column has a type the pickle form does not carry.
-pub fn table(out: &mut Vec<u8>, t: &Table, as_list: bool) -> Option<()> {
+/// `pickleTableToList`). None when a column has a type the pickle form does not carry
+/// (checked before anything is written). With `stream`, whatever `out` holds and the
+/// stream go to it as they are made (`out` is then left empty, a scratch buffer); the
+/// result is the first write error.
+pub fn table<'a>(
+    out: &'a mut Vec<u8>,
+    stream: Option<&'a mut dyn Write>,
+    t: &Table,
+    as_list: bool,
+    compact: Compact,
+) -> Option<io::Result<()>> {
     if t.cols.is_empty() || !t.cols.iter().all(supported) {
         return None;
     }
-    let mut p = Pickler { out, memo: 0 };
+    let mut p = Pickler { out: Sink::new(out, stream), memo: 0, compact };
     p.out.extend_from_slice(&[0, FORM_TABLE | FORM_PICKLED, PROTO, 4]);
     if as_list {
         p.out.push(EMPTY_LIST);
@@ -111,7 +158,76 @@ pub fn table(out: &mut Vec<u8>, t: &Table, as_list: bool) -> Option<()> {
         p.out.extend_from_slice(&[NONE, NONE, NONE, NEWFALSE, TUPLE, REDUCE]);
     }
     p.out.push(STOP);
-    Some(())
+    p.out.flush();
+    Some(match p.out.err.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    })
+}
+
+/// Bytes gathered before they go to the socket in one write.
+const FLUSH: usize = 1 << 20;
+/// A block at least this long (a column's data) goes to the socket straight from the
+/// column, not through the buffer.
+const DIRECT: usize = 64 << 10;
+
+/// Where the stream goes: a buffer that, when streaming, is written to the socket every
+/// `FLUSH` bytes, with column blocks written from their own memory. Why: the client starts
+/// unpickling the first columns while later ones are still being encoded, and no copy of
+/// the whole answer is made. Without a stream everything stays in the buffer (a WebSocket
+/// message needs its length first).
+pub(crate) struct Sink<'a> {
+    buf: &'a mut Vec<u8>,
+    w: Option<&'a mut dyn Write>,
+    err: Option<io::Error>,
+    /// Bytes written so far (buffered or sent).
+    total: usize,
+}
+
+impl<'a> Sink<'a> {
+    pub(crate) fn new(buf: &'a mut Vec<u8>, w: Option<&'a mut dyn Write>) -> Self {
+        let total = buf.len();
+        Sink { buf, w, err: None, total }
+    }
+
+    fn push(&mut self, b: u8) {
+        self.buf.push(b);
+        self.total += 1;
+    }
+
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        self.total += b.len();
+        if self.w.is_some() && b.len() >= DIRECT {
+            self.flush();
+            put(&mut self.w, &mut self.err, b);
+        } else {
+            self.buf.extend_from_slice(b);
+            if self.w.is_some() && self.buf.len() >= FLUSH {
+                self.flush();
+            }
+        }
+    }
+
+    /// Send what the buffer holds (streaming only).
+    fn flush(&mut self) {
+        if self.w.is_some() && !self.buf.is_empty() {
+            put(&mut self.w, &mut self.err, self.buf);
+            self.buf.clear();
+        }
+    }
+}
+
+/// Write to the socket unless an earlier write failed (the client went away: the rest of
+/// the answer is dropped, and the caller closes the connection).
+fn put(w: &mut Option<&mut dyn Write>, err: &mut Option<io::Error>, b: &[u8]) {
+    if err.is_some() {
+        return;
+    }
+    if let Some(w) = w {
+        if let Err(e) = w.write_all(b) {
+            *err = Some(e);
+        }
+    }
 }
 
 /// Column types the pickle form carries (the manual's PROTOCOL_PICKLE table).
@@ -155,9 +271,10 @@ fn bytes_of<T: Copy>(v: &[T]) -> &[u8] {
 const ORDER: char = if cfg!(target_endian = "little") { '<' } else { '>' };
 
 struct Pickler<'a> {
-    out: &'a mut Vec<u8>,
+    out: Sink<'a>,
     /// Next free memo slot (LONG_BINPUT / LONG_BINGET).
     memo: u32,
+    compact: Compact,
 }
 
 impl Pickler<'_> {
@@ -198,7 +315,7 @@ impl Pickler<'_> {
 
     /// As `ndarray`, with `fill` appending exactly `nbytes` bytes of data straight into
     /// the frame (no temporary copy of a converted column).
-    fn ndarray_with(&mut self, dtype: &str, n: usize, nbytes: usize, fill: impl FnOnce(&mut Vec<u8>)) {
+    fn ndarray_with(&mut self, dtype: &str, n: usize, nbytes: usize, fill: impl FnOnce(&mut Sink)) {
         self.global("numpy", "ndarray");
         self.out.push(BININT1);
         self.out.push(0);
@@ -223,10 +340,9 @@ impl Pickler<'_> {
             self.out.push(BINBYTES8);
             self.out.extend_from_slice(&(nbytes as u64).to_le_bytes());
         }
-        let at = self.out.len();
-        self.out.reserve(nbytes);
-        fill(self.out);
-        debug_assert_eq!(self.out.len() - at, nbytes);
+        let at = self.out.total;
+        fill(&mut self.out);
+        debug_assert_eq!(self.out.total - at, nbytes);
         self.out.push(TUPLE);
         self.out.push(BUILD);
     }
@@ -234,12 +350,7 @@ impl Pickler<'_> {
     /// A column of `n` values computed by `f`, written straight into the frame.
     fn mapped<T: Copy, U: Copy>(&mut self, kind: char, v: &[T], f: impl Fn(T) -> U) {
         let dtype = format!("{ORDER}{kind}{}", std::mem::size_of::<U>());
-        self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| {
-            for chunk in v.chunks(4096) {
-                let tmp: Vec<U> = chunk.iter().map(|&x| f(x)).collect();
-                out.extend_from_slice(bytes_of(&tmp));
-            }
-        });
+        self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| convert(out, v, f));
     }
 
     /// Category codes in the narrowest signed type pandas would pick for `ncats`.
@@ -334,7 +445,7 @@ impl Pickler<'_> {
             (_, Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime | NanoTimestamp | DateHour) => {
                 let dtype = format!("{ORDER}M8[ns]");
                 match &*c.data {
-                    ColData::I32(v) if c.ty != Month && v.len() >= COMPACT_ROWS && !v.contains(&i32::MIN) => {
+                    ColData::I32(v) if c.ty != Month && v.len() >= COMPACT_ROWS && !v.contains(&i32::MIN) && (self.compact.temporal || self.compact.repeats) => {
                         self.scaled_temporal(&dtype, v, nanos_per_unit(c.ty))
                     }
                     ColData::I32(v) if c.ty != Month => {
@@ -363,19 +474,14 @@ impl Pickler<'_> {
                 self.mapped('f', v, |x| if x == -f64::MAX { f64::NAN } else { x })
             }
             (ColData::F32(v), _) => self.typed('f', v),
-            (ColData::F64(v), _) if v.len() >= COMPACT_ROWS => self.decimal_doubles(v),
+            (ColData::F64(v), _) if v.len() >= COMPACT_ROWS && self.compact.decimals => self.decimal_doubles(v),
             (ColData::F64(v), _) => self.typed('f', v),
             (ColData::I128(_) | ColData::Array(_), _) => unreachable!("filtered by supported()"),
         }
     }
 
     fn mapped_dtype<T: Copy>(&mut self, dtype: &str, v: &[T], f: impl Fn(T) -> i64) {
-        self.ndarray_with(dtype, v.len(), v.len() * 8, |out| {
-            for chunk in v.chunks(4096) {
-                let tmp: Vec<i64> = chunk.iter().map(|&x| f(x)).collect();
-                out.extend_from_slice(bytes_of(&tmp));
-            }
-        });
+        self.ndarray_with(dtype, v.len(), v.len() * 8, |out| convert(out, v, f));
     }
 
     /// Integers without nulls keep their width; with a null they become float64 + NaN.
@@ -396,9 +502,11 @@ impl Pickler<'_> {
     fn compact_ints<T: Copy + Into<i64>>(&mut self, dtype: &str, v: &[T], plain: impl FnOnce(&mut Self)) {
         let Some((lo, hi)) = min_max(v) else { return plain(self) };
         let width = std::mem::size_of::<T>();
-        if lo == hi {
+        if lo == hi && self.compact.repeats {
             let one = v[0];
             self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[one])));
+        } else if !self.compact.ints {
+            plain(self)
         } else if width > 1 && lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
             self.widen(dtype, |p| p.mapped('i', v, |x| Into::<i64>::into(x) as i8));
         } else if width > 2 && lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
@@ -445,15 +553,10 @@ impl Pickler<'_> {
     fn decimal_doubles(&mut self, v: &[f64]) {
         let n = v.len();
         // the places: the fewest that fit most of a sample
-        let exact = |x: f64, s: f64| {
-            let m = (x * s).round();
-            // -0.0 is an exception: as an integer it would come back as +0.0
-            m.abs() < 2_147_483_647.0 && (m / s).to_bits() == x.to_bits() && x.to_bits() != (-0.0f64).to_bits()
-        };
         let sample = &v[..n.min(1024)];
         let places = (0..=4).find(|&k| {
             let s = 10f64.powi(k);
-            sample.iter().filter(|&&x| exact(x, s)).count() * 10 >= sample.len() * 9
+            sample.iter().filter(|&&x| scaled_int(x, s).is_some()).count() * 10 >= sample.len() * 9
         });
         let Some(k) = places else { return self.typed('f', v) };
         let scale = 10f64.powi(k);
@@ -461,15 +564,16 @@ impl Pickler<'_> {
         let mut rows: Vec<i32> = Vec::new();
         let mut vals: Vec<f64> = Vec::new();
         for (r, &x) in v.iter().enumerate() {
-            if exact(x, scale) {
-                ints.push((x * scale).round() as i32);
-            } else {
-                ints.push(0);
-                rows.push(r as i32);
-                vals.push(x);
-                if rows.len() * 8 > n {
-                    // more than one in eight: not worth it
-                    return self.typed('f', v);
+            match scaled_int(x, scale) {
+                Some(m) => ints.push(m),
+                None => {
+                    ints.push(0);
+                    rows.push(r as i32);
+                    vals.push(x);
+                    if rows.len() * 8 > n {
+                        // more than one in eight: not worth it
+                        return self.typed('f', v);
+                    }
                 }
             }
         }
@@ -507,11 +611,11 @@ impl Pickler<'_> {
     /// array, so the product is int64 under numpy 1's value-based casting too).
     fn scaled_temporal(&mut self, dtype: &str, v: &[i32], unit: i64) {
         let Some((lo, hi)) = min_max(v) else { return };
-        if lo == hi {
+        if lo == hi && self.compact.repeats {
             let ns = (v[0] as i64).saturating_mul(unit);
             return self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[ns])));
         }
-        if lo.checked_mul(unit).is_none() || hi.checked_mul(unit).is_none() {
+        if lo.checked_mul(unit).is_none() || hi.checked_mul(unit).is_none() || !self.compact.temporal {
             // out of datetime64[ns]'s range: saturate as the plain form does
             return self.mapped_dtype(dtype, v, |x| (x as i64).saturating_mul(unit));
         }
@@ -604,6 +708,32 @@ impl Pickler<'_> {
             }
         };
         if plain { f(self) } else { self.object_series(f) }
+    }
+}
+
+/// `x * s` as an integer `m` when `m / s` gives back exactly `x` (bitwise) and `m` fits
+/// in 32 bits; -0.0 never (as an integer it would come back as +0.0). The rounding is the
+/// add-and-subtract of 1.5 * 2^52 (nearest, ties to even, for |y| < 2^51) instead of a
+/// call to `round`: which integer is tried does not matter, the check decides.
+fn scaled_int(x: f64, s: f64) -> Option<i32> {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let y = x * s;
+    if !(y.abs() < 2_147_483_647.0) {
+        return None;
+    }
+    let m = (y + MAGIC) - MAGIC;
+    (m / s == x && x.to_bits() != (-0.0f64).to_bits()).then_some(m as i32)
+}
+
+/// Values converted by `f`, a block at a time into one reused buffer; a block (64 Ki
+/// values) is large enough that, when streaming, it goes to the socket from that buffer.
+fn convert<T: Copy, U: Copy>(out: &mut Sink, v: &[T], f: impl Fn(T) -> U) {
+    const BLOCK: usize = 1 << 16;
+    let mut tmp: Vec<U> = Vec::with_capacity(v.len().min(BLOCK));
+    for chunk in v.chunks(BLOCK) {
+        tmp.clear();
+        tmp.extend(chunk.iter().map(|&x| f(x)));
+        out.extend_from_slice(bytes_of(&tmp));
     }
 }
 
@@ -700,6 +830,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn decimal_doubles_round_trip_exactly() {
+        assert_eq!(scaled_int(69.19, 100.0), Some(6919));
+        assert_eq!(scaled_int(-12.5, 10.0), Some(-125));
+        assert_eq!(scaled_int(0.0, 100.0), Some(0));
+        // not m / 100 for any integer m, not a 32-bit integer, no sign, NaN
+        assert_eq!(scaled_int(69.19000000000001, 100.0), None);
+        assert_eq!(scaled_int(3e9, 1.0), None);
+        assert_eq!(scaled_int(-0.0, 1.0), None);
+        assert_eq!(scaled_int(f64::NAN, 1.0), None);
+        assert_eq!(scaled_int(f64::INFINITY, 1.0), None);
+    }
+
+    #[test]
+    fn streamed_and_buffered_streams_are_the_same() {
+        let n = 50_000;
+        let t = Table {
+            names: vec!["a".into(), "b".into(), "c".into()],
+            cols: vec![
+                Column::from_vec(DataType::Int, (0..n as i32).collect::<Vec<_>>()),
+                Column::from_vec(DataType::Double, (0..n).map(|i| i as f64 / 100.0).collect::<Vec<_>>()),
+                Column::from_vec(DataType::Second, (0..n as i32).map(|i| 34_200 + i % 20_000).collect::<Vec<_>>()),
+            ],
+            keys: Vec::new(),
+            name: None,
+        };
+        for letters in ["", "ir", "itdr"] {
+            let mut whole = Vec::new();
+            table(&mut whole, None, &t, false, Compact::of(letters)).unwrap().unwrap();
+            let mut sent: Vec<u8> = Vec::new();
+            let mut scratch = b"head".to_vec();
+            table(&mut scratch, Some(&mut sent as &mut dyn Write), &t, false, Compact::of(letters)).unwrap().unwrap();
+            assert_eq!(&sent[..4], b"head");
+            assert_eq!(&sent[4..], &whole[..], "compaction {letters:?}");
+            assert!(scratch.is_empty());
+        }
+    }
+
+    #[test]
     fn civil_months() {
         assert_eq!(days_from_civil(1970, 1), 0);
         assert_eq!(days_from_civil(2024, 2), 19754); // 2024-02-01
@@ -725,7 +893,7 @@ mod tests {
             name: None,
         };
         let mut out = Vec::new();
-        assert!(table(&mut out, &t, false).is_none());
+        assert!(table(&mut out, None, &t, false, Compact::of("itdr")).is_none());
         assert!(out.is_empty());
     }
 
@@ -738,7 +906,7 @@ mod tests {
             name: None,
         };
         let mut out = Vec::new();
-        table(&mut out, &t, false).unwrap();
+        table(&mut out, None, &t, false, Compact::of("itdr")).unwrap().unwrap();
         assert_eq!(&out[..4], &[0, 6 | FORM_PICKLED, PROTO, 4]);
         assert_eq!(*out.last().unwrap(), STOP);
         // the three ints travel as one 12-byte block

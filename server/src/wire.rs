@@ -725,9 +725,23 @@ fn make_dict(keys: Column, vals: Value) -> WResult<Value> {
 
 // ----------------------------------------------------------------------------- encoding
 
-/// Writes objects; symbol base ids are numbered per top-level object.
-pub struct Encoder {
+/// Bytes gathered before they go to the socket in one write (streaming).
+const FLUSH: usize = 1 << 20;
+/// A block at least this long goes to the socket straight from the column (streaming).
+const DIRECT: usize = 64 << 10;
+
+/// Writes objects; symbol base ids are numbered per top-level object. By default the
+/// bytes gather in `out`; after `stream_to` they go to the socket as they are made (every
+/// `FLUSH` bytes, large column blocks straight from the column's memory), so the client
+/// reads the first columns while later ones are encoded and no copy of the whole answer
+/// exists.
+pub struct Encoder<'a> {
     pub out: Vec<u8>,
+    stream: Option<&'a mut dyn std::io::Write>,
+    /// The first failed write while streaming (the rest of the answer was dropped).
+    pub stream_err: Option<std::io::Error>,
+    /// Blocks may go straight to the stream (off while `out` is being compressed).
+    direct: bool,
     next_base: i32,
     /// The client asked for DECIMAL results as DOUBLE (request flag 1<<23).
     pub decimal_as_double: bool,
@@ -737,9 +751,51 @@ pub struct Encoder {
     pub describe: Box<dyn Fn(&Value) -> String>,
 }
 
-impl Encoder {
+impl<'a> Encoder<'a> {
     pub fn new(describe: Box<dyn Fn(&Value) -> String>) -> Self {
-        Encoder { out: Vec::new(), next_base: 0, decimal_as_double: false, compress: false, describe }
+        Encoder {
+            out: Vec::new(),
+            stream: None,
+            stream_err: None,
+            direct: true,
+            next_base: 0,
+            decimal_as_double: false,
+            compress: false,
+            describe,
+        }
+    }
+
+    /// From now on write to `w` as the answer is made (what `out` holds goes first).
+    pub fn stream_to(&mut self, w: &'a mut dyn std::io::Write) {
+        self.stream = Some(w);
+    }
+
+    /// Send what `out` holds (streaming only); `out` is then empty.
+    pub fn flush(&mut self) {
+        if self.stream.is_some() && !self.out.is_empty() {
+            let b = std::mem::take(&mut self.out);
+            self.put(&b);
+            self.out = b;
+            self.out.clear();
+        }
+    }
+
+    fn put(&mut self, b: &[u8]) {
+        if self.stream_err.is_some() {
+            return;
+        }
+        if let Some(w) = self.stream.as_mut() {
+            if let Err(e) = w.write_all(b) {
+                self.stream_err = Some(e);
+            }
+        }
+    }
+
+    /// Flush when enough has gathered.
+    fn spill(&mut self) {
+        if self.direct && self.stream.is_some() && self.out.len() >= FLUSH {
+            self.flush();
+        }
     }
 
     fn flag(&mut self, ty: u8, form: u8) {
@@ -847,6 +903,7 @@ impl Encoder {
                     } else {
                         self.vector(&c, FORM_VECTOR);
                     }
+                    self.spill();
                 }
             }
             Value::ArrayVector(a) => self.array_vector(a),
@@ -915,7 +972,9 @@ impl Encoder {
     /// most 64 KiB of the packed values.
     fn compressed_vector(&mut self, c: &Column) {
         let start = self.out.len();
+        let direct = std::mem::replace(&mut self.direct, false);
         self.values(c);
+        self.direct = direct;
         let data = self.out.split_off(start);
         let unit = if c.is_empty() { 1 } else { data.len() / c.len() };
         self.flag(TYPE_COMPRESS, FORM_VECTOR);
@@ -987,7 +1046,13 @@ impl Encoder {
 
     fn raw<T: Pod>(&mut self, v: &[T]) {
         if cfg!(target_endian = "little") {
-            self.out.extend_from_slice(pod_bytes(v));
+            let b = pod_bytes(v);
+            if self.direct && self.stream.is_some() && b.len() >= DIRECT {
+                self.flush();
+                self.put(b);
+            } else {
+                self.out.extend_from_slice(b);
+            }
         } else {
             let le: Vec<T> = v.iter().map(|x| x.swap_le()).collect();
             self.out.extend_from_slice(pod_bytes(&le));
@@ -1017,27 +1082,35 @@ impl Encoder {
             // array columns are written by `array_vector`, never as packed values
             ColData::Array(a) => self.values(&a.data),
             ColData::Str(s) if c.ty == DataType::Blob => {
-                for x in s.iter() {
+                for (k, x) in s.iter().enumerate() {
                     self.i32(x.len() as i32);
                     self.out.extend_from_slice(x.as_bytes());
+                    if k % 4096 == 4095 {
+                        self.spill();
+                    }
                 }
             }
             ColData::Str(s) => {
-                for x in s.iter() {
+                for (k, x) in s.iter().enumerate() {
                     self.cstr(x);
+                    if k % 4096 == 4095 {
+                        self.spill();
+                    }
                 }
             }
             ColData::Sym(s) => {
                 for i in 0..s.codes.len() {
-                    let x = s.get(i).to_string();
-                    self.cstr(&x);
+                    self.cstr(s.get(i));
+                    if i % 4096 == 4095 {
+                        self.spill();
+                    }
                 }
             }
         }
     }
 }
 
-impl Encoder {
+impl Encoder<'_> {
     /// The column as the wire carries it: types the protocol has no id for travel as
     /// STRING; DECIMAL keeps its type unless the client asked for DOUBLE.
     fn wire_column(&self, c: &Column) -> Column {

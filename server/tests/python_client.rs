@@ -45,7 +45,12 @@ impl Drop for Server {
 }
 
 fn start_server(bin: &PathBuf, port: u16, data: &std::path::Path, extra: &[&str]) -> Server {
+    start_server_env(bin, port, data, extra, &[])
+}
+
+fn start_server_env(bin: &PathBuf, port: u16, data: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let child = Command::new(bin)
+        .envs(env.iter().copied())
         .args(["server", "--port", &port.to_string(), "--bind", "127.0.0.1", "--data"])
         .arg(data)
         .args(extra)
@@ -90,10 +95,21 @@ fn real_python_client() {
         &["--max-request-mb", "1", "--session-memory-mb", "4", "--max-connections", "4", "--idle-timeout", "4"],
     );
 
+    // a third with every pickle compaction on (what a client on another host gets)
+    let compact_port = free_port();
+    let mut compact = start_server_env(
+        &bin,
+        compact_port,
+        &data.join("compact"),
+        &[],
+        &[("BELUGA_PICKLE_COMPACT", "itdr")],
+    );
+
     let mut child = Command::new(&py)
         .arg(&script)
         .arg(port.to_string())
         .arg(limits_port.to_string())
+        .arg(compact_port.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -134,7 +150,8 @@ fn real_python_client() {
     let passed = lines.iter().filter(|l| l.starts_with("PASS")).count();
     // the server is still alive after everything the script threw at it
     let alive = server.0.try_wait().map(|s| s.is_none()).unwrap_or(false)
-        && limits.0.try_wait().map(|s| s.is_none()).unwrap_or(false);
+        && limits.0.try_wait().map(|s| s.is_none()).unwrap_or(false)
+        && compact.0.try_wait().map(|s| s.is_none()).unwrap_or(false);
     let _ = std::fs::remove_dir_all(&data);
     assert!(alive, "the server exited during the client test");
     assert!(status.is_some(), "the client script did not finish in 10 minutes\n{out}");

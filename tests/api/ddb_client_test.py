@@ -21,6 +21,8 @@ import dolphindb.settings as keys
 
 HOST = "127.0.0.1"
 PORT = int(sys.argv[1])
+# a server started with BELUGA_PICKLE_COMPACT=itdr (every pickle compaction on)
+COMPACT_PORT = int(sys.argv[3]) if len(sys.argv) > 3 else None
 fails = 0
 passes = 0
 
@@ -201,6 +203,52 @@ attempt("download types", t_download_types)
 
 
 # ------------------------------------------------------------------ pickle result encoding
+def compacted_columns(sp, label):
+    """Columns of >= 4096 rows travel compacted (narrow integers widened by the client,
+    repeated values, and on a fully compacting server temporal counts scaled and decimal
+    doubles divided by the client): same values and dtypes as the DDB encoding, and every
+    array writable."""
+    m = 10000
+    q = (f"table(take(2007.08.01, {m}) as d, 09:30:00 + (0..{m - 1}) * 3 as sec, (0..{m - 1}) % 100 - 50 as small, "
+         f"take(7, {m}) as cst, long(0..{m - 1}) * 1000 as lng, short((0..{m - 1}) % 120) as sh, "
+         f"09:30m + (0..{m - 1}) % 390 as mnt, 2024.01.01T00:00:00 + (0..{m - 1}) * 3600 as dt, "
+         f"take(2024.01.01T09:30:00.000, {m}) as ts, 1970.01.01 + (0..{m - 1}) % 40000 - 20000 as wide, "
+         f"double(1000 + (0..{m - 1}) % 777) / 100 as cents, "
+         f"iif((0..{m - 1}) % 50 == 0, 1.0 / ((0..{m - 1}) + 3), double((0..{m - 1}) % 777) / 100) as mixed, "
+         f"10.0 + ((0..{m - 1}) % 500) * 0.01 as messy, double(0..{m - 1}) * -1000.5 as neg)")
+    c_ddb = s.run(q)
+    c_pk = sp.run(q)
+    ids = np.arange(m)
+    exp = {
+        "d": np.full(m, np.datetime64("2007-08-01", "ns")),
+        "sec": np.datetime64("1970-01-01T09:30:00", "ns") + (ids * 3).astype("timedelta64[s]"),
+        "small": (ids % 100 - 50).astype(np.int32),
+        "cst": np.full(m, 7, dtype=np.int32),
+        "lng": (ids * 1000).astype(np.int64),
+        "sh": (ids % 120).astype(np.int16),
+        "mnt": np.datetime64("1970-01-01T09:30", "ns") + (ids % 390).astype("timedelta64[m]"),
+        "dt": np.datetime64("2024-01-01", "ns") + ids.astype("timedelta64[h]"),
+        "ts": np.full(m, np.datetime64("2024-01-01T09:30:00", "ns")),
+        "wide": np.datetime64("1970-01-01", "ns") + (ids % 40000 - 20000).astype("timedelta64[D]"),
+        "cents": (1000 + ids % 777).astype(np.float64) / 100,
+        "mixed": np.where(ids % 50 == 0, 1.0 / (ids + 3), (ids % 777).astype(np.float64) / 100),
+        "messy": 10.0 + (ids % 500) * 0.01,
+        "neg": ids.astype(np.float64) * -1000.5,
+    }
+    for col, want in exp.items():
+        got = c_pk[col].to_numpy()
+        same = (got.view(np.int64) == want.view(np.int64)).all() if want.dtype == np.float64 else (got == want).all()
+        check(f"{label}: column {col} values and dtype",
+              got.dtype == want.dtype and same and (c_ddb[col].to_numpy() == want).all(),
+              (got.dtype, want.dtype, got[:3], want[:3]))
+    try:
+        for k in range(c_pk.shape[1]):
+            c_pk.iloc[0, k] = c_pk.iloc[1, k]
+        check(f"{label}: every column is writable", (c_pk.iloc[0] == c_pk.iloc[1]).all())
+    except Exception as e:  # noqa: BLE001
+        check(f"{label}: every column is writable", False, e)
+
+
 def t_pickle_protocol():
     """protocol=PROTOCOL_PICKLE: tables arrive as a pickle stream (PROTOCOL.md 5.11) and
     must hold the same values as the DolphinDB encoding gives; SYMBOL columns arrive as
@@ -233,48 +281,13 @@ def t_pickle_protocol():
     check("pickle: repeated strings", t["s7"].dtype == object and (t["s7"].to_numpy() == (ids % 7).astype(str).astype(object)).all())
     exp_d = np.datetime64("2024-01-01", "ns") + (ids % 30).astype("timedelta64[D]")
     check("pickle: date column", (t["d"].to_numpy() == exp_d).all())
-    # compacted columns (>= 4096 rows): narrow integers widened by the client, repeated
-    # values, temporal counts scaled by the client; same values and dtypes as the DDB
-    # encoding, and every array writable
-    m = 10000
-    q = (f"table(take(2007.08.01, {m}) as d, 09:30:00 + (0..{m - 1}) * 3 as sec, (0..{m - 1}) % 100 - 50 as small, "
-         f"take(7, {m}) as cst, long(0..{m - 1}) * 1000 as lng, short((0..{m - 1}) % 120) as sh, "
-         f"09:30m + (0..{m - 1}) % 390 as mnt, 2024.01.01T00:00:00 + (0..{m - 1}) * 3600 as dt, "
-         f"take(2024.01.01T09:30:00.000, {m}) as ts, 1970.01.01 + (0..{m - 1}) % 40000 - 20000 as wide, "
-         f"double(1000 + (0..{m - 1}) % 777) / 100 as cents, "
-         f"iif((0..{m - 1}) % 50 == 0, 1.0 / ((0..{m - 1}) + 3), double((0..{m - 1}) % 777) / 100) as mixed, "
-         f"10.0 + ((0..{m - 1}) % 500) * 0.01 as messy, double(0..{m - 1}) * -1000.5 as neg)")
-    c_ddb = s.run(q)
-    c_pk = sp.run(q)
-    ids = np.arange(m)
-    exp = {
-        "d": np.full(m, np.datetime64("2007-08-01", "ns")),
-        "sec": np.datetime64("1970-01-01T09:30:00", "ns") + (ids * 3).astype("timedelta64[s]"),
-        "small": (ids % 100 - 50).astype(np.int32),
-        "cst": np.full(m, 7, dtype=np.int32),
-        "lng": (ids * 1000).astype(np.int64),
-        "sh": (ids % 120).astype(np.int16),
-        "mnt": np.datetime64("1970-01-01T09:30", "ns") + (ids % 390).astype("timedelta64[m]"),
-        "dt": np.datetime64("2024-01-01", "ns") + ids.astype("timedelta64[h]"),
-        "ts": np.full(m, np.datetime64("2024-01-01T09:30:00", "ns")),
-        "wide": np.datetime64("1970-01-01", "ns") + (ids % 40000 - 20000).astype("timedelta64[D]"),
-        "cents": (1000 + ids % 777).astype(np.float64) / 100,
-        "mixed": np.where(ids % 50 == 0, 1.0 / (ids + 3), (ids % 777).astype(np.float64) / 100),
-        "messy": 10.0 + (ids % 500) * 0.01,
-        "neg": ids.astype(np.float64) * -1000.5,
-    }
-    for col, want in exp.items():
-        got = c_pk[col].to_numpy()
-        same = (got.view(np.int64) == want.view(np.int64)).all() if want.dtype == np.float64 else (got == want).all()
-        check(f"pickle compacted: column {col} values and dtype",
-              got.dtype == want.dtype and same and (c_ddb[col].to_numpy() == want).all(),
-              (got.dtype, want.dtype, got[:3], want[:3]))
-    try:
-        for k in range(c_pk.shape[1]):
-            c_pk.iloc[0, k] = c_pk.iloc[1, k]
-        check("pickle compacted: every column is writable", (c_pk.iloc[0] == c_pk.iloc[1]).all())
-    except Exception as e:  # noqa: BLE001
-        check("pickle compacted: every column is writable", False, e)
+    compacted_columns(sp, "pickle compacted")
+    if COMPACT_PORT:
+        # the same through a server that compacts everything (what a remote client gets:
+        # temporal units and decimal doubles too)
+        sf = ddb.session(protocol=keys.PROTOCOL_PICKLE)
+        sf.connect(HOST, COMPACT_PORT, "admin", "123456")
+        compacted_columns(sf, "pickle fully compacted")
     u = sp.run("table(string(1..1000) as s, 1..1000 as v)")
     check("pickle: distinct strings", list(u["s"][:3]) == ["1", "2", "3"] and u["s"].dtype == object and len(u) == 1000)
     lst = sp.run("table(1..3 as a, `x`y`x as b, [1.5, NULL, 2.5] as c)", pickleTableToList=True)
@@ -798,6 +811,29 @@ def t_fetch_after():
 
 
 attempt("compress/fetchSize", t_compress_fetch)
+
+
+def t_streamed():
+    """Large answers go to the socket while they are encoded (several MB of fixed-width,
+    STRING and SYMBOL columns, plain and LZ4-compressed): every value arrives in order,
+    and the session answers again afterwards."""
+    n = 300_000
+    script = (f"table(0..{n - 1} as i, double(0..{n - 1}) * 0.5 as d, string(0..{n - 1}) as s, "
+              f"symbol(string((0..{n - 1}) % 1000)) as y, long(0..{n - 1}) * 3 as l)")
+    ids = np.arange(n)
+    for label, compress in (("plain", False), ("compressed", True)):
+        sess = ddb.session(compress=compress)
+        sess.connect(HOST, PORT, "admin", "123456")
+        df = sess.run(script)
+        ok = (len(df) == n and (df["i"].values == ids).all() and (df["d"].values == ids * 0.5).all()
+              and (df["l"].values == ids * 3).all() and list(df["s"][[0, 1, n - 1]]) == ["0", "1", str(n - 1)]
+              and (df["y"].astype(str).values == (ids % 1000).astype(str)).all())
+        check(f"streamed answer ({label}): {n} rows in order", ok, df.tail(3))
+        check(f"streamed answer ({label}): the session answers again", sess.run("1 + 2") == 3)
+        sess.close()
+
+
+attempt("streamed answers", t_streamed)
 
 # ------------------------------------------------------------------ audit: items the checks above miss
 def t_audit():
