@@ -413,6 +413,10 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         sessions.push((b.div_euclid(align) * align, e));
     }
     let mut windows = Vec::new();
+    let per_day: i64 = sessions.iter().map(|&(b, e)| (e - b) / step + 1).sum();
+    if per_day > 1_000_000 {
+        return Err(Error::arg(format!("{W}: step {step} gives {per_day} windows a day; at most 1000000 are kept")));
+    }
     for &(b, e) in &sessions {
         let mut end = b + step;
         let mut prev = b;
