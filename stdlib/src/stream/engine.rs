@@ -119,7 +119,7 @@ fn in_place_partial<'a>(i: &CallCtx, f: &'a Value, rebind: &[(usize, String)]) -
         return None;
     }
     let (_, name) = rebind.iter().find(|(k, _)| *k == 0)?;
-    matches!(i.globals().get(name), Some(Value::Table(_))).then(|| (inner, slots, name.clone()))
+    matches!(read_session(i, name), Some(Value::Table(_))).then(|| (inner, slots, name.clone()))
 }
 
 /// Call `inner` with the variable's table as its first argument and the message in the
@@ -127,7 +127,11 @@ fn in_place_partial<'a>(i: &CallCtx, f: &'a Value, rebind: &[(usize, String)]) -
 /// taken out for the call so the builtin holds the only reference and grows the table in
 /// place (amortised O(rows delivered), not a copy of the table per message).
 fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Value>>>, name: &str, msg: Value) -> Result<()> {
-    let Some(cur) = i.set_global(name.to_string(), Value::Void) else {
+    // a session variable is taken out for the call; a shared table (another session may
+    // read it) is read and written back
+    let in_globals = i.globals().contains_key(name);
+    let cur = if in_globals { i.set_global(name.to_string(), Value::Void) } else { i.get_shared(name) };
+    let Some(cur) = cur else {
         return Err(Error::name(format!("The handler's table {name} no longer exists")));
     };
     let fname = match inner.as_ref() {
@@ -160,13 +164,13 @@ fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Valu
                 None if fname.ends_with('!') => v,
                 None => keep.unwrap_or(v),
             };
-            i.set_global(name.to_string(), newv);
+            write_session(i, name, newv);
             Ok(())
         }
         Err(e) => {
             // append! hands the untouched table back on failure; others restore the copy
             if let Some(old) = back.or(keep) {
-                i.set_global(name.to_string(), old);
+                write_session(i, name, old);
             }
             Err(e)
         }
@@ -210,6 +214,10 @@ pub trait EngineCore: Send {
     fn table(&self) -> Option<Table> {
         None
     }
+    /// Rows for the right table of a join engine (conformed to its right table).
+    fn feed_right(&mut self, _i: &mut CallCtx, _rows: Table) -> Result<Option<Table>> {
+        Err(Error::runtime("this engine has no right table (only join engines take appendForJoin(engine, false, rows))"))
+    }
 }
 
 /// An engine: a table-like object; appending to it computes and writes the results.
@@ -218,6 +226,8 @@ pub struct EngineHandle {
     pub kind: &'static str,
     /// the dummy table's columns, no rows
     pub schema: Table,
+    /// a join engine's right table (columns, no rows)
+    pub right_schema: Option<Table>,
     core: Mutex<Box<dyn EngineCore>>,
     output: Target,
     output_as_table: bool,
@@ -234,10 +244,20 @@ impl std::fmt::Debug for EngineHandle {
 
 impl EngineHandle {
     fn append(&self, i: &mut CallCtx, rows: &Value) -> Result<u64> {
+        self.append_side(i, true, rows)
+    }
+
+    /// Append to the engine's input (`left`), or to a join engine's right table.
+    pub fn append_side(&self, i: &mut CallCtx, left: bool, rows: &Value) -> Result<u64> {
         if self.dropped.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(Error::runtime(format!("engine {} was dropped (dropStreamEngine)", self.name)));
         }
-        let rows = crate::core::append_rows(self.schema.clone(), rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?;
+        let schema = match (left, &self.right_schema) {
+            (true, _) => &self.schema,
+            (false, Some(r)) => r,
+            (false, None) => return Err(Error::arg(format!("engine {}: only join engines have a right table", self.name))),
+        };
+        let rows = crate::core::append_rows(schema.clone(), rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?;
         let n = rows.rows();
         if n == 0 {
             return Ok(0);
@@ -247,7 +267,8 @@ impl EngineHandle {
                 .core
                 .try_lock()
                 .map_err(|_| Error::runtime(format!("engine {}: rows were appended to it while it was computing", self.name)))?;
-            core.feed(i, rows).map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?
+            let r = if left { core.feed(i, rows) } else { core.feed_right(i, rows) };
+            r.map_err(|e| Error::new(e.kind, format!("engine {}: {}", self.name, e.message)))?
         };
         if let Ok(mut r) = self.rows_in.lock() {
             *r += n as u64;
@@ -392,12 +413,28 @@ pub fn register(
     output_handler: Option<&Value>,
     msg_as_table: bool,
 ) -> Result<Value> {
+    register_with(i, what, kind, c, None, core, output, output_handler, msg_as_table)
+}
+
+/// `register` for engines with a right table too (the join engines).
+#[allow(clippy::too_many_arguments)]
+pub fn register_with(
+    i: &mut CallCtx,
+    what: &str,
+    kind: &'static str,
+    c: Common,
+    right: Option<Table>,
+    core: Box<dyn EngineCore>,
+    output: &Value,
+    output_handler: Option<&Value>,
+    msg_as_table: bool,
+) -> Result<Value> {
     let (target, as_table) = match output_handler {
         Some(h) if matches!(h, Value::Function(_)) => (Target::of(i, what, h)?, msg_as_table),
         Some(other) => return Err(Error::arg(format!("{what}: outputHandler must be a function, not {}", describe(other)))),
         None => (Target::of(i, what, output)?, true),
     };
-    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
+    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, right_schema: right, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
     let v = Value::Handle(Arc::new(h));
     engines(i).insert(c.name, v.clone());
     Ok(v)

@@ -14,20 +14,26 @@
 //! tests; see docs/architecture.md). Engines compute when rows are appended to them and
 //! write their output at once.
 //!
-//! * `table`: `streamTable`, `subscribeTable`, `unsubscribeTable`, `getStreamingStat`.
+//! * `table`: `streamTable`, `haStreamTable`, `subscribeTable`, `unsubscribeTable`, `getStreamingStat`.
 //! * `engine`: the engine handle, the registry of engines by name, output targets,
 //!   `getStreamEngine`, `dropStreamEngine`, `getStreamEngineStat`.
 //! * `reactive`: `createReactiveStateEngine`.
 //! * `timeseries`: `createTimeSeriesEngine`.
+//! * `daily`: `createDailyTimeSeriesEngine`.
+//! * `session`: `createSessionWindowEngine`.
 //! * `cross`: `createCrossSectionalEngine`.
+//! * `join`: the asof, equi, lookup and left semi join engines, `appendForJoin`.
 //! * `incr`: the incremental form of reactive-state metrics.
 //! * `replay`: `replay` (tables into stream tables and engines, in time order).
 
 pub mod cross;
+pub mod daily;
 pub mod engine;
 pub mod incr;
+pub mod join;
 pub mod reactive;
 pub mod replay;
+pub mod session;
 pub mod table;
 pub mod timeseries;
 
@@ -140,6 +146,7 @@ pub const DEFS: &[Builtin] = &[
         table::enable_share_and_persistence,
         &["table", "tableName", "asynWrite", "compress", "cacheSize", "retentionMinutes", "flushMode", "preCache", "cachePurgeTimeColumn", "cachePurgeInterval"],
     ),
+    fp("haStreamTable", Kind::System, 4, 6, table::ha_stream_table, &["raftGroup", "table", "tableName", "cacheLimit", "keyColumn", "retentionMinutes"]),
     fp("getStreamingStat", Kind::System, 0, 0, table::get_streaming_stat, &[]),
     fp(
         "replay",
@@ -173,6 +180,16 @@ pub const DEFS: &[Builtin] = &[
         timeseries::create,
         TIME_SERIES_PARAMS,
     ),
+    fp("createAsofJoinEngine", Kind::System, 6, 14, join::create_asof, join::PARAMS.0),
+    fp("createEquiJoinEngine", Kind::System, 7, 11, join::create_equi, join::PARAMS.1),
+    fp("createEqualJoinEngine", Kind::System, 7, 11, join::create_equi, join::PARAMS.1),
+    fp("createLookupJoinEngine", Kind::System, 6, 13, join::create_lookup, join::PARAMS.2),
+    fp("createLeftSemiJoinEngine", Kind::System, 6, 10, join::create_left_semi, join::PARAMS.3),
+    fp("createDailyTimeSeriesEngine", Kind::System, 6, 33, daily::create, daily::PARAMS),
+    fp("createSessionWindowEngine", Kind::System, 5, 14, session::create, session::PARAMS),
+    fp("appendForJoin", Kind::System, 3, 3, join::append_for_join, &["engine", "isLeftTable", "data"]),
+    fp("getLeftStream", Kind::System, 1, 1, join::get_left_stream, &["engine"]),
+    fp("getRightStream", Kind::System, 1, 1, join::get_right_stream, &["engine"]),
     fp("createCrossSectionalEngine", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
     fp("createCrossSectionalAggregator", Kind::System, 3, 18, cross::create, CROSS_PARAMS),
     fp(

@@ -7,7 +7,11 @@
 //! be compiled (an aggregate, a time-based window, a user function with control flow) is
 //! evaluated over the key's kept history instead — exact, but the cost is the length of
 //! the histories of the keys a batch touches; the history is kept only when some metric
-//! needs it. History and state are never purged (`keyPurgeFilter` is not supported).
+//! needs it. `keyPurgeFilter` (metacode over the output table's columns) with
+//! `keyPurgeFreqInSecond`: at an append at least that many seconds after the previous one
+//! (the first: after the engine's creation), the keys whose latest output row meets the
+//! filter have their state dropped, when they are at least 10% of the keys (the manual's
+//! three steps); a purged key starts afresh.
 //! Output rows follow the input order (`keepOrder=true`; the manual allows any order
 //! otherwise). Output columns: the key columns, then each metric's columns (a metric
 //! returning a tuple gives several); `filter` (metacode over the input columns) keeps the
@@ -30,6 +34,55 @@ struct Reactive {
     keys: Vec<usize>,
     filter: Option<Arc<Expr>>,
     state: AHashMap<Vec<Key>, KeyState>,
+    purge: Option<Purge>,
+}
+
+/// keyPurgeFilter / keyPurgeFreqInSecond.
+struct Purge {
+    filter: Arc<Expr>,
+    every: std::time::Duration,
+    last: std::time::Instant,
+    /// the output table's column names (the filter's names), when known
+    names: Option<Vec<String>>,
+    /// each key's latest output row
+    latest: AHashMap<Vec<Key>, Table>,
+}
+
+impl Reactive {
+    /// Drop the state of the keys the purge filter selects (see the module doc).
+    fn purge(&mut self, i: &mut CallCtx) -> Result<()> {
+        let Some(p) = self.purge.as_mut() else { return Ok(()) };
+        let now = std::time::Instant::now();
+        let due = now.duration_since(p.last) >= p.every;
+        p.last = now;
+        if !due || p.latest.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<Vec<Key>> = p.latest.keys().cloned().collect();
+        let mut all = p.latest[&keys[0]].slice(0, 0);
+        for k in &keys {
+            concat_tables(&mut all, &p.latest[k]);
+        }
+        if let Some(n) = &p.names {
+            if n.len() == all.ncols() {
+                all.names = n.clone();
+            }
+        }
+        let mask: Vec<bool> = match eval_on(i, &all, &p.filter)? {
+            Value::Vector(c) if c.len() == keys.len() => (0..c.len()).map(|r| c.i64_at(r).map(|x| x != 0).unwrap_or(false)).collect(),
+            v @ Value::Scalar(_) => vec![v.as_bool().unwrap_or(false); keys.len()],
+            other => return Err(Error::type_err(format!("keyPurgeFilter must give one boolean per key, not {}", describe(&other)))),
+        };
+        let chosen: Vec<&Vec<Key>> = keys.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| k).collect();
+        if chosen.is_empty() || chosen.len() * 10 < self.state.len() {
+            return Ok(());
+        }
+        for k in chosen {
+            self.state.remove(k);
+            p.latest.remove(k);
+        }
+        Ok(())
+    }
 }
 
 /// What the engine keeps for one key: each compiled metric's state, and the rows seen
@@ -86,6 +139,7 @@ fn concat_columns(parts: Vec<Column>) -> Result<Column> {
 
 impl EngineCore for Reactive {
     fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
+        self.purge(i)?;
         let n = rows.rows();
         let mut pieces: Vec<Vec<Column>> = Vec::new();
         let mut at: Vec<usize> = Vec::with_capacity(n);
@@ -147,6 +201,16 @@ impl EngineCore for Reactive {
             cols.push(concat_columns(parts)?.take_usize(&inv));
         }
         let mut out = Table::new(names, cols)?;
+        if let Some(p) = self.purge.as_mut() {
+            // each key's last row of this batch is its latest output
+            let mut last: AHashMap<Vec<Key>, usize> = AHashMap::new();
+            for r in 0..n {
+                last.insert(self.keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect(), r);
+            }
+            for (k, r) in last {
+                p.latest.insert(k, out.slice(r, r + 1));
+            }
+        }
         if let Some(f) = &self.filter {
             match eval_on(i, &rows, f)? {
                 Value::Vector(c) if c.len() == n => {
@@ -179,7 +243,7 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         Some(other) => return Err(Error::arg(format!("{W}: filter must be metacode, not {}", describe(other)))),
         None => None,
     };
-    for (k, what) in [(6, "snapshotDir"), (9, "keyPurgeFilter"), (11, "raftGroup")] {
+    for (k, what) in [(6, "snapshotDir"), (11, "raftGroup")] {
         if get(k).is_some() {
             return Err(Error::unsupported(W, what));
         }
@@ -189,7 +253,29 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     }
     let key_idx: Vec<usize> = keys.iter().filter_map(|n| c.dummy.col_index(n)).collect();
     let plans = metrics.iter().map(|e| compile(i, e)).collect();
-    let core = Reactive { metrics, plans, keys: key_idx, filter, state: AHashMap::new() };
+    let purge = match get(9) {
+        Some(Value::Code(e)) => {
+            if key_idx.is_empty() {
+                return Err(Error::arg(format!("{W}: keyPurgeFilter needs keyColumn")));
+            }
+            let secs = match get(10) {
+                Some(v) => match v.as_f64() {
+                    Some(x) if x >= 0.0 => x,
+                    _ => return Err(Error::arg(format!("{W}: keyPurgeFreqInSecond must be a non-negative number"))),
+                },
+                None => 0.0,
+            };
+            let names = match &args[3] {
+                Value::Table(t) => Some(t.names.clone()),
+                Value::Handle(h) => h.table_source().and_then(|s| s.schema().ok()).map(|s| s.into_iter().map(|(n, _)| n).collect()),
+                _ => None,
+            };
+            Some(Purge { filter: e.clone(), every: std::time::Duration::from_secs_f64(secs), last: std::time::Instant::now(), names, latest: AHashMap::new() })
+        }
+        Some(other) => return Err(Error::arg(format!("{W}: keyPurgeFilter must be metacode, not {}", describe(other)))),
+        None => None,
+    };
+    let core = Reactive { metrics, plans, keys: key_idx, filter, state: AHashMap::new(), purge };
     let msg_as_table = get(16).and_then(|v| v.as_bool()).unwrap_or(false);
     register(i, W, "ReactiveStreamEngine", c, Box::new(core), &args[3], get(15), msg_as_table)
 }

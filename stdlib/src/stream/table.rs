@@ -409,3 +409,48 @@ pub fn enable_share_and_persistence(i: &mut CallCtx, args: Vec<Value>) -> Result
     i.share(args[0].clone(), &name)?;
     Ok(Value::Void)
 }
+
+/// `haStreamTable(raftGroup, table, tableName, cacheLimit, [keyColumn], [retentionMinutes])`
+/// (funcs/h/haStreamTable.md). Beluga runs one node, so there is no Raft group to
+/// replicate to: the raft group is checked (an integer > 1) and kept nowhere; the table is
+/// a stream table built from the empty `table`, keyed (a row whose key exists is ignored,
+/// as keyedStreamTable) when `keyColumn` is given, and shared under `tableName`;
+/// `cacheLimit` and `retentionMinutes` are checked and otherwise accepted (stream tables
+/// live in memory). See tests/DISPUTED.md (chosen semantics).
+pub fn ha_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    const W: &str = "haStreamTable";
+    match args[0].as_i64() {
+        Some(g) if g > 1 && matches!(args[0], Value::Scalar(_)) => {}
+        _ => return Err(Error::arg(format!("{W}: raftGroup must be an integer greater than 1"))),
+    }
+    let t = match &args[1] {
+        Value::Table(t) => t.as_ref().clone(),
+        other => return Err(Error::arg(format!("{W}: table must be an empty table made by table(), not {}", describe(other)))),
+    };
+    if t.rows() > 0 {
+        return Err(Error::arg(format!("{W}: table must be empty (it has {} rows)", t.rows())));
+    }
+    let name = args[2].as_str().ok_or_else(|| Error::arg(format!("{W}: tableName must be a string")))?.to_string();
+    match args[3].as_i64() {
+        Some(n) if n > 0 => {}
+        _ => return Err(Error::arg(format!("{W}: cacheLimit must be a positive integer"))),
+    }
+    let st = match args.get(4).filter(|v| !matches!(v, Value::Void)) {
+        Some(k) => {
+            let names = crate::table::names_arg(W, k)?;
+            let mut idx = Vec::with_capacity(names.len());
+            for n in &names {
+                idx.push(t.col_index(n).ok_or_else(|| Error::name(format!("{W}: the key column {n} is not a column of the table")))?);
+            }
+            StreamTable::keyed(t, idx)
+        }
+        None => StreamTable::new(t),
+    };
+    if let Some(v) = args.get(5).filter(|v| !matches!(v, Value::Void)) {
+        if v.as_i64().map(|m| m <= 0).unwrap_or(true) {
+            return Err(Error::arg(format!("{W}: retentionMinutes must be a positive integer")));
+        }
+    }
+    i.share(Value::Handle(Arc::new(st)), &name)?;
+    Ok(Value::Void)
+}

@@ -6,19 +6,30 @@
 //!   `x / alignmentSize * alignmentSize + step - windowSize`, x the first row's time and
 //!   alignmentSize from the step, the time column's precision and `roundTime` (the
 //!   manual's tables); later windows start `step` apart;
+//! * the time is one column, or a DATE column and a SECOND/TIME/NANOTIME column
+//!   (`timeColumn=`date`time`: concatDateTime of the two, which the output time is);
 //! * a key's window is computed when the first row of that key at or after the window's
 //!   end arrives (`closed='left'`, windows `[start, end)`; with `closed='right'`,
 //!   `(start, end]` and a row after the end); the triggering row is not part of it;
+//!   with `acceptedDelay=d`, at the first row at or after end + d, rows of the window
+//!   arriving before that (out of order) still counted;
+//! * `forceTriggerTime=f`: a row of any key at time t1 forces each other key's next
+//!   window that ended at t <= t1 - f (one window per key per row); rows of a window
+//!   that arrive after it was computed are dropped; with `fill`, a forced empty window
+//!   is filled (funcs/c/createTimeSeriesEngine.md, the forceTriggerTime example);
+//! * `subWindow=a:b` (windowSize = step): only rows in [start + a, start + b) are
+//!   computed, at the first row at or after start + b, labelled start + b (the manual's
+//!   example 4);
 //! * windows without rows give no output (`fill='none'`); with `fill` 'null', 'ffill' or
 //!   a value (one, or one per metric), a key's empty windows after its first window give a
 //!   row of NULLs, the previous window's values or the value;
-//! * rows whose time is before the key's last time are dropped;
+//! * rows whose time is before the key's last time are dropped (unless acceptedDelay);
 //! * the output row is the window's end (its start with `useWindowStartTime=true`), the
 //!   key columns, then the metrics (aggregates over the window's rows; a metric giving a
 //!   tuple gives several columns).
-//! Not supported (an error says so): `useSystemTime=true`, `updateTime`,
-//! `forceTriggerTime`, a vector `windowSize`, `subWindow`,
-//! `acceptedDelay`, snapshots, two time columns, MONTH time columns.
+//! Not supported (an error says so): `useSystemTime=true`, `updateTime` (its outputs
+//! depend on how rows are batched and on system time), a vector `windowSize`,
+//! snapshots, raftGroup, MONTH time columns.
 
 use beluga_runtime::CallCtx;
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
@@ -113,12 +124,16 @@ pub(crate) fn alignment_for(ty: DataType, step: i64) -> Option<i64> {
 }
 
 struct Group {
+    /// the key's columns (one row), for output rows
+    key_row: Table,
     /// rows not yet out of every window, in time order, and their times
     buf: Table,
     times: Vec<i64>,
     /// end of the next window to compute
     next_end: i64,
     last: i64,
+    /// end of the last window computed: rows before it arrive too late and are dropped
+    done: i64,
     /// the values of the key's last computed window (fill='ffill')
     last_vals: Option<Vec<Value>>,
 }
@@ -145,12 +160,23 @@ struct Grid {
     window: i64,
     step: i64,
     right: bool,
+    /// subWindow: the part (offsets from the window's start) that is computed
+    sub: Option<(i64, i64)>,
 }
 
 struct TimeSeries {
     grid: Grid,
     time_col: usize,
+    /// a DATE column and a time-of-day column combined into the time (units per day)
+    date_col: Option<(usize, i64)>,
+    time_name: String,
     time_ty: DataType,
+    /// acceptedDelay: a window is computed at the first row at or after end + delay
+    delay: i64,
+    /// forceTriggerTime: a row of any key forces a key's window that ended this long ago
+    force: Option<i64>,
+    /// no forced window can be due before this time (skips scanning the keys)
+    force_from: i64,
     keys: Vec<usize>,
     metrics: Vec<Arc<Expr>>,
     use_start: bool,
@@ -165,11 +191,20 @@ struct TimeSeries {
 /// One computed window: its time, the key row it came from, the metric values.
 struct OutRow {
     time: i64,
-    key_row: (usize, Vec<Key>),
+    /// the key columns of the window's key (one row)
+    key_row: Table,
     vals: Vec<Value>,
 }
 
 impl Grid {
+    /// When the window ending at `end` can be computed: at its end, or its sub-window's.
+    fn trigger_end(&self, end: i64) -> i64 {
+        match self.sub {
+            Some((_, b)) => end - self.window + b,
+            None => end,
+        }
+    }
+
     /// The first window end on the grid after `t` (at or after with closed='right').
     fn end_after(&self, base: i64, t: i64) -> i64 {
         let first = base + self.window;
@@ -217,7 +252,7 @@ fn flush(g: &mut Group, rows: &Table, pending: &mut Vec<usize>) {
     pending.clear();
 }
 
-fn scalar_parts(v: Value, out: &mut Vec<Value>) -> Result<()> {
+pub(crate) fn scalar_parts(v: Value, out: &mut Vec<Value>) -> Result<()> {
     match v {
         Value::Tuple(items) => {
             for it in items.iter() {
@@ -272,7 +307,7 @@ fn fill_arg(what: &str, v: Option<&Value>) -> Result<Fill> {
     }
 }
 
-fn column_of(vals: Vec<Value>) -> Result<Column> {
+pub(crate) fn column_of(vals: Vec<Value>) -> Result<Column> {
     let ty = vals.iter().find_map(|v| if let Value::Scalar(c) = v { Some(c.ty) } else { None }).unwrap_or(DataType::Double);
     let mut out = Column::nulls(ty, 0);
     for v in vals {
@@ -287,22 +322,144 @@ fn column_of(vals: Vec<Value>) -> Result<Column> {
     Ok(out)
 }
 
-fn time_column(ty: DataType, like: &Column, v: Vec<i64>) -> Column {
+pub(crate) fn time_column(ty: DataType, like: &Column, v: Vec<i64>) -> Column {
     match &*like.data {
         ColData::I32(_) => Column::new(ty, ColData::I32(v.into_iter().map(|x| x as i32).collect())),
         _ => Column::new(ty, ColData::I64(v)),
     }
 }
 
+/// What computing a group's windows needs of the engine.
+struct Ctx<'a> {
+    grid: Grid,
+    base: i64,
+    metrics: &'a [Arc<Expr>],
+    fill: &'a Fill,
+    use_start: bool,
+}
+
+/// Keep a group's rows in time order (rows within acceptedDelay may arrive late).
+fn sort_group(g: &mut Group) {
+    if g.times.windows(2).all(|w| w[0] <= w[1]) {
+        return;
+    }
+    let mut order: Vec<usize> = (0..g.times.len()).collect();
+    order.sort_by_key(|&k| g.times[k]);
+    g.times = order.iter().map(|&k| g.times[k]).collect();
+    g.buf = g.buf.take_usize(&order);
+}
+
+/// Compute the group's windows that time `t` is past, at most `limit` of them.
+fn advance(i: &mut CallCtx, c: &Ctx, g: &mut Group, t: i64, limit: usize, outs: &mut Vec<OutRow>) -> Result<()> {
+    sort_group(g);
+    let grid = c.grid;
+    let mut n = 0;
+    while n < limit && grid.past(t, grid.trigger_end(g.next_end)) {
+        n += 1;
+        let end = g.next_end;
+        let start = end - grid.window;
+        let (from, to) = match grid.sub {
+            Some((a, b)) => (start + a, start + b),
+            None => (start, end),
+        };
+        let label = if grid.sub.is_some() {
+            to
+        } else if c.use_start {
+            start
+        } else {
+            end
+        };
+        let drop = grid.in_window_from(&g.times, start);
+        if drop > 0 {
+            g.times.drain(..drop);
+            g.buf = g.buf.slice(drop, g.buf.rows());
+        }
+        let lo = grid.in_window_from(&g.times, from);
+        let hi = grid.in_window_to(&g.times, to);
+        g.done = end;
+        if hi <= lo {
+            if let (Fill::Each(how), Some(prev)) = (c.fill, &g.last_vals) {
+                // an empty window after the key's first one: filled, one row per window
+                let vals = fill_values(how, prev)?;
+                outs.push(OutRow { time: label, key_row: g.key_row.clone(), vals });
+                g.next_end = end + grid.step;
+                continue;
+            }
+            // nothing in this window: go to the first window holding the earliest row
+            // (or, with no rows kept, the first window after this time)
+            g.next_end = match g.times.first() {
+                Some(&t0) => grid.end_after(c.base, t0).max(end + grid.step),
+                None => grid.end_after(c.base, t),
+            };
+            if g.times.is_empty() {
+                break;
+            }
+            continue;
+        }
+        let win = g.buf.slice(lo, hi);
+        let mut vals = Vec::new();
+        for e in c.metrics {
+            let v = eval_on(i, &win, e)?;
+            scalar_parts(v, &mut vals)?;
+        }
+        if matches!(c.fill, Fill::Each(_)) {
+            g.last_vals = Some(vals.clone());
+        }
+        outs.push(OutRow { time: label, key_row: g.key_row.clone(), vals });
+        g.next_end = end + grid.step;
+    }
+    Ok(())
+}
+
+impl TimeSeries {
+    /// The batch's times: the time column, or a DATE column and a time-of-day column combined.
+    fn times(&self, rows: &Table) -> Vec<Option<i64>> {
+        let t = &rows.cols[self.time_col];
+        match self.date_col {
+            None => (0..rows.rows()).map(|r| t.i64_at(r)).collect(),
+            Some((d, per_day)) => (0..rows.rows()).map(|r| Some(rows.cols[d].i64_at(r)? * per_day + t.i64_at(r)?)).collect(),
+        }
+    }
+
+    /// forceTriggerTime: each key (other than `skip`) whose next window ended `force` or
+    /// more before `t` has that window computed (one window per key per row).
+    fn force_trigger(&mut self, i: &mut CallCtx, t: i64, skip: &[Key], rows: &Table, pending: &mut AHashMap<Vec<Key>, Vec<usize>>, outs: &mut Vec<OutRow>) -> Result<()> {
+        let Some(force) = self.force else { return Ok(()) };
+        if t < self.force_from {
+            return Ok(());
+        }
+        let c = Ctx { grid: self.grid, base: self.base.unwrap_or(0), metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+        let filled = matches!(self.fill, Fill::Each(_));
+        let mut next = i64::MAX;
+        for (k, g) in self.groups.iter_mut() {
+            let live = !g.times.is_empty() || pending.get(k).map(|p| !p.is_empty()).unwrap_or(false) || (filled && g.last_vals.is_some());
+            if !live {
+                continue;
+            }
+            if k.as_slice() != skip && c.grid.past(t - force, c.grid.trigger_end(g.next_end)) {
+                if let Some(p) = pending.get_mut(k) {
+                    flush(g, rows, p);
+                }
+                advance(i, &c, g, t - force, 1, outs)?;
+            }
+            if !g.times.is_empty() || (filled && g.last_vals.is_some()) {
+                next = next.min(c.grid.trigger_end(g.next_end).saturating_add(force));
+            }
+        }
+        self.force_from = next;
+        Ok(())
+    }
+}
+
 impl EngineCore for TimeSeries {
     fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
         let n = rows.rows();
-        let tcol = rows.cols[self.time_col].clone();
+        let times = self.times(&rows);
         let mut outs: Vec<OutRow> = Vec::new();
         // rows of the batch waiting to join their group's buffer
         let mut pending: AHashMap<Vec<Key>, Vec<usize>> = AHashMap::new();
         for r in 0..n {
-            let Some(t) = tcol.i64_at(r) else { continue };
+            let Some(t) = times[r] else { continue };
             let grid = self.grid;
             let base = match self.base {
                 Some(b) => b,
@@ -315,60 +472,37 @@ impl EngineCore for TimeSeries {
             };
             let key: Vec<Key> = self.keys.iter().map(|&c| Key::of(&rows.cols[c], r)).collect();
             if !self.groups.contains_key(&key) {
-                let g = Group { buf: self.dummy.clone(), times: Vec::new(), next_end: grid.end_after(base, t), last: i64::MIN, last_vals: None };
+                let key_row = Table::new(self.keys.iter().map(|&c| rows.names[c].clone()).collect(), self.keys.iter().map(|&c| rows.cols[c].slice(r, r + 1)).collect())?;
+                let next_end = grid.end_after(base, t);
+                let g = Group { key_row, buf: self.dummy.clone(), times: Vec::new(), next_end, last: i64::MIN, done: i64::MIN, last_vals: None };
                 self.groups.insert(key.clone(), g);
+                if let Some(f) = self.force {
+                    self.force_from = self.force_from.min(grid.trigger_end(next_end).saturating_add(f));
+                }
             }
             let g = self.groups.get_mut(&key).ok_or_else(|| Error::runtime("internal: group vanished"))?;
-            if t < g.last {
-                continue; // out of order: dropped
+            let late = if grid.right { t <= g.done } else { t < g.done };
+            if late || (self.delay == 0 && t < g.last) {
+                continue; // out of order or after its window was computed: dropped
             }
-            if grid.past(t, g.next_end) {
+            let trig = t.saturating_sub(self.delay);
+            if grid.past(trig, grid.trigger_end(g.next_end)) {
                 let p = pending.entry(key.clone()).or_default();
                 flush(g, &rows, p);
+                let c = Ctx { grid, base, metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+                advance(i, &c, g, trig, usize::MAX, &mut outs)?;
             }
-            while grid.past(t, g.next_end) {
-                let end = g.next_end;
-                let start = end - grid.window;
-                let drop = grid.in_window_from(&g.times, start);
-                if drop > 0 {
-                    g.times.drain(..drop);
-                    g.buf = g.buf.slice(drop, g.buf.rows());
+            if g.times.is_empty() {
+                if let Some(f) = self.force {
+                    self.force_from = self.force_from.min(grid.trigger_end(g.next_end).saturating_add(f));
                 }
-                let upto = grid.in_window_to(&g.times, end);
-                if upto == 0 {
-                    if let (Fill::Each(how), Some(prev)) = (&self.fill, &g.last_vals) {
-                        // an empty window after the key's first one: filled, one row per window
-                        let vals = fill_values(how, prev)?;
-                        outs.push(OutRow { time: if self.use_start { start } else { end }, key_row: (r, key.clone()), vals });
-                        g.next_end = end + grid.step;
-                        continue;
-                    }
-                    // nothing in this window: go to the first window holding the earliest row
-                    // (or, with no rows kept, the first window after this row)
-                    g.next_end = match g.times.first() {
-                        Some(&t0) => grid.end_after(base, t0).max(end + grid.step),
-                        None => grid.end_after(base, t),
-                    };
-                    if g.times.is_empty() {
-                        break;
-                    }
-                    continue;
-                }
-                let win = g.buf.slice(0, upto);
-                let mut vals = Vec::new();
-                for e in &self.metrics {
-                    let v = eval_on(i, &win, e)?;
-                    scalar_parts(v, &mut vals)?;
-                }
-                if matches!(self.fill, Fill::Each(_)) {
-                    g.last_vals = Some(vals.clone());
-                }
-                outs.push(OutRow { time: if self.use_start { start } else { end }, key_row: (r, key.clone()), vals });
-                g.next_end = end + grid.step;
             }
             g.times.push(t);
-            g.last = t;
-            pending.entry(key).or_default().push(r);
+            g.last = g.last.max(t);
+            pending.entry(key.clone()).or_default().push(r);
+            if self.force.is_some() {
+                self.force_trigger(i, t, &key, &rows, &mut pending, &mut outs)?;
+            }
         }
         for (k, mut p) in pending {
             if let Some(g) = self.groups.get_mut(&k) {
@@ -382,12 +516,23 @@ impl EngineCore for TimeSeries {
         if outs.iter().any(|o| o.vals.len() != nv) {
             return Err(Error::size("the metrics gave different numbers of values for different windows"));
         }
-        let mut names = vec![rows.names[self.time_col].clone()];
-        let mut cols = vec![time_column(self.time_ty, &tcol, outs.iter().map(|o| o.time).collect())];
-        let key_rows: Vec<usize> = outs.iter().map(|o| o.key_row.0).collect();
-        for &k in &self.keys {
-            names.push(rows.names[k].clone());
-            cols.push(rows.cols[k].take_usize(&key_rows));
+        let mut names = vec![self.time_name.clone()];
+        let out_times: Vec<i64> = outs.iter().map(|o| o.time).collect();
+        let tcol = if self.date_col.is_some() {
+            cast_column(&Column::from_vec(DataType::Long, out_times), self.time_ty)?
+        } else {
+            time_column(self.time_ty, &rows.cols[self.time_col], out_times)
+        };
+        let mut cols = vec![tcol];
+        if !self.keys.is_empty() {
+            let mut keys = outs[0].key_row.slice(0, 0);
+            for o in &outs {
+                for (c, n) in keys.cols.iter_mut().zip(&o.key_row.cols) {
+                    c.append(n);
+                }
+            }
+            names.extend(keys.names.iter().cloned());
+            cols.extend(keys.cols);
         }
         let mut per: Vec<Vec<Value>> = (0..nv).map(|_| Vec::with_capacity(outs.len())).collect();
         for o in outs {
@@ -406,7 +551,7 @@ impl EngineCore for TimeSeries {
     }
 }
 
-fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
+pub(crate) fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
     match v {
         Value::Scalar(_) => match v.as_i64() {
             Some(x) if x > 0 => Ok(x),
@@ -414,6 +559,46 @@ fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
         },
         Value::Duration(..) => Err(Error::unsupported(what, &format!("{name} as a duration (give it in the time column's unit)"))),
         other => Err(Error::arg(format!("{what}: {name} must be a positive integer, not {}", describe(other)))),
+    }
+}
+
+/// `subWindow`: a pair of integers in the time column's unit, or of durations.
+fn sub_window(what: &str, v: &Value, p: Precision) -> Result<(i64, i64)> {
+    let per_sec: i64 = match p {
+        Precision::Nano => 1_000_000_000,
+        Precision::Milli => 1000,
+        Precision::Second => 1,
+        Precision::Minute | Precision::Day => 0,
+    };
+    let one = |x: &Value| -> Result<i64> {
+        match x {
+            Value::Duration(n, unit) => {
+                let ns: i64 = match unit.as_ref() {
+                    "ns" => 1,
+                    "us" => 1_000,
+                    "ms" => 1_000_000,
+                    "s" => 1_000_000_000,
+                    "m" => 60_000_000_000,
+                    "H" | "h" => 3_600_000_000_000,
+                    other => return Err(Error::arg(format!("{what}: subWindow can't be given in {other}"))),
+                };
+                if per_sec == 0 {
+                    return Err(Error::arg(format!("{what}: give subWindow in the time column's unit")));
+                }
+                Ok(n * ns / (1_000_000_000 / per_sec))
+            }
+            Value::Scalar(_) => x.as_i64().ok_or_else(|| Error::arg(format!("{what}: subWindow must be a pair of integers or durations"))),
+            _ => Err(Error::arg(format!("{what}: subWindow must be a pair of integers or durations"))),
+        }
+    };
+    match v {
+        Value::Pair(c) if c.len() == 2 => {
+            let a = Value::Scalar(c.slice(0, 1));
+            let b = Value::Scalar(c.slice(1, 2));
+            Ok((one(&a)?, one(&b)?))
+        }
+        Value::Tuple(items) if items.len() == 2 => Ok((one(&items[0])?, one(&items[1])?)),
+        other => Err(Error::arg(format!("{what}: subWindow must be a pair such as 0s:10s, not {}", describe(other)))),
     }
 }
 
@@ -430,18 +615,70 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if get(7).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "useSystemTime=true"));
     }
-    let time_name = get(6).and_then(|v| v.as_str()).ok_or_else(|| Error::arg(format!("{W}: timeColumn (one column name) is required")))?;
-    let time_col = c.dummy.col_index(time_name).ok_or_else(|| Error::name(format!("{W}: the time column {time_name} is not a column of dummyTable")))?;
-    let time_ty = c.dummy.cols[time_col].ty;
-    if precision(time_ty).is_none() {
-        return Err(Error::type_err(format!("{W}: the time column {time_name} is {time_ty}; it must be a DATE, MINUTE, SECOND, TIME, DATETIME, TIMESTAMP, NANOTIME or NANOTIMESTAMP column")));
-    }
+    let tnames = crate::table::names_arg(W, get(6).ok_or_else(|| Error::arg(format!("{W}: timeColumn is required")))?)?;
+    let col = |n: &str| c.dummy.col_index(n).ok_or_else(|| Error::name(format!("{W}: the time column {n} is not a column of dummyTable")));
+    let (time_col, date_col, time_ty) = match tnames.as_slice() {
+        [one] => {
+            let k = col(one)?;
+            let ty = c.dummy.cols[k].ty;
+            if precision(ty).is_none() {
+                return Err(Error::type_err(format!("{W}: the time column {one} is {ty}; it must be a DATE, MINUTE, SECOND, TIME, DATETIME, TIMESTAMP, NANOTIME or NANOTIMESTAMP column")));
+            }
+            (k, None, ty)
+        }
+        [d, t] => {
+            // a DATE and a time of day: the time is concatDateTime(date, time)
+            let (dk, tk) = (col(d)?, col(t)?);
+            if c.dummy.cols[dk].ty != DataType::Date {
+                return Err(Error::type_err(format!("{W}: the first time column {d} must be a DATE column")));
+            }
+            let (ty, per_day) = match c.dummy.cols[tk].ty {
+                DataType::Second => (DataType::DateTime, 86_400),
+                DataType::Time => (DataType::Timestamp, 86_400_000),
+                DataType::NanoTime => (DataType::NanoTimestamp, 86_400_000_000_000),
+                other => return Err(Error::type_err(format!("{W}: the second time column {t} is {other}; it must be SECOND, TIME or NANOTIME"))),
+            };
+            (tk, Some((dk, per_day)), ty)
+        }
+        _ => return Err(Error::arg(format!("{W}: timeColumn is one column name or two (a DATE column and a time column)"))),
+    };
+    let time_name = tnames.last().cloned().unwrap_or_default();
     let keys = key_names(W, get(8), &c.dummy)?;
-    for (k, what) in [(10, "updateTime"), (13, "snapshotDir"), (16, "forceTriggerTime"), (17, "raftGroup"), (21, "subWindow"), (23, "acceptedDelay")] {
+    for (k, what) in [(10, "updateTime"), (13, "snapshotDir"), (17, "raftGroup")] {
         if get(k).is_some() {
             return Err(Error::unsupported(W, what));
         }
     }
+    let delay = match get(23) {
+        Some(v) => match v.as_i64() {
+            Some(d) if d >= 0 => d,
+            _ => return Err(Error::arg(format!("{W}: acceptedDelay must be a non-negative integer"))),
+        },
+        None => 0,
+    };
+    let force = match get(16) {
+        Some(v) => match v.as_i64() {
+            Some(f) if f >= 0 => Some(f),
+            _ => return Err(Error::arg(format!("{W}: forceTriggerTime must be a non-negative integer"))),
+        },
+        None => None,
+    };
+    if force.is_some() && delay > 0 {
+        return Err(Error::arg(format!("{W}: acceptedDelay can't be set with forceTriggerTime")));
+    }
+    let sub = match get(21) {
+        Some(v) => {
+            if window != step {
+                return Err(Error::arg(format!("{W}: with subWindow, windowSize must equal step")));
+            }
+            let (a, b) = sub_window(W, v, precision(time_ty).unwrap_or(Precision::Milli))?;
+            if a < 0 || b <= a || b > window {
+                return Err(Error::arg(format!("{W}: subWindow must lie inside the window (0 <= begin < end <= windowSize)")));
+            }
+            Some((a, b))
+        }
+        None => None,
+    };
     let fill = fill_arg(W, get(15))?;
     if get(20).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "outputElapsedMicroseconds"));
@@ -455,9 +692,14 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let round = get(12).and_then(|v| v.as_bool()).unwrap_or(true);
     let key_idx: Vec<usize> = keys.iter().filter_map(|n| c.dummy.col_index(n)).collect();
     let core = TimeSeries {
-        grid: Grid { window, step, right },
+        grid: Grid { window, step, right, sub },
         time_col,
+        date_col,
+        time_name,
         time_ty,
+        delay,
+        force,
+        force_from: i64::MAX,
         keys: key_idx,
         metrics,
         use_start,
@@ -489,12 +731,12 @@ mod tests {
 
     #[test]
     fn window_ends_lie_on_the_grid() {
-        let g = Grid { window: 120, step: 60, right: false };
+        let g = Grid { window: 120, step: 60, right: false, sub: None };
         // base 0: ends 120, 180, 240...; a row at 130 belongs to the window ending 180 first
         assert_eq!(g.end_after(0, 5), 120);
         assert_eq!(g.end_after(0, 120), 180);
         assert_eq!(g.end_after(0, 130), 180);
-        let r = Grid { window: 120, step: 60, right: true };
+        let r = Grid { window: 120, step: 60, right: true, sub: None };
         assert_eq!(r.end_after(0, 120), 120);
         assert!(g.past(120, 120) && !r.past(120, 120));
     }
