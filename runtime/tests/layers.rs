@@ -66,9 +66,15 @@ fn root_exports(src: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// Exported macros defined in `kernels` (`kernels/vmath.rs`): the layer of `kernels`.
+const KERNEL_MACROS: &[&str] = &["simd_fn"];
+
 fn layer(m: &str) -> Option<u8> {
     if MACROS.contains(&m) {
         return Some(2);
+    }
+    if KERNEL_MACROS.contains(&m) {
+        return layer("kernels");
     }
     LAYERS.iter().find(|(n, _)| *n == m).map(|&(_, l)| l)
 }

@@ -279,13 +279,16 @@ fn iif_fast(cond: &Column, t: &Column, ts: bool, e: &Column, es: bool, ty: DataT
         return None;
     }
     let ColData::I8(c) = &*cond.data else { return None };
-    fn pick<T: Native>(c: &[i8], t: &[T], ts: bool, e: &[T], es: bool) -> Vec<T> {
-        let choose = |k: i8, x: T, y: T| if k == i8::NULL { T::NULL } else if k != 0 { x } else { y };
-        match (ts, es) {
-            (false, false) => c.iter().zip(t).zip(e).map(|((&k, &x), &y)| choose(k, x, y)).collect(),
-            (true, false) => c.iter().zip(e).map(|(&k, &y)| choose(k, t[0], y)).collect(),
-            (false, true) => c.iter().zip(t).map(|(&k, &x)| choose(k, x, e[0])).collect(),
-            (true, true) => c.iter().map(|&k| choose(k, t[0], e[0])).collect(),
+    beluga_runtime::simd_fn! {
+        // compiled for AVX-512/AVX2 when the CPU has them
+        fn pick[T: Native](c: &[i8], t: &[T], ts: bool, e: &[T], es: bool) -> Vec<T> {
+            let choose = |k: i8, x: T, y: T| if k == i8::NULL { T::NULL } else if k != 0 { x } else { y };
+            match (ts, es) {
+                (false, false) => c.iter().zip(t).zip(e).map(|((&k, &x), &y)| choose(k, x, y)).collect(),
+                (true, false) => c.iter().zip(e).map(|(&k, &y)| choose(k, t[0], y)).collect(),
+                (false, true) => c.iter().zip(t).map(|(&k, &x)| choose(k, x, e[0])).collect(),
+                (true, true) => c.iter().map(|&k| choose(k, t[0], e[0])).collect(),
+            }
         }
     }
     let data = match (&*t.data, &*e.data) {

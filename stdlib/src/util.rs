@@ -39,37 +39,38 @@ pub fn like_form(orig: &Value, c: Column) -> Value {
 
 /// Element-wise f64 → f64 function over any numeric form (tuples, dicts and tables too); DOUBLE result.
 pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) -> Result<Value> {
+    map_f64_slices(name, v, PAR_MAP_MIN, &|x, o| beluga_runtime::kernels::vmath::map_slice(x, o, &|a| f(a)))
+}
+
+/// `map_f64` with the function given as a whole-slice kernel (`out[i] = f(x[i])`, e.g.
+/// `kernels::vmath::ln_slice`), run over chunks (in parallel from `par_min` elements),
+/// each chunk followed by a vectorised pass applying the null rule of runtime/src/null.rs:
+/// NULL in gives NULL; a NaN in gives NaN and an Infinity in gives what IEEE 754 says
+/// (exp(inf) is inf); finite operands never create NaN/Infinity (log(-1) is NULL).
+pub fn map_f64_slices(
+    name: &str,
+    v: &Value,
+    par_min: usize,
+    block: &(dyn Fn(&[f64], &mut [std::mem::MaybeUninit<f64>]) + Sync),
+) -> Result<Value> {
     beluga_runtime::eval::ops::unary_col(v, &|c: &Column| {
         if !(c.ty.is_numeric() || c.ty == DataType::Void) {
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        // generic (inlined, vectorizable) per element; long inputs split over the cores, and
-        // every chunk tests the session's interrupt flag (an interrupt unwinds; guard::catch)
-        // NULL in gives NULL; a NaN in gives NaN and an Infinity in gives what IEEE 754 says
-        // (exp(inf) is inf); finite operands never create NaN/Infinity (log(-1) is NULL):
-        // the rule of runtime/src/null.rs
-        let one = |&a: &f64| {
-            if a.is_nan() {
-                a
-            } else if a.is_null() {
-                f64::NULL
-            } else {
-                beluga_runtime::null::keep_special(f(a), a.is_infinite())
-            }
-        };
         let poll = beluga_runtime::guard::Poll::new();
         // written once, so not zero-filled first (a pass over the whole output saved)
         let mut out: Vec<f64> = Vec::with_capacity(x.len());
         let body = |(o, i): (&mut [std::mem::MaybeUninit<f64>], &[f64])| {
             poll.now();
-            for (d, a) in o.iter_mut().zip(i) {
-                d.write(one(a));
-            }
+            block(i, o);
+            // SAFETY: `block` wrote every element of `o`, so it may be read as f64s
+            let o = unsafe { &mut *(o as *mut [std::mem::MaybeUninit<f64>] as *mut [f64]) };
+            null_rule(o, i);
         };
         const CH: usize = beluga_runtime::guard::CHUNK;
         let spare = &mut out.spare_capacity_mut()[..x.len()];
-        if x.len() >= PAR_MAP_MIN {
+        if x.len() >= par_min {
             use rayon::prelude::*;
             spare.par_chunks_mut(CH).zip(x.par_chunks(CH)).for_each(body);
         } else {
@@ -80,6 +81,19 @@ pub fn map_f64<F: Fn(f64) -> f64 + Sync + ?Sized>(name: &str, v: &Value, f: &F) 
         unsafe { out.set_len(x.len()) };
         Ok(Column::from_vec(DataType::Double, out))
     })
+}
+
+beluga_runtime::simd_fn! {
+    /// `map_f64_slices`' null rule on results `o` of inputs `i`, branch-free so it
+    /// vectorises (on AVX-512/AVX2 when the CPU has them).
+    fn null_rule(o: &mut [f64], i: &[f64]) -> () {
+        for (d, &a) in o.iter_mut().zip(i) {
+            let r = *d;
+            let keep = r.is_finite() | a.is_infinite();
+            let r = if (a == f64::NULL) | !keep { f64::NULL } else { r };
+            *d = if a.is_nan() { a } else { r };
+        }
+    }
 }
 
 /// Element counts from which `map_f64` runs on rayon.

@@ -49,6 +49,11 @@ def mrank_np(a, w):
     return (v < v[:, -1:]).sum(axis=1)
 
 
+def mrank_np_mat(m, w):
+    v = np.lib.stride_tricks.sliding_window_view(m, w, axis=0)
+    return (v < v[..., -1:]).sum(axis=2)
+
+
 def np_kernels(x, y, mat):
     """(name, numpy callable, Beluga expression over x, y; None = skip) per kernel."""
     ks = [
@@ -57,6 +62,7 @@ def np_kernels(x, y, mat):
         ("pow (x ** 2.5)", lambda: np.power(x, 2.5), "pow(x, 2.5)"),
         ("sqrt", lambda: np.sqrt(x), "sqrt(x)"),
         ("log", lambda: np.log(x), "log(x)"),
+        ("exp", lambda: np.exp(x), "exp(x)"),
         ("iif vs np.where", lambda: np.where(x > y, x, y), "iif(x > y, x, y)"),
         ("rank", lambda: rank_np(x), "rank(x)"),
         ("cumsum", lambda: np.cumsum(x), "cumsum(x)"),
@@ -81,6 +87,7 @@ def mat_kernels(m, m2):
         ("matrix rank (columns)", lambda: np.argsort(np.argsort(m, axis=0, kind="stable"), axis=0, kind="stable"), "rank(m)"),
         ("matrix cumsum", lambda: np.cumsum(m, axis=0), "cumsum(m)"),
         ("matrix deltas", lambda: np.diff(m, axis=0, prepend=np.nan), "deltas(m)"),
+        (f"matrix mrank({W})", lambda: mrank_np_mat(m, W), f"mrank(m, true, {W})"),
         (f"matrix mmax({W})", (lambda: pd.DataFrame(m).rolling(W).max().to_numpy()) if pd else None, f"mmax(m, {W})"),
         (f"matrix mcorr({W})", (lambda: pd.DataFrame(m).rolling(W).corr(pd.DataFrame(m2)).to_numpy()) if pd else None,
          f"mcorr(m, m2, {W})"),

@@ -45,19 +45,21 @@ fn cmp_map<T: Copy>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, ord: impl F
 /// type whose natural order is the null-smallest order (integers as they are; doubles with
 /// NaN mapped to the null sentinel, below every value but -inf).
 fn cmp_fast<T: Copy + PartialOrd>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, norm: impl Fn(T) -> T + Copy) -> Vec<i8> {
-    #[inline(always)]
-    fn run<T: Copy>(a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool) -> Vec<i8> {
-        match (sa, sb) {
-            (false, false) => a.iter().zip(b).map(|(&x, &y)| f(x, y) as i8).collect(),
-            (true, false) => {
-                let x = a[0];
-                b.iter().map(|&y| f(x, y) as i8).collect()
+    crate::simd_fn! {
+        // compiled for AVX-512/AVX2 when the CPU has them (8 doubles per compare)
+        fn run[T: Copy](a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool) -> Vec<i8> {
+            match (sa, sb) {
+                (false, false) => a.iter().zip(b).map(|(&x, &y)| f(x, y) as i8).collect(),
+                (true, false) => {
+                    let x = a[0];
+                    b.iter().map(|&y| f(x, y) as i8).collect()
+                }
+                (false, true) => {
+                    let y = b[0];
+                    a.iter().map(|&x| f(x, y) as i8).collect()
+                }
+                (true, true) => vec![f(a[0], b[0]) as i8],
             }
-            (false, true) => {
-                let y = b[0];
-                a.iter().map(|&x| f(x, y) as i8).collect()
-            }
-            (true, true) => vec![f(a[0], b[0]) as i8],
         }
     }
     match op {

@@ -10,6 +10,7 @@ pub mod join;
 pub mod order;
 pub mod par;
 pub mod parse;
+pub mod vmath;
 
 use crate::column::Column;
 use crate::error::{Error, Result};

@@ -87,8 +87,64 @@ fn numeric_check(name: &str, c: &Column) -> Result<()> {
     }
 }
 
+/// `deltas` of DOUBLE, FLOAT, INT and LONG data as one pass over the whole buffer:
+/// `x[i] - x[i-k]` with arith's own subtraction (same null rules and results), and the
+/// first `k` rows of every `rows`-long column null (a matrix is column-major, so one pass
+/// serves all its columns). None for other types, k <= 0 or an empty input.
+fn deltas_fast(c: &Column, k: i64, rows: usize) -> Option<Column> {
+    use beluga_runtime::kernels::arith::ArithNative;
+    beluga_runtime::simd_fn! {
+        // binary_map's rule (a null operand gives null, else arith's subtraction), with
+        // non-short-circuit tests so the loop vectorises (AVX-512/AVX2 when present)
+        fn sub_lagged[T: ArithNative](out: &mut Vec<T>, a: &[T], b: &[T]) -> () {
+            out.extend(a.iter().zip(b).map(|(&p, &q)| if p.is_null() | q.is_null() { T::NULL } else { T::sub(p, q) }))
+        }
+    }
+    fn go<T: ArithNative>(x: &[T], k: usize, rows: usize) -> Vec<T> {
+        let n = x.len();
+        if k >= n {
+            return vec![T::NULL; n];
+        }
+        let mut out = Vec::with_capacity(n);
+        out.resize(k, T::NULL);
+        sub_lagged(&mut out, &x[k..], &x[..n - k]);
+        if rows < n {
+            for start in (rows..n).step_by(rows) {
+                let end = (start + k.min(rows)).min(n);
+                out[start..end].iter_mut().for_each(|v| *v = T::NULL);
+            }
+        }
+        out
+    }
+    if k <= 0 || rows == 0 || c.is_empty() {
+        return None;
+    }
+    let k = k as usize;
+    let data = match (c.ty, &*c.data) {
+        (DataType::Double, ColData::F64(x)) => ColData::F64(go(x, k, rows)),
+        (DataType::Float, ColData::F32(x)) => ColData::F32(go(x, k, rows)),
+        (DataType::Long, ColData::I64(x)) => ColData::I64(go(x, k, rows)),
+        (DataType::Int, ColData::I32(x)) => ColData::I32(go(x, k, rows)),
+        _ => return None,
+    };
+    Some(Column::new(c.ty, data))
+}
+
 fn deltas(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let k = steps_arg("deltas", &args, 1, 1)?;
+    match &args[0] {
+        Value::Vector(c) => {
+            if let Some(r) = deltas_fast(c, k, c.len()) {
+                return Ok(Value::Vector(r));
+            }
+        }
+        Value::Matrix(m) => {
+            if let Some(r) = deltas_fast(&m.data, k, m.rows) {
+                return Ok(Value::Matrix(Arc::new(Matrix { data: r, ..(**m).clone() })));
+            }
+        }
+        _ => {}
+    }
     by_column("deltas", &args[0], &|c| {
         numeric_check("deltas", c)?;
         let c = if c.ty == DataType::Bool { cast_column(c, DataType::Int)? } else { c.clone() };

@@ -4,7 +4,8 @@
 
 use beluga_runtime::kernels::decimal as dec;
 use beluga_runtime::CallCtx;
-use crate::util::{map_f64, opt};
+use crate::util::{map_f64, map_f64_slices, opt, PAR_MAP_MIN};
+use beluga_runtime::kernels::vmath;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops::{elementwise, unary_col};
 use beluga_runtime::kernels::arith::as_native;
@@ -91,7 +92,6 @@ f64_fns! {
     reciprocal => "reciprocal", |x: f64| 1.0 / x;
     sqrt => "sqrt", |x: f64| x.sqrt();
     cbrt => "cbrt", |x: f64| x.cbrt();
-    exp => "exp", |x: f64| x.exp();
     exp2 => "exp2", |x: f64| x.exp2();
     expm1 => "expm1", |x: f64| x.exp_m1();
     log10 => "log10", |x: f64| x.log10();
@@ -111,17 +111,28 @@ f64_fns! {
     atanh => "atanh", |x: f64| x.atanh();
 }
 
+/// `exp(X)`: e^X through the vectorised polynomial of `kernels::vmath`.
+fn exp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+    map_f64_slices("exp", &a[0], PAR_MAP_MIN, &vmath::exp_slice)
+}
+
 /// `log(X, [base])`: natural logarithm, or logarithm in `base`.
 fn log(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
-        None => map_f64("log", &a[0], &|x: f64| x.ln()),
+        None => map_f64_slices("log", &a[0], PAR_MAP_MIN, &vmath::ln_slice),
         Some(b) => {
             let base = crate::math_util::f64_arg("log", b, "base")?;
             if base <= 0.0 || base == 1.0 {
                 return Err(Error::arg("The base of [log] must be a positive number other than 1"));
             }
             let lb = base.ln();
-            map_f64("log", &a[0], &move |x: f64| x.ln() / lb)
+            map_f64_slices("log", &a[0], PAR_MAP_MIN, &move |x, o| {
+                vmath::ln_slice(x, o);
+                for d in o.iter_mut() {
+                    // SAFETY: ln_slice wrote every element
+                    d.write(unsafe { d.assume_init() } / lb);
+                }
+            })
         }
     }
 }

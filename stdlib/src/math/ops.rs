@@ -314,19 +314,67 @@ pub fn pow_values(x: &Value, y: &Value) -> Result<Value> {
         check_len("pow", a, sa, b, sb)?;
         let p = as_native::<f64>(a);
         let q = as_native::<f64>(b);
-        if sb && !sa && !q.is_empty() && !q[0].is_null() && p.len() >= crate::util::PAR_MAP_MIN {
-            // a long vector to a fixed power: split over the cores
-            use rayon::prelude::*;
-            let e = q[0];
-            let out: Vec<f64> = p
-                .par_iter()
-                .with_min_len(crate::util::PAR_MAP_MIN / 4)
-                .map(|&u| if u.is_null() { f64::NULL } else { f64::from_f64(u.powf(e)) })
-                .collect();
-            return Ok(Column::from_vec(DataType::Double, out));
-        }
-        Ok(Column::from_vec(DataType::Double, binary_map(&p, &q, sa, sb, |u: f64, v: f64| f64::from_f64(u.powf(v)))))
+        Ok(Column::from_vec(DataType::Double, pow_kernel(&p, &q, sa, sb)))
     })
+}
+
+/// `pow` over f64 slices (either may be one broadcast value) through the vectorised
+/// `kernels::vmath` pow, chunked (in parallel on long inputs), then the null rule: a null
+/// operand, a NaN or an infinite result gives NULL.
+fn pow_kernel(p: &[f64], q: &[f64], sa: bool, sb: bool) -> Vec<f64> {
+    use beluga_runtime::kernels::vmath;
+    use std::mem::MaybeUninit;
+    let n = if sa && sb { 1 } else if sa { q.len() } else { p.len() };
+    let poll = beluga_runtime::guard::Poll::new();
+    let mut out: Vec<f64> = Vec::with_capacity(n);
+    let body = |(c, o): (usize, &mut [MaybeUninit<f64>])| {
+        poll.now();
+        let r = c * CH..c * CH + o.len();
+        let (x, y) = (if sa { &p[..1] } else { &p[r.clone()] }, if sb { &q[..1] } else { &q[r] });
+        match (sa, sb) {
+            (_, true) => {
+                if sa {
+                    vmath::pow_slice(x, y, o)
+                } else {
+                    vmath::pow_slice_scalar(x, y[0], o)
+                }
+            }
+            (true, false) => {
+                let xs = vec![x[0]; o.len()];
+                vmath::pow_slice(&xs, y, o)
+            }
+            (false, false) => vmath::pow_slice(x, y, o),
+        }
+        // SAFETY: the pow kernel above wrote every element of `o`, so it may be read as f64s
+        let o = unsafe { &mut *(o as *mut [MaybeUninit<f64>] as *mut [f64]) };
+        pow_null_rule(o, x, y, sa, sb);
+    };
+    const CH: usize = beluga_runtime::guard::CHUNK;
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if n >= crate::util::PAR_MAP_MIN {
+        use rayon::prelude::*;
+        spare.par_chunks_mut(CH).enumerate().for_each(body);
+    } else {
+        spare.chunks_mut(CH).enumerate().for_each(body);
+    }
+    // SAFETY: every one of the first n elements was written by `body` (an interrupt
+    // unwinds before this line, leaving the length 0)
+    unsafe { out.set_len(n) };
+    out
+}
+
+beluga_runtime::simd_fn! {
+    /// `pow`'s null rule on results `o` of operands `x`, `y` (a flagged one broadcast):
+    /// a null operand, a NaN or an infinite result gives NULL; branch-free so it vectorises.
+    fn pow_null_rule(o: &mut [f64], x: &[f64], y: &[f64], sa: bool, sb: bool) -> () {
+        let fix = |v: f64, u: f64, w: f64| if u.is_null() | w.is_null() | !v.is_finite() { f64::NULL } else { v };
+        match (sa, sb) {
+            (false, false) => o.iter_mut().zip(x).zip(y).for_each(|((d, &u), &w)| *d = fix(*d, u, w)),
+            (true, false) => o.iter_mut().zip(y).for_each(|(d, &w)| *d = fix(*d, x[0], w)),
+            (false, true) => o.iter_mut().zip(x).for_each(|(d, &u)| *d = fix(*d, u, y[0])),
+            (true, true) => o.iter_mut().for_each(|d| *d = fix(*d, x[0], y[0])),
+        }
+    }
 }
 
 fn pow(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {

@@ -14,7 +14,6 @@ use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Table, Value};
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// Rebuild a value of X's form from per-column results.
@@ -209,18 +208,26 @@ fn row_values(cols: &[Vec<f64>], r: usize) -> Vec<f64> {
 
 /// Rank of each element within its row. `dense`: consecutive ranks for distinct values.
 fn rank_row(vals: &[f64], asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> (Vec<f64>, usize) {
-    let mut idx: Vec<usize> = (0..vals.len()).filter(|&j| !ignore_na || !vals[j].is_nan()).collect();
-    let key = |j: usize| vals[j];
-    idx.sort_by(|&p, &q| {
-        let (a, b) = (key(p), key(q));
-        let c = match (a.is_nan(), b.is_nan()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            _ => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
-        };
-        (if asc { c } else { c.reverse() }).then(p.cmp(&q))
-    });
+    // sort (order key, position) pairs: the key maps the order below (NaN first, -0 = 0;
+    // descending flips it) onto u64, ties fall to the position, so an unstable sort of
+    // plain integers gives the stable comparison order without a comparator per pair
+    let key = |x: f64| -> u64 {
+        if x.is_nan() {
+            return 0;
+        }
+        let b = (x + 0.0).to_bits();
+        let k = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+        k.max(1)
+    };
+    let mut pairs: Vec<(u64, u32)> = (0..vals.len())
+        .filter(|&j| !ignore_na || !vals[j].is_nan())
+        .map(|j| {
+            let k = key(vals[j]);
+            (if asc { k } else { !k }, j as u32)
+        })
+        .collect();
+    pairs.sort_unstable();
+    let idx: Vec<usize> = pairs.iter().map(|&(_, j)| j as usize).collect();
     let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (!a.is_nan() && !b.is_nan() && (a - b).abs() <= eps);
     let mut out = vec![f64::NAN; vals.len()];
     let (mut g, mut dense_rank) = (0usize, 0usize);
