@@ -11,7 +11,9 @@ use beluga_runtime::kernels::arith::{arith, as_native, ArithOp};
 use beluga_runtime::kernels::cast::cast_column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
+use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Value};
+use std::sync::Arc;
 
 /// Apply a column function to a vector, each matrix column, each table column or tuple
 /// member (the one form-keeping walk is `util::vector_fn`).
