@@ -102,3 +102,31 @@ fn map(f: &std::fs::File, off: u64, len: u64) -> Option<Map> {
     }
     Some(Map { base, map_len, skip, len: len as usize })
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    #[allow(unused_imports)]
+    use super::{read, Bytes};
+
+    /// A region at an offset that is not a page multiple, large enough to be mapped, reads
+    /// the same bytes as a plain read; a small one is read.
+    #[test]
+    fn mapped_and_read_regions_hold_the_file_bytes() {
+        let p = std::env::temp_dir().join(format!("beluga-mapped-{}", std::process::id()));
+        let data: Vec<u8> = (0..300_000u32).map(|k| (k * 7 % 251) as u8).collect();
+        std::fs::write(&p, &data).unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        for (off, len) in [(12_345u64, 200_000u64), (0, 300_000), (4096, 70_000), (77, 100)] {
+            let b = read(&f, off, len, |buf| {
+                use std::os::unix::fs::FileExt;
+                f.read_exact_at(buf, off)
+            })
+            .unwrap();
+            assert_eq!(&b[..], &data[off as usize..(off + len) as usize], "off {off} len {len}");
+            #[cfg(target_os = "linux")]
+            assert_eq!(matches!(b, Bytes::Mapped(_)), len >= super::MAP_MIN, "off {off} len {len}");
+        }
+        drop(f);
+        let _ = std::fs::remove_file(&p);
+    }
+}
