@@ -32,6 +32,11 @@ pub struct BlockMeta {
     pub codec: u8,
     /// min/max of the non-null values: i64 for integers/temporals, f64 bits for floats
     pub has_stats: bool,
+    /// whether the block holds a null (only when `nulls_known`: files written before the
+    /// flag existed do not tell). NULL sorts below every value, so `x < c` may hold in a
+    /// block whose min is above c: only a block known to hold no null can be skipped.
+    pub has_nulls: bool,
+    pub nulls_known: bool,
     pub min: i64,
     pub max: i64,
     pub sum: u64,
@@ -41,7 +46,7 @@ pub struct ColumnFile {
     pub ty: DataType,
     pub rows: u64,
     pub blocks: Vec<BlockMeta>,
-    pub data: Vec<u8>,
+    pub data: crate::mapped::Bytes,
     data_start: usize,
     pub name: String,
 }
@@ -128,7 +133,15 @@ fn compress_values<T: Fixed>(n: usize, vals: impl Iterator<Item = T>) -> Vec<u8>
 }
 
 fn decompress(b: &[u8], what: &str) -> Result<Vec<u8>> {
-    lz4_flex::block::decompress_size_prepended(b).map_err(|_| corrupt(what, "bad compressed block"))
+    let bad = || corrupt(what, "bad compressed block");
+    let (size, body) = lz4_flex::block::uncompressed_size(b).map_err(|_| bad())?;
+    // a size no block of this file could have is corruption, not an allocation to try
+    if size > b.len().saturating_mul(256).max(1 << 16) {
+        return Err(bad());
+    }
+    let mut out = vec![0u8; size];
+    crate::lz4::decompress_into(body, &mut out).ok_or_else(bad)?;
+    Ok(out)
 }
 
 thread_local! {
@@ -149,10 +162,7 @@ fn with_raw<R>(b: &[u8], want: usize, what: &str, f: impl FnOnce(&[u8]) -> Resul
         if buf.len() < size {
             buf.resize(size, 0);
         }
-        let got = lz4_flex::block::decompress_into(body, &mut buf[..size]).map_err(|_| bad())?;
-        if got != size {
-            return Err(corrupt(what, "block length"));
-        }
+        crate::lz4::decompress_into(body, &mut buf[..size]).ok_or_else(bad)?;
         f(&buf[..size])
     };
     SCRATCH.with(|s| match s.try_borrow_mut() {
@@ -168,10 +178,11 @@ fn with_raw<R>(b: &[u8], want: usize, what: &str, f: impl FnOnce(&[u8]) -> Resul
 pub trait Out<T> {
     /// Values written so far.
     fn len(&self) -> usize;
-    /// Append the items of `it` (never more than the room left: the caller sized it).
-    fn push_iter(&mut self, it: impl Iterator<Item = T>);
     /// A written value.
     fn at(&mut self, i: usize) -> Option<&mut T>;
+    /// Let `f` write the next `n` values in place (it must initialise all of them), then
+    /// count them as written. None, without calling `f`, when there is no room for `n`.
+    fn fill_with(&mut self, n: usize, f: impl FnOnce(&mut [std::mem::MaybeUninit<T>])) -> Option<()>;
 }
 
 impl<T> Out<T> for Vec<T> {
@@ -180,12 +191,16 @@ impl<T> Out<T> for Vec<T> {
         Vec::len(self)
     }
     #[inline]
-    fn push_iter(&mut self, it: impl Iterator<Item = T>) {
-        self.extend(it);
-    }
-    #[inline]
     fn at(&mut self, i: usize) -> Option<&mut T> {
         self.get_mut(i)
+    }
+    fn fill_with(&mut self, n: usize, f: impl FnOnce(&mut [std::mem::MaybeUninit<T>])) -> Option<()> {
+        self.reserve(n);
+        let len = Vec::len(self);
+        f(&mut self.spare_capacity_mut()[..n]);
+        // SAFETY: `f` initialised the n elements after `len` (the trait's contract)
+        unsafe { self.set_len(len + n) };
+        Some(())
     }
 }
 
@@ -207,42 +222,48 @@ impl<T> Out<T> for SliceOut<'_, T> {
         self.len
     }
     #[inline]
-    fn push_iter(&mut self, it: impl Iterator<Item = T>) {
-        let mut k = 0;
-        for (d, x) in self.buf[self.len..].iter_mut().zip(it) {
-            d.write(x);
-            k += 1;
-        }
-        self.len += k;
-    }
-    #[inline]
     fn at(&mut self, i: usize) -> Option<&mut T> {
-        // SAFETY: the first `len` elements were written by `push_iter`
+        // SAFETY: the first `len` elements were written through `fill_with`
         (i < self.len).then(|| unsafe { self.buf[i].assume_init_mut() })
     }
-}
-
-/// Append the `n` byte-shuffled values of `raw` (byte j of value i at `j * n + i`) to
-/// `out`, each passed through `f`: unshuffle, conversion and `f` in one pass.
-#[inline]
-fn extend_planes<S: Fixed, T>(raw: &[u8], n: usize, out: &mut impl Out<T>, f: impl FnMut(S) -> T) {
-    match S::W {
-        1 => extend_w::<S, T, 1>(raw, n, out, f),
-        2 => extend_w::<S, T, 2>(raw, n, out, f),
-        4 => extend_w::<S, T, 4>(raw, n, out, f),
-        8 => extend_w::<S, T, 8>(raw, n, out, f),
-        _ => extend_w::<S, T, 16>(raw, n, out, f),
+    fn fill_with(&mut self, n: usize, f: impl FnOnce(&mut [std::mem::MaybeUninit<T>])) -> Option<()> {
+        let room = self.buf.get_mut(self.len..self.len.checked_add(n)?)?;
+        f(room);
+        self.len += n;
+        Some(())
     }
 }
 
-#[inline]
-fn extend_w<S: Fixed, T, const W: usize>(raw: &[u8], n: usize, out: &mut impl Out<T>, mut f: impl FnMut(S) -> T) {
-    debug_assert!(S::W == W && raw.len() >= n * W);
-    let p: [&[u8]; W] = std::array::from_fn(|b| &raw[b * n..(b + 1) * n]);
-    out.push_iter((0..n).map(|i| {
-        let a: [u8; W] = std::array::from_fn(|b| p[b][i]);
-        f(S::get(&a))
-    }));
+// The unshuffle writes values as their little-endian bytes straight into the output.
+const _: () = assert!(cfg!(target_endian = "little"), "column files are decoded in place as little-endian bytes");
+
+/// Append the `n` byte-shuffled values of `raw` (byte j of value i at `j * n + i`) to
+/// `out`, unshuffled in place (`shuffle::unshuffle`, 16 values per step), then passed
+/// through `fix` (delta decoding, decimal scaling) over the written values. `S` (the
+/// stored type) and `T` (the output type) have the same width.
+fn planes_into<S: Fixed, T: Fixed>(raw: &[u8], n: usize, what: &str, out: &mut impl Out<T>, fix: impl FnOnce(&mut [T])) -> Result<()> {
+    assert!(S::W == T::W && std::mem::size_of::<T>() == T::W, "planes_into: widths differ");
+    if raw.len() < n * T::W {
+        return Err(corrupt(what, "block length"));
+    }
+    out.fill_with(n, |dst| {
+        // SAFETY: `dst` is n values of T, i.e. n * W bytes, all written by `unshuffle`;
+        // T is a plain number (i8..i128, f32, f64): every bit pattern is a value
+        let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut std::mem::MaybeUninit<u8>, n * T::W) };
+        crate::shuffle::unshuffle(raw, n, T::W, bytes);
+        let vals = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut T, n) };
+        fix(vals);
+    })
+    .ok_or_else(|| corrupt(what, "block length"))
+}
+
+/// Undo `delta_zig` in place: a running sum of the decoded differences.
+fn undelta<T: DeltaInt>(v: &mut [T]) {
+    let mut prev = T::ZERO;
+    for x in v {
+        prev = T::undelta_zig(*x, prev);
+        *x = prev;
+    }
 }
 
 fn encode_raw<T: Fixed>(v: &[T]) -> Vec<u8> {
@@ -262,21 +283,11 @@ fn encode_delta<T: DeltaInt>(v: &[T]) -> Vec<u8> {
 }
 
 fn decode_fixed<T: Fixed>(b: &[u8], rows: usize, what: &str, out: &mut impl Out<T>) -> Result<()> {
-    with_raw(b, rows * T::W, what, |raw| {
-        extend_planes::<T, T>(raw, rows, out, |x| x);
-        Ok(())
-    })
+    with_raw(b, rows * T::W, what, |raw| planes_into::<T, T>(raw, rows, what, out, |_| ()))
 }
 
 fn decode_delta<T: DeltaInt>(b: &[u8], rows: usize, what: &str, out: &mut impl Out<T>) -> Result<()> {
-    with_raw(b, rows * T::W, what, |raw| {
-        let mut prev = T::ZERO;
-        extend_planes::<T, T>(raw, rows, out, |z| {
-            prev = T::undelta_zig(z, prev);
-            prev
-        });
-        Ok(())
-    })
+    with_raw(b, rows * T::W, what, |raw| planes_into::<T, T>(raw, rows, what, out, undelta::<T>))
 }
 
 const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -394,12 +405,14 @@ fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<f
         let base = out.len();
         let p = POW10[k];
         with_raw(&b[body..], rows * 8, what, |raw| {
-            let mut prev = 0i64;
-            extend_planes::<i64, f64>(raw, rows, out, |z| {
-                prev = i64::undelta_zig(z, prev);
-                if prev.is_null() { f64::NULL } else { prev as f64 / p }
-            });
-            Ok(())
+            // the slots hold the stored i64 differences (same width) until rewritten
+            planes_into::<i64, f64>(raw, rows, what, out, |v| {
+                let mut prev = 0i64;
+                for x in v {
+                    prev = i64::undelta_zig(x.to_bits() as i64, prev);
+                    *x = if prev.is_null() { f64::NULL } else { prev as f64 / p };
+                }
+            })
         })?;
         for e in 0..ne {
             let p = 5 + e * 4;
@@ -519,6 +532,38 @@ fn decode_array_block(elem: DataType, b: &[u8], rows: usize, what: &str) -> Resu
     Ok((lens, Column::new(elem, data)))
 }
 
+/// The stats byte of a block: bit 0 min/max present, bit 2 the null flag recorded, bit 1
+/// the block holds a null. Files written before the flag hold 0 or 1 (and readers of
+/// that time take any non-zero byte as "min/max present", which stays true: a block
+/// without min/max, all nulls, is still written as 0).
+const STATS: u8 = 1;
+const NULLS: u8 = 2;
+const NULLS_KNOWN: u8 = 4;
+
+fn stats_flags(b: &BlockMeta) -> u8 {
+    if !b.has_stats {
+        return 0;
+    }
+    STATS | if b.nulls_known { NULLS_KNOWN | if b.has_nulls { NULLS } else { 0 } } else { 0 }
+}
+
+/// Whether rows [s, e) of a column with block statistics hold a null.
+fn block_has_null(col: &Column, s: usize, e: usize) -> bool {
+    fn any<T: Native>(v: &[T]) -> bool {
+        v.iter().any(|x| x.is_null())
+    }
+    match &*col.data {
+        ColData::I8(v) => any(&v[s..e]),
+        ColData::I16(v) => any(&v[s..e]),
+        ColData::I32(v) => any(&v[s..e]),
+        ColData::I64(v) => any(&v[s..e]),
+        ColData::F32(v) => any(&v[s..e]),
+        ColData::F64(v) => any(&v[s..e]),
+        // types without block statistics: never asked
+        _ => true,
+    }
+}
+
 /// Encode a whole column as a column file. SYMBOL codes must refer to the table's symbol base.
 pub fn encode(col: &Column) -> Vec<u8> {
     let n = col.len();
@@ -534,12 +579,15 @@ pub fn encode(col: &Column) -> Vec<u8> {
             Some((a, b)) => (true, a, b),
             None => (false, 0, 0),
         };
+        let has_nulls = has_stats && block_has_null(col, s, e);
         blocks.push(BlockMeta {
             rows: (e - s) as u32,
             offset: data.len() as u64,
             clen: bytes.len() as u32,
             codec,
             has_stats,
+            has_nulls,
+            nulls_known: has_stats,
             min,
             max,
             sum: checksum(&bytes),
@@ -557,7 +605,7 @@ pub fn encode(col: &Column) -> Vec<u8> {
         w.u64(b.offset);
         w.u32(b.clen);
         w.u8(b.codec);
-        w.u8(b.has_stats as u8);
+        w.u8(stats_flags(b));
         w.i64(b.min);
         w.i64(b.max);
         w.u64(b.sum);
@@ -569,7 +617,8 @@ pub fn encode(col: &Column) -> Vec<u8> {
 
 impl ColumnFile {
     /// Parse and verify the header of a column file's bytes.
-    pub fn open(bytes: Vec<u8>, name: &str) -> Result<ColumnFile> {
+    pub fn open(bytes: impl Into<crate::mapped::Bytes>, name: &str) -> Result<ColumnFile> {
+        let bytes: crate::mapped::Bytes = bytes.into();
         if bytes.len() < MAGIC.len() + 21 || &bytes[..8] != MAGIC {
             return Err(corrupt(name, "not a column file"));
         }
@@ -583,12 +632,15 @@ impl ColumnFile {
         }
         let mut blocks = Vec::with_capacity(nb);
         for _ in 0..nb {
+            let (rows, offset, clen, codec, flags) = (r.u32()?, r.u64()?, r.u32()?, r.u8()?, r.u8()?);
             blocks.push(BlockMeta {
-                rows: r.u32()?,
-                offset: r.u64()?,
-                clen: r.u32()?,
-                codec: r.u8()?,
-                has_stats: r.u8()? != 0,
+                rows,
+                offset,
+                clen,
+                codec,
+                has_stats: flags & STATS != 0,
+                has_nulls: flags & NULLS != 0,
+                nulls_known: flags & NULLS_KNOWN != 0,
                 min: r.i64()?,
                 max: r.i64()?,
                 sum: r.u64()?,
@@ -602,7 +654,7 @@ impl ColumnFile {
         let data_start = r.pos;
         let total: u64 = blocks.iter().map(|b| b.rows as u64).sum();
         let data_len = (bytes.len() - data_start) as u64;
-        if total != rows || blocks.iter().any(|b| b.offset + b.clen as u64 > data_len) {
+        if total != rows || blocks.iter().any(|b| b.offset.checked_add(b.clen as u64).is_none_or(|e| e > data_len)) {
             return Err(corrupt(name, "truncated"));
         }
         Ok(ColumnFile { ty, rows, blocks, data: bytes, data_start, name: name.to_string() })
@@ -742,7 +794,7 @@ fn int_block<T: DeltaInt>(codec: u8, b: &[u8], rows: usize, what: &str, out: &mu
 mod tests {
     use super::*;
 
-    /// `extend_planes` reads value i from byte j at `j * n + i` (the order `compress_values`
+    /// `planes_into` reads value i from byte j at `j * n + i` (the order `compress_values`
     /// writes), for every width.
     fn planes_case<T: Fixed + PartialEq + std::fmt::Debug>(len: usize) {
         let n = len;
@@ -754,7 +806,7 @@ mod tests {
             })
             .collect();
         let mut got = vec![T::ZERO];
-        extend_planes::<T, T>(&bytes, n, &mut got, |x| x);
+        planes_into::<T, T>(&bytes, n, "t", &mut got, |_| ()).unwrap();
         assert_eq!(&got[1..], &want[..], "width {} len {len}", T::W);
     }
 

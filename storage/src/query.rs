@@ -254,6 +254,10 @@ pub(crate) fn block_keep(f: &Filter, ty: DataType, blocks: &[crate::column_file:
         if !b.has_stats {
             return true;
         }
+        // only `<`/`<=` (no lower bound) hold for NULL, which sorts below every value
+        if lo.is_none() && (b.has_nulls || !b.nulls_known) {
+            return true;
+        }
         if ty.is_floating() {
             let (mn, mx) = (f64::from_bits(b.min as u64), f64::from_bits(b.max as u64));
             lo.is_none_or(|l| mx >= f64::from_bits(l as u64)) && hi.is_none_or(|h| mn <= f64::from_bits(h as u64))
@@ -264,8 +268,40 @@ pub(crate) fn block_keep(f: &Filter, ty: DataType, blocks: &[crate::column_file:
     let (lo, hi) = match f {
         Filter::Cmp(_, CmpOp::Eq, v) => (Some(as_key(v)?), Some(as_key(v)?)),
         Filter::Cmp(_, CmpOp::Gt | CmpOp::Ge, v) => (Some(as_key(v)?), None),
+        Filter::Cmp(_, CmpOp::Lt | CmpOp::Le, v) => (None, Some(as_key(v)?)),
         Filter::Between(_, lo, hi) => (Some(as_key(lo)?), Some(as_key(hi)?)),
         _ => return None,
     };
     Some(blocks.iter().map(|b| within(b, lo, hi)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{block_keep, Filter};
+    use crate::column_file::{encode, ColumnFile};
+    use beluga_runtime::column::Column;
+    use beluga_runtime::kernels::cmp::CmpOp;
+    use beluga_runtime::null::Native;
+    use beluga_runtime::DataType;
+
+    /// `x < c` skips a block whose min is above c only when the block is known to hold no
+    /// null (NULL sorts below every value); `>=` never keeps a block for its nulls.
+    #[test]
+    fn less_than_skips_blocks_only_without_nulls() {
+        let b = crate::column_file::BLOCK_ROWS;
+        // block 0: 0..b; block 1: b..2b with a null; block 2: 2b..3b without nulls
+        let v: Vec<i64> = (0..3 * b as i64).map(|k| if k == b as i64 + 5 { i64::NULL } else { k }).collect();
+        let f = ColumnFile::open(encode(&Column::from_vec(DataType::Long, v)), "x.col").unwrap();
+        let flags: Vec<(bool, bool)> = f.blocks.iter().map(|m| (m.nulls_known, m.has_nulls)).collect();
+        assert_eq!(flags, vec![(true, false), (true, true), (true, false)]);
+        let lt = |op, c: i64| block_keep(&Filter::Cmp(0, op, Column::from_vec(DataType::Long, vec![c])), DataType::Long, &f.blocks).unwrap();
+        assert_eq!(lt(CmpOp::Lt, 10), vec![true, true, false]);
+        assert_eq!(lt(CmpOp::Le, 2 * b as i64), vec![true, true, true]);
+        assert_eq!(lt(CmpOp::Ge, 2 * b as i64), vec![false, false, true]);
+        // a file written before the flag (stats byte 1): nulls unknown, nothing skipped by `<`
+        let mut old = f.blocks.clone();
+        old.iter_mut().for_each(|m| m.nulls_known = false);
+        let keep = block_keep(&Filter::Cmp(0, CmpOp::Lt, Column::from_vec(DataType::Long, vec![10i64])), DataType::Long, &old).unwrap();
+        assert_eq!(keep, vec![true, true, true]);
+    }
 }

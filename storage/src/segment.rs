@@ -268,8 +268,7 @@ fn read_column_in(f: &File, path: &Path, base: u64, len: u64, col: usize, owner:
     if off.checked_add(clen).is_none_or(|end| end > len) {
         return Err(corrupt(&name, "truncated"));
     }
-    let mut bytes = vec![0u8; clen as usize];
-    read_at(f, &mut bytes, base + off).map_err(short)?;
+    let bytes = crate::mapped::read(f, base + off, clen, |buf| read_at(f, buf, base + off)).map_err(short)?;
     ColumnFile::open(bytes, &format!("{name} (column {col})"))
 }
 
