@@ -96,3 +96,31 @@ raw = pd.DataFrame({"code": ["A", "B", "A", "B", "A", "B"], "px": [10.0, 20.0, 1
 raw["notional"] = raw.px * raw.qty
 print("notional by code:", raw.groupby("code").notional.sum().to_dict())
 print("vwap by code:", (raw.groupby("code").notional.sum() / raw.groupby("code").qty.sum()).round(12).to_dict())
+
+# ---- snapshot levels: bid prices/quantities of 3 levels over 4 snapshots (descending
+# prices); the change of resting bid amount between consecutive snapshots after aligning
+# the price levels (only prices inside both books' common range count, as "bid" alignment)
+bids = [[10.02, 10.01, 10.00], [10.03, 10.02, 10.01], [10.02, 10.00, 9.99], [10.02, 10.01, 10.00]]
+qtys = [[300, 200, 500], [100, 250, 150], [400, 50, 700], [350, 120, 80]]
+
+
+def align_bid(left, right):
+    hi = max(max(left), max(right))
+    lo = max(min(left), min(right))
+    vals = sorted(set(left) | set(right), reverse=True)
+    li, ri = [], []
+    for v in vals:
+        if lo <= v <= hi:
+            li.append(left.index(v) if v in left else -1)
+            ri.append(right.index(v) if v in right else -1)
+    return li, ri
+
+
+for t in range(1, 4):
+    li, ri = align_bid(bids[t], bids[t - 1])
+    amt = 0.0
+    for a, b in zip(li, ri):
+        q = (qtys[t][a] if a >= 0 else 0) - (qtys[t - 1][b] if b >= 0 else 0)
+        p = bids[t][a] if a >= 0 else bids[t - 1][b]
+        amt += p * q
+    print(f"snapshot {t}: left={li} right={ri} amountDiff={amt:.6f}")
