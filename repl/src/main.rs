@@ -198,7 +198,7 @@ fn run(m: ArgMatches) -> ExitCode {
             return usage_error("`beluga test` needs at least one PATH");
         }
         let paths: Vec<PathBuf> = positional[1..].iter().map(PathBuf::from).collect();
-        return run_tests(interp, &paths);
+        return run_tests(interp, &paths, m.contains_id("module-dir"));
     }
     if positional.len() > 1 {
         return usage_error(&format!("unexpected argument '{}': give one script FILE", positional[1]));
@@ -259,8 +259,9 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run_tests(interp: Interpreter, paths: &[PathBuf]) -> ExitCode {
-    let report = beluga_stdlib::testing::run_paths(interp.registry.clone(), paths);
+fn run_tests(interp: Interpreter, paths: &[PathBuf], explicit_module_dir: bool) -> ExitCode {
+    let module_dir = explicit_module_dir.then(|| interp.module_dir.clone());
+    let report = beluga_stdlib::testing::run_paths_with(interp.registry.clone(), paths, module_dir.as_deref());
     for line in report.lines() {
         println!("{line}");
     }

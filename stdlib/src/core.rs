@@ -486,7 +486,10 @@ fn array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     if ty == DataType::Void {
         return Err(Error::arg("Not allowed to create void vector"));
     }
-    match opt(&a, 3) {
+    match a.get(3) {
+        // `array(DOUBLE, n, cap, NULL)`: a NULL default fills with NULL (ta's padding idiom),
+        // not with the zeros of an omitted default
+        Some(Value::Void) => Ok(Value::Vector(Column::nulls(ty, n as usize))),
         Some(d) => {
             let c = col("array", d)?;
             let c = if c.ty != ty { beluga_runtime::kernels::cast::cast_column(&c, ty)? } else { c };

@@ -310,6 +310,19 @@ fn substitute(i: &mut CallCtx, e: &mut Expr, vars: &[(String, Value)]) {
 }
 
 fn parse_expr(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    // funcs/p/parseExpr.md: X is a string scalar or vector; a vector gives one metacode per string
+    if let Value::Vector(c) = &args[0] {
+        if c.ty.is_literal() {
+            let texts: Vec<String> = (0..c.len()).map(|k| c.str_at(k).unwrap_or("").to_string()).collect();
+            let mut out = Vec::with_capacity(texts.len());
+            for t in texts {
+                let mut one = args.clone();
+                one[0] = Value::string(&t);
+                out.push(parse_expr(i, one)?);
+            }
+            return Ok(Value::tuple(out));
+        }
+    }
     let text = args[0].as_str().ok_or_else(|| Error::arg("The text argument of [parseExpr] must be a string"))?.to_string();
     let mut e = {
         let is_fn = |n: &str| i.is_function_name(n);
@@ -391,6 +404,24 @@ fn sql_col(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn sql_col_alias(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    // a tuple of column definitions with one name each gives a tuple of aliased
+    // definitions (the wq101alpha helper: sqlColAlias(sqlCol(d.values()), d.keys()))
+    if let (Value::Tuple(defs), Some(v)) = (&args[0], opt(&args, 1)) {
+        let names = col("sqlColAlias", v)?;
+        if names.len() != defs.len() {
+            return Err(Error::arg(format!(
+                "sqlColAlias got {} column definitions and {} names; they must be as many",
+                defs.len(),
+                names.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(defs.len());
+        for (k, d) in defs.iter().enumerate() {
+            let e = value_expr(i, d);
+            out.push(code(alias_expr(split_alias(&e).0, names.str_at(k).unwrap_or(""))));
+        }
+        return Ok(Value::tuple(out));
+    }
     let e = value_expr(i, &args[0]);
     match opt(&args, 1) {
         None => Ok(code(e)),

@@ -273,6 +273,12 @@ fn is_test_script(p: &std::path::Path) -> bool {
 /// Run every case of the given files or directories (directories: their test scripts,
 /// sorted; a file named explicitly runs whatever its extension).
 pub fn run_paths(registry: Arc<Registry>, paths: &[PathBuf]) -> Report {
+    run_paths_with(registry, paths, None)
+}
+
+/// `run_paths` with the module folder given on the command line (`beluga --module-dir D
+/// test ...`): it wins over a `modules/` folder beside the test files.
+pub fn run_paths_with(registry: Arc<Registry>, paths: &[PathBuf], module_dir: Option<&Path>) -> Report {
     let mut report = Report::default();
     let mut files = Vec::new();
     for p in paths {
@@ -296,7 +302,7 @@ pub fn run_paths(registry: Arc<Registry>, paths: &[PathBuf]) -> Report {
             }
         };
         let dir = f.parent().map(|p| p.to_path_buf());
-        report.cases.extend(run_file_text(registry.clone(), &name, dir.as_deref(), &text));
+        report.cases.extend(run_file_text_with(registry.clone(), &name, dir.as_deref(), &text, module_dir));
     }
     report
 }
@@ -304,8 +310,21 @@ pub fn run_paths(registry: Arc<Registry>, paths: &[PathBuf]) -> Report {
 /// Run the cases of one file's text in order, in one session: the code before the first
 /// case runs first (an error there is reported as a failing `<preamble>` case).
 pub fn run_file_text(registry: Arc<Registry>, file: &str, dir: Option<&Path>, text: &str) -> Vec<CaseResult> {
+    run_file_text_with(registry, file, dir, text, None)
+}
+
+fn run_file_text_with(
+    registry: Arc<Registry>,
+    file: &str,
+    dir: Option<&Path>,
+    text: &str,
+    module_dir: Option<&Path>,
+) -> Vec<CaseResult> {
     let mut out = Vec::new();
     let mut i = file_session(registry, file, dir);
+    if let Some(m) = module_dir {
+        i.module_dir = m.to_path_buf();
+    }
     let cases = split_cases(text);
     let pre = preamble(text);
     let has_markers = strip_comments(text).lines().any(|l| l.trim_start().starts_with("@testing:"));

@@ -97,7 +97,9 @@ impl<'a> Pre<'a> {
         }
         let j = self.next_sig(i + 1);
         let Some(next) = self.tok(j).cloned() else { return };
-        if matches!(next, Tok::Else | Tok::Catch | Tok::Dot) {
+        // a line that starts with `,` continues the statement (leading-comma select lists:
+        // `select a\n\t,b as c\nfrom t`); no statement can start with a comma
+        if matches!(next, Tok::Else | Tok::Catch | Tok::Dot | Tok::Comma) {
             return;
         }
         if next == Tok::While && self.after_do_close {

@@ -126,6 +126,14 @@ fn word_name(t: &Tok, spelled: &str) -> Option<String> {
     }
 }
 
+/// Marks in the assigned set that some function takes a parameter named `from`.
+const FROM_VAR: &str = "from";
+
+/// Word operators that double as builtin function names (`between(x, r)`, `and(a, b)`).
+fn word_op(t: &Tok) -> bool {
+    matches!(t, Tok::Between | Tok::And | Tok::Or | Tok::In | Tok::Like | Tok::ILike)
+}
+
 fn lower(s: &str) -> String {
     s.to_ascii_lowercase()
 }
@@ -289,7 +297,14 @@ pub fn prepass(
     expr_mode: bool,
 ) -> Result<Vec<Triple>, ParseError> {
     let toks = ddl::rewrite(toks)?;
-    let (assigned, user_fns) = scan_names(&toks);
+    let (assigned, mut user_fns) = scan_names(&toks);
+    // `def BETWEEN(S, A, B)`, `def IN(...)`: a word operator named by def is a user
+    // function under its own spelling (mytt's BETWEEN); calls spelled that way reach it
+    for j in 1..toks.len() {
+        if matches!(toks[j - 1].tok, Tok::Def | Tok::Defg) && word_op(&toks[j].tok) {
+            user_fns.insert(src.get(toks[j].start..toks[j].end).unwrap_or("").to_string());
+        }
+    }
     let mut p = Pre {
         toks,
         src,
@@ -398,6 +413,13 @@ fn scan_names(toks: &[RawTok]) -> (HashSet<String>, HashSet<String>) {
                                     assigned.insert(s.clone());
                                 }
                             }
+                            // `def convertFreq(tb, from = 'q', to = 'm')`: `from` as a parameter
+                            Tok::From if depth == 1 => {
+                                let nx = toks.get(k + 1).map(|t| &t.tok);
+                                if matches!(nx, Some(Tok::Comma | Tok::RParen | Tok::Assign)) {
+                                    assigned.insert(FROM_VAR.to_string());
+                                }
+                            }
                             _ => {}
                         }
                         k += 1;
@@ -460,6 +482,16 @@ impl<'a> Pre<'a> {
             Some(Tok::RBrace) if self.last_block_close => true,
             Some(t) => !ends_operand(t),
         }
+    }
+
+    /// Word operator i names a function under its own spelling: right after `def`, or a
+    /// call `BETWEEN(...)` of a user function defined with that spelling.
+    fn spelled_fn(&self, i: usize) -> bool {
+        if matches!(self.last(), Some(Tok::Def | Tok::Defg)) {
+            return true;
+        }
+        let w = self.src_word(i);
+        w.chars().any(|c| c.is_ascii_uppercase()) && self.adjacent_paren(i) && self.is_fn(&w)
     }
 
     fn is_fn(&self, name: &str) -> bool {
@@ -864,6 +896,11 @@ impl<'a> Pre<'a> {
                 });
                 self.emit(rt.tok, s, e);
             }
+            // a parameter named `from` used outside any query: `if(from == 'q')`
+            Tok::From if self.base_sql().is_none() && self.assigned.contains(FROM_VAR) => {
+                let w = self.src_word(i);
+                self.emit(Tok::Ident(w), s, e);
+            }
             Tok::From | Tok::Where => {
                 if let Some(k) = self.base_sql() {
                     let c = &mut self.sql[k];
@@ -875,6 +912,10 @@ impl<'a> Pre<'a> {
                     }
                 }
                 self.emit(rt.tok, s, e);
+            }
+            _ if word_op(&rt.tok) && self.spelled_fn(i) => {
+                let w = self.src_word(i);
+                self.emit(Tok::Ident(w), s, e);
             }
             Tok::Between => {
                 if self.operand_start() && self.adjacent_paren(i) {

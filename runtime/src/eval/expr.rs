@@ -70,7 +70,13 @@ impl Interpreter {
                 let mut keys = Vec::with_capacity(pairs.len());
                 let mut vals = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
-                    keys.push(self.eval(k)?);
+                    // a bare name as a key is the name itself (funcs/s/setColumnComment.md:
+                    // `{sym:"...", date:"..."}` while sym and date are vectors of the session;
+                    // `compressMethods={timestamp:"delta"}`)
+                    keys.push(match &k.kind {
+                        ExprKind::Ident(name) => Value::string(name),
+                        _ => self.eval(k)?,
+                    });
                     vals.push(self.eval(v)?);
                 }
                 build_dict(&keys, vals, true)

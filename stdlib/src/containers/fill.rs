@@ -222,6 +222,15 @@ fn null_fill(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             return Err(Error::arg("The fill value of [nullFill] for a table must be a scalar"));
         }
     }
+    // two array vectors of the same shape: each null cell of X takes Y's cell (the Level-2
+    // tutorial's nullFill(price.rowAt(left), prevPrice.rowAt(right)))
+    if let (Value::ArrayVector(a), Value::ArrayVector(b)) = (x, y) {
+        if a.offsets != b.offsets {
+            return Err(Error::size("The two array vectors of [nullFill] must have rows of the same lengths"));
+        }
+        let data = pick_from(&a.data, &b.data, &strict_null_flags(&a.data))?;
+        return Ok(Value::ArrayVector(Arc::new(a.with_data(data))));
+    }
     let yc = fill_col("nullFill", y)?;
     match x {
         Value::Matrix(m) => {

@@ -34,12 +34,22 @@ fn steps_arg(name: &str, args: &[Value], i: usize, default: i64) -> Result<i64> 
     }
 }
 
+/// Shift a vector, matrix columns, table columns, or the rows of an array vector (a row
+/// shifted in from outside is empty: its elements are NULL to rowAt and row functions).
+fn shift_value(name: &str, v: &Value, k: i64) -> Result<Value> {
+    if let Value::ArrayVector(a) = v {
+        let idx: Vec<i64> = (0..a.rows() as i64).map(|i| i - k).collect();
+        return Ok(Value::ArrayVector(Arc::new(a.take(&idx))));
+    }
+    by_column(name, v, &|c| Ok(shift(c, k)))
+}
+
 fn move_(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if let Some(Value::Duration(..)) = opt(&args, 1) {
         return move_by_time(&args[0], &args[1]);
     }
     let k = steps_arg("move", &args, 1, 1)?;
-    by_column("move", &args[0], &|c| Ok(shift(c, k)))
+    shift_value("move", &args[0], k)
 }
 
 /// `move(X, duration)` on an indexed series or matrix (funcs/m/move.md): each row takes the
@@ -74,11 +84,11 @@ fn move_by_time(x: &Value, steps: &Value) -> Result<Value> {
 }
 
 fn prev(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    by_column("prev", &args[0], &|c| Ok(shift(c, 1)))
+    shift_value("prev", &args[0], 1)
 }
 
 fn next(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    by_column("next", &args[0], &|c| Ok(shift(c, -1)))
+    shift_value("next", &args[0], -1)
 }
 
 fn numeric_check(name: &str, c: &Column) -> Result<()> {

@@ -578,6 +578,19 @@ fn rolling_one(i: &mut CallCtx, f: &Value, fargs: &[Value], w: usize, step: usiz
         out.push(i.call_value(f, call)?);
         end += step;
     }
+    // a vectorized func (`rolling(cumsum, x, 3, 3)`): the windows' results joined in order
+    // (funcs/ho_funcs/rolling.md: one row per input row of the complete windows)
+    if !out.is_empty() && out.iter().all(|v| matches!(v, Value::Vector(_))) {
+        let ty = out.iter().map(|v| v.data_type()).fold(DataType::Void, |a, t| if a == DataType::Void { t } else { a });
+        let mut parts = Vec::with_capacity(out.len());
+        for v in &out {
+            if let Value::Vector(c) = v {
+                parts.push(if c.ty == ty { c.clone() } else { beluga_runtime::kernels::cast::cast_column(c, ty)? });
+            }
+        }
+        let refs: Vec<&Column> = parts.iter().collect();
+        return Ok(Value::Vector(Column::concat(ty, &refs)));
+    }
     scalars_to_vector(out)
 }
 

@@ -479,6 +479,10 @@ fn tuple_rows<'a>(name: &str, v: &'a Value) -> Result<Vec<Option<Slice<'a>>>> {
             })
             .collect(),
         Value::Vector(c) => Ok((0..c.len()).map(|i| Some(Slice { col: c, off: i, len: 1 })).collect()),
+        // an array vector: each row is a slice of the flat data
+        Value::ArrayVector(a) => Ok((0..a.rows())
+            .map(|i| Some(Slice { col: &a.data, off: a.offsets[i], len: a.offsets[i + 1] - a.offsets[i] }))
+            .collect()),
         other => Err(Error::unsupported(name, crate::util::describe(other))),
     }
 }
@@ -538,6 +542,16 @@ pub fn row_align(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
         }
         li.push(Value::Vector(Column::from_vec(DataType::Int, lo_idx)));
         ri.push(Value::Vector(Column::from_vec(DataType::Int, ro_idx)));
+    }
+    // array vectors in, INT[] array vectors out (funcs/r/rowAlign.md); columnar tuples in,
+    // tuples out
+    if matches!(a[0], Value::ArrayVector(_)) {
+        let rows = |v: Vec<Value>| -> Vec<Column> {
+            v.into_iter().filter_map(|x| if let Value::Vector(c) = x { Some(c) } else { None }).collect()
+        };
+        let (lr, rr) = (rows(li), rows(ri));
+        let av = |r: &[Column]| Value::ArrayVector(std::sync::Arc::new(beluga_runtime::value::ArrayVec::from_rows(DataType::Int, r)));
+        return Ok(Value::tuple(vec![av(&lr), av(&rr)]));
     }
     Ok(Value::tuple(vec![Value::tuple(li), Value::tuple(ri)]))
 }

@@ -400,8 +400,10 @@ pub const DEFS: &[Builtin] = &[
 ];
 
 pub mod io;
+pub mod node;
 
-/// The system family's rows: session and environment, file I/O.
+/// The system family's rows: session and environment, file I/O, the single node's
+/// cluster calls.
 pub fn register(r: &mut beluga_runtime::Registry) {
-    [DEFS, io::DEFS].iter().for_each(|defs| r.extend(defs));
+    [DEFS, io::DEFS, node::DEFS].iter().for_each(|defs| r.extend(defs));
 }
