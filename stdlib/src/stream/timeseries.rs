@@ -573,19 +573,16 @@ fn sub_window(what: &str, v: &Value, p: Precision) -> Result<(i64, i64)> {
     let one = |x: &Value| -> Result<i64> {
         match x {
             Value::Duration(n, unit) => {
-                let ns: i64 = match unit.as_ref() {
-                    "ns" => 1,
-                    "us" => 1_000,
-                    "ms" => 1_000_000,
-                    "s" => 1_000_000_000,
-                    "m" => 60_000_000_000,
-                    "H" | "h" => 3_600_000_000_000,
-                    other => return Err(Error::arg(format!("{what}: subWindow can't be given in {other}"))),
+                // units up to an hour (a sub-window lies inside one window)
+                let ns: i64 = match beluga_runtime::temporal::duration_unit_ns(unit.as_ref()) {
+                    Some(ns) if ns <= 3_600_000_000_000 => ns,
+                    _ => return Err(Error::arg(format!("{what}: subWindow can't be given in {unit}"))),
                 };
                 if per_sec == 0 {
                     return Err(Error::arg(format!("{what}: give subWindow in the time column's unit")));
                 }
-                Ok(n * ns / (1_000_000_000 / per_sec))
+                let total = n.checked_mul(ns).ok_or_else(|| Error::arg(format!("{what}: subWindow is too large")))?;
+                Ok(total / (1_000_000_000 / per_sec))
             }
             Value::Scalar(_) => x.as_i64().ok_or_else(|| Error::arg(format!("{what}: subWindow must be a pair of integers or durations"))),
             _ => Err(Error::arg(format!("{what}: subWindow must be a pair of integers or durations"))),
