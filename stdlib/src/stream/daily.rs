@@ -23,7 +23,7 @@
 //! midnight, snapshots.
 
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
-use super::timeseries::{alignment_for, column_of, positive, scalar_parts};
+use super::timeseries::{alignment_for, positive, push_key_cols, scalar_parts, with_factors};
 use ahash::AHashMap;
 use beluga_lang::ast::Expr;
 use beluga_runtime::kernels::cast::cast_column;
@@ -187,12 +187,6 @@ impl EngineCore for Daily {
         if outs.is_empty() {
             return Ok(None);
         }
-        let nv = outs[0].vals.len();
-        if outs.iter().any(|o| o.vals.len() != nv) {
-            return Err(Error::size(
-                "the metrics gave different numbers of values for different windows",
-            ));
-        }
         let times = Column::from_vec(
             DataType::Long,
             outs.iter().map(|o| o.time).collect::<Vec<i64>>(),
@@ -200,21 +194,8 @@ impl EngineCore for Daily {
         let mut names = vec![self.out_name.clone()];
         let mut cols = vec![cast_column(&times, self.out_ty)?];
         let trig: Vec<usize> = outs.iter().map(|o| o.trigger).collect();
-        for &k in &self.keys {
-            names.push(rows.names[k].clone());
-            cols.push(rows.cols[k].take_usize(&trig));
-        }
-        let mut per: Vec<Vec<Value>> = (0..nv).map(|_| Vec::with_capacity(outs.len())).collect();
-        for o in outs {
-            for (j, v) in o.vals.into_iter().enumerate() {
-                per[j].push(v);
-            }
-        }
-        for (j, vals) in per.into_iter().enumerate() {
-            names.push(format!("factor{}", j + 1));
-            cols.push(column_of(vals)?);
-        }
-        Ok(Some(Table::new(names, cols)?))
+        push_key_cols(&rows, &self.keys, &trig, &mut names, &mut cols);
+        Ok(Some(with_factors(names, cols, outs.into_iter().map(|o| o.vals).collect(), "windows")?))
     }
     fn groups(&self) -> usize {
         self.state.len()

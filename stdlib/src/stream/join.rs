@@ -32,7 +32,7 @@
 //!   latest) right row of its key; a left row without one waits for it.
 //! Not supported (an error says so): snapshots, outputElapsedMicroseconds.
 
-use super::engine::{common, metric_exprs, register_with, EngineCore};
+use super::engine::{common, metric_exprs, register_with, Common, EngineCore};
 use ahash::AHashMap;
 use beluga_lang::ast::Expr;
 use beluga_runtime::eval::ops::describe;
@@ -285,6 +285,42 @@ impl Args<'_> {
     }
 }
 
+/// What every join engine's creation reads first, in the same order: its named arguments,
+/// no snapshot options, the name and left (dummy) table, the right table's schema (or the one
+/// the caller read, for a lookup engine's table or query), the metrics with both tables'
+/// aliases, and the matching columns.
+struct Setup<'a> {
+    a: Args<'a>,
+    c: Common,
+    right0: Table,
+    bind: Binding,
+    lkeys: Vec<usize>,
+    rkeys: Vec<usize>,
+}
+
+fn setup<'a>(
+    i: &mut CallCtx,
+    what: &str,
+    names: &'static [&'static str],
+    args: &'a [Value],
+    right: Option<Table>,
+) -> Result<Setup<'a>> {
+    let a = Args { names, vals: args };
+    no_snapshots(what, &|n| a.get(n))?;
+    let c = common(i, what, &args[0], &args[1])?;
+    let right0 = match right {
+        Some(t) => t,
+        None => table_schema(what, "rightTable", &args[2])?,
+    };
+    let bind = Binding {
+        metrics: metric_exprs(what, &args[4])?,
+        left_alias: alias_of(i, &args[1]),
+        right_alias: alias_of(i, &args[2]),
+    };
+    let (lkeys, rkeys) = matching(what, &args[5], &c.dummy, &right0)?;
+    Ok(Setup { a, c, right0, bind, lkeys, rkeys })
+}
+
 // ------------------------------------------------------------------ asof join
 
 struct AsofKey {
@@ -503,19 +539,7 @@ pub const ASOF_PARAMS: &[&str] = &[
 
 pub fn create_asof(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createAsofJoinEngine";
-    let a = Args {
-        names: ASOF_PARAMS,
-        vals: &args,
-    };
-    no_snapshots(W, &|n| a.get(n))?;
-    let c = common(i, W, &args[0], &args[1])?;
-    let right0 = table_schema(W, "rightTable", &args[2])?;
-    let bind = Binding {
-        metrics: metric_exprs(W, &args[4])?,
-        left_alias: alias_of(i, &args[1]),
-        right_alias: alias_of(i, &args[2]),
-    };
-    let (lkeys, rkeys) = matching(W, &args[5], &c.dummy, &right0)?;
+    let Setup { a, c, right0, bind, lkeys, rkeys } = setup(i, W, ASOF_PARAMS, &args, None)?;
     let sys = a
         .get("useSystemTime")
         .and_then(|v| v.as_bool())
@@ -669,19 +693,7 @@ pub const EQUI_PARAMS: &[&str] = &[
 
 pub fn create_equi(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createEquiJoinEngine";
-    let a = Args {
-        names: EQUI_PARAMS,
-        vals: &args,
-    };
-    no_snapshots(W, &|n| a.get(n))?;
-    let c = common(i, W, &args[0], &args[1])?;
-    let right0 = table_schema(W, "rightTable", &args[2])?;
-    let bind = Binding {
-        metrics: metric_exprs(W, &args[4])?,
-        left_alias: alias_of(i, &args[1]),
-        right_alias: alias_of(i, &args[2]),
-    };
-    let (mut lcols, mut rcols) = matching(W, &args[5], &c.dummy, &right0)?;
+    let Setup { a, c, right0, bind, lkeys: mut lcols, rkeys: mut rcols } = setup(i, W, EQUI_PARAMS, &args, None)?;
     let (lt, rt) = time_cols(W, a.get("timeColumn").as_ref(), &c.dummy, &right0)?
         .ok_or_else(|| Error::arg(format!("{W}: timeColumn is required")))?;
     lcols.push(lt);
@@ -868,12 +880,6 @@ pub const LOOKUP_PARAMS: &[&str] = &[
 
 pub fn create_lookup(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createLookupJoinEngine";
-    let a = Args {
-        names: LOOKUP_PARAMS,
-        vals: &args,
-    };
-    no_snapshots(W, &|n| a.get(n))?;
-    let c = common(i, W, &args[0], &args[1])?;
     let rv = args[2].clone();
     let (right0, rows0) = match &rv {
         Value::Code(e) => {
@@ -892,12 +898,7 @@ pub fn create_lookup(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         Value::Table(t) => (t.slice(0, 0), Some(t.as_ref().clone())),
         other => (table_schema(W, "rightTable", other)?, None),
     };
-    let bind = Binding {
-        metrics: metric_exprs(W, &args[4])?,
-        left_alias: alias_of(i, &args[1]),
-        right_alias: alias_of(i, &rv),
-    };
-    let (lkeys, rkeys) = matching(W, &args[5], &c.dummy, &right0)?;
+    let Setup { a, c, right0, bind, lkeys, rkeys } = setup(i, W, LOOKUP_PARAMS, &args, Some(right0))?;
     let rtime = match a.get("rightTimeColumn") {
         Some(v) => {
             let n = v
@@ -1052,19 +1053,7 @@ pub const SEMI_PARAMS: &[&str] = &[
 
 pub fn create_left_semi(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createLeftSemiJoinEngine";
-    let a = Args {
-        names: SEMI_PARAMS,
-        vals: &args,
-    };
-    no_snapshots(W, &|n| a.get(n))?;
-    let c = common(i, W, &args[0], &args[1])?;
-    let right0 = table_schema(W, "rightTable", &args[2])?;
-    let bind = Binding {
-        metrics: metric_exprs(W, &args[4])?,
-        left_alias: alias_of(i, &args[1]),
-        right_alias: alias_of(i, &args[2]),
-    };
-    let (lkeys, rkeys) = matching(W, &args[5], &c.dummy, &right0)?;
+    let Setup { a, c, right0, bind, lkeys, rkeys } = setup(i, W, SEMI_PARAMS, &args, None)?;
     let update_right = a
         .get("updateRightTable")
         .and_then(|v| v.as_bool())

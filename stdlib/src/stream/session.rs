@@ -15,7 +15,7 @@
 //! thread), snapshots, raftGroup.
 
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
-use super::timeseries::{column_of, positive, scalar_parts, time_column};
+use super::timeseries::{positive, push_key_cols, scalar_parts, time_column, with_factors};
 use ahash::AHashMap;
 use beluga_lang::ast::Expr;
 use beluga_runtime::{CallCtx, DataType, Error, Key, Result, Table, Value};
@@ -102,12 +102,6 @@ impl EngineCore for Session {
             return Ok(None);
         }
         closed.sort_by_key(|c| c.trigger);
-        let nv = closed[0].vals.len();
-        if closed.iter().any(|c| c.vals.len() != nv) {
-            return Err(Error::size(
-                "the metrics gave different numbers of values for different sessions",
-            ));
-        }
         let mut names = vec![rows.names[self.time_col].clone()];
         let mut cols = vec![time_column(
             self.time_ty,
@@ -115,21 +109,8 @@ impl EngineCore for Session {
             closed.iter().map(|c| c.time).collect(),
         )];
         let trig: Vec<usize> = closed.iter().map(|c| c.trigger).collect();
-        for &k in &self.keys {
-            names.push(rows.names[k].clone());
-            cols.push(rows.cols[k].take_usize(&trig));
-        }
-        let mut per: Vec<Vec<Value>> = (0..nv).map(|_| Vec::with_capacity(closed.len())).collect();
-        for c in closed {
-            for (j, v) in c.vals.into_iter().enumerate() {
-                per[j].push(v);
-            }
-        }
-        for (j, vals) in per.into_iter().enumerate() {
-            names.push(format!("factor{}", j + 1));
-            cols.push(column_of(vals)?);
-        }
-        Ok(Some(Table::new(names, cols)?))
+        push_key_cols(&rows, &self.keys, &trig, &mut names, &mut cols);
+        Ok(Some(with_factors(names, cols, closed.into_iter().map(|c| c.vals).collect(), "sessions")?))
     }
     fn groups(&self) -> usize {
         self.state.len()

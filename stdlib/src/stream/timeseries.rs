@@ -512,10 +512,6 @@ impl EngineCore for TimeSeries {
         if outs.is_empty() {
             return Ok(None);
         }
-        let nv = outs[0].vals.len();
-        if outs.iter().any(|o| o.vals.len() != nv) {
-            return Err(Error::size("the metrics gave different numbers of values for different windows"));
-        }
         let mut names = vec![self.time_name.clone()];
         let out_times: Vec<i64> = outs.iter().map(|o| o.time).collect();
         let tcol = if self.date_col.is_some() {
@@ -534,20 +530,44 @@ impl EngineCore for TimeSeries {
             names.extend(keys.names.iter().cloned());
             cols.extend(keys.cols);
         }
-        let mut per: Vec<Vec<Value>> = (0..nv).map(|_| Vec::with_capacity(outs.len())).collect();
-        for o in outs {
-            for (j, v) in o.vals.into_iter().enumerate() {
-                per[j].push(v);
-            }
-        }
-        for (j, vals) in per.into_iter().enumerate() {
-            names.push(format!("factor{}", j + 1));
-            cols.push(column_of(vals)?);
-        }
-        Ok(Some(Table::new(names, cols)?))
+        Ok(Some(with_factors(names, cols, outs.into_iter().map(|o| o.vals).collect(), "windows")?))
     }
     fn groups(&self) -> usize {
         self.groups.len()
+    }
+}
+
+/// A window engine's output table: the leading columns already built (time, keys), then one
+/// `factorN` column per metric from each output row's metric values; every row must have
+/// as many values as the first (`unit` names the rows in the error: windows, sessions).
+pub(crate) fn with_factors(
+    mut names: Vec<String>,
+    mut cols: Vec<Column>,
+    rows: Vec<Vec<Value>>,
+    unit: &str,
+) -> Result<Table> {
+    let nv = rows.first().map_or(0, |r| r.len());
+    if rows.iter().any(|r| r.len() != nv) {
+        return Err(Error::size(format!("the metrics gave different numbers of values for different {unit}")));
+    }
+    let mut per: Vec<Vec<Value>> = (0..nv).map(|_| Vec::with_capacity(rows.len())).collect();
+    for vals in rows {
+        for (j, v) in vals.into_iter().enumerate() {
+            per[j].push(v);
+        }
+    }
+    for (j, vals) in per.into_iter().enumerate() {
+        names.push(format!("factor{}", j + 1));
+        cols.push(column_of(vals)?);
+    }
+    Table::new(names, cols)
+}
+
+/// The key columns of the rows that triggered each output row, appended to the output.
+pub(crate) fn push_key_cols(rows: &Table, keys: &[usize], trig: &[usize], names: &mut Vec<String>, cols: &mut Vec<Column>) {
+    for &k in keys {
+        names.push(rows.names[k].clone());
+        cols.push(rows.cols[k].take_usize(trig));
     }
 }
 
