@@ -22,50 +22,6 @@ fn dict(pairs: Vec<(&str, Value)>) -> Result<Value> {
 
 // ------------------------------------------------------------------ pca
 
-/// Eigen-decomposition of a symmetric matrix (row-major n×n) by cyclic Jacobi rotations.
-/// Returns eigenvalues and eigenvectors (column j of the row-major result is vector j).
-fn jacobi_eigen(mut a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut v = vec![0.0; n * n];
-    for k in 0..n {
-        v[k * n + k] = 1.0;
-    }
-    for _sweep in 0..100 {
-        let off: f64 = (0..n).flat_map(|p| (0..n).filter(move |&q| q != p).map(move |q| (p, q))).map(|(p, q)| a[p * n + q] * a[p * n + q]).sum();
-        if off < 1e-22 {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = a[p * n + q];
-                if apq.abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for k in 0..n {
-                    let (akp, akq) = (a[k * n + p], a[k * n + q]);
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for k in 0..n {
-                    let (apk, aqk) = (a[p * n + k], a[q * n + k]);
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for k in 0..n {
-                    let (vkp, vkq) = (v[k * n + p], v[k * n + q]);
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
-    ((0..n).map(|k| a[k * n + k]).collect(), v)
-}
-
 /// Numeric columns of a table, matrix or tuple of tables, with their names.
 fn data_columns(name: &str, v: &Value, names: Option<&Value>) -> Result<(Vec<String>, Vec<Vec<f64>>)> {
     match v {
@@ -141,7 +97,8 @@ fn pca(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             cov[b * p + a] = s;
         }
     }
-    let (vals, vecs) = jacobi_eigen(cov, p);
+    // `cov` is symmetric, so row- and column-major agree; eigenvector j is column j
+    let (vals, vecs) = crate::linalg::decomp::sym_eig(&cov, p);
     let mut order: Vec<usize> = (0..p).collect();
     order.sort_by(|&a, &b| vals[b].partial_cmp(&vals[a]).unwrap_or(std::cmp::Ordering::Equal));
     let total: f64 = vals.iter().map(|v| v.max(0.0)).sum();
@@ -153,7 +110,7 @@ fn pca(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut ratio = Vec::with_capacity(k);
     let mut sing = Vec::with_capacity(k);
     for &j in order.iter().take(k) {
-        let mut v: Vec<f64> = (0..p).map(|r| vecs[r * p + j]).collect();
+        let mut v: Vec<f64> = vecs[j * p..(j + 1) * p].to_vec();
         let big = v.iter().copied().fold(0.0f64, |m, x| if x.abs() > m.abs() { x } else { m });
         if big > 0.0 {
             v.iter_mut().for_each(|x| *x = -*x);
