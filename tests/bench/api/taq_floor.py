@@ -59,16 +59,22 @@ def minimal_server(listener, n):
         threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
-def main():
-    port, csv = int(sys.argv[1]), sys.argv[2]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 9
-    before = int(sys.argv[4]) if len(sys.argv) > 4 else None
+def pickle_session(port, csv):
+    """A PROTOCOL_PICKLE session on the server at `port`, whose shared `taq` is loaded."""
     s = ddb.session()
     s.connect("127.0.0.1", port, "admin", "123456")
     if not s.run("defined(`taq, SHARED)"):
         s.run(f"share loadText('{csv}') as taq")
     sp = ddb.session(protocol=keys.PROTOCOL_PICKLE)
     sp.connect("127.0.0.1", port, "admin", "123456")
+    return sp
+
+
+def main():
+    port, csv = int(sys.argv[1]), sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 9
+    before = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    sp = pickle_session(port, csv)
     size = answer_size(port)
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
@@ -85,12 +91,7 @@ def main():
     del df
     paths = {}
     if before:
-        sb = ddb.session()
-        sb.connect("127.0.0.1", before, "admin", "123456")
-        if not sb.run("defined(`taq, SHARED)"):
-            sb.run(f"share loadText('{csv}') as taq")
-        sb = ddb.session(protocol=keys.PROTOCOL_PICKLE)
-        sb.connect("127.0.0.1", before, "admin", "123456")
+        sb = pickle_session(before, csv)
         paths[f"server on port {before} (before), sb.run('taq')"] = lambda: sb.run("taq")
     paths |= {
         f"beluga server, sp.run('taq') ({size / 1e6:.1f} MB answer)": lambda: sp.run("taq"),
