@@ -353,14 +353,23 @@ impl Pickler<'_> {
         self.ndarray_with(&dtype, v.len(), v.len() * std::mem::size_of::<U>(), |out| convert(out, v, f));
     }
 
-    /// Category codes in the narrowest signed type pandas would pick for `ncats`.
-    fn codes(&mut self, codes: &[u32], ncats: usize) {
+    /// Category codes, renumbered by `remap`, in the narrowest signed type pandas would
+    /// pick for `ncats` (renumbering and narrowing in one pass over the column).
+    fn codes(&mut self, codes: &[u32], ncats: usize, remap: impl Fn(u32) -> u32 + Copy) {
         if ncats <= i8::MAX as usize {
-            self.mapped('i', codes, |c| c as i8)
+            self.mapped('i', codes, |c| remap(c) as i8)
         } else if ncats <= i16::MAX as usize {
-            self.mapped('i', codes, |c| c as i16)
+            self.mapped('i', codes, |c| remap(c) as i16)
         } else {
-            self.mapped('i', codes, |c| c as i32)
+            self.mapped('i', codes, |c| remap(c) as i32)
+        }
+    }
+
+    /// `codes` renumbered by `map` when it is given (an unknown code is category 0).
+    fn codes_via(&mut self, codes: &[u32], ncats: usize, map: Option<&[u32]>) {
+        match map {
+            Some(map) => self.codes(codes, ncats, |c| map.get(c as usize).map_or(0, |&m| if m == u32::MAX { 0 } else { m })),
+            None => self.codes(codes, ncats, |c| c),
         }
     }
 
@@ -445,12 +454,15 @@ impl Pickler<'_> {
             (_, Date | Month | Time | Minute | Second | DateTime | Timestamp | NanoTime | NanoTimestamp | DateHour) => {
                 let dtype = format!("{ORDER}M8[ns]");
                 match &*c.data {
-                    ColData::I32(v) if c.ty != Month && v.len() >= COMPACT_ROWS && !v.contains(&i32::MIN) && (self.compact.temporal || self.compact.repeats) => {
-                        self.scaled_temporal(&dtype, v, nanos_per_unit(c.ty))
-                    }
                     ColData::I32(v) if c.ty != Month => {
                         let k = nanos_per_unit(c.ty);
-                        self.mapped_dtype(&dtype, v, |x| if x == i32::MIN { i64::MIN } else { (x as i64).saturating_mul(k) })
+                        // one min/max pass tells both whether a null is there (NULL is
+                        // i32::MIN, the minimum) and the range the compaction needs
+                        let range = if v.len() >= COMPACT_ROWS && (self.compact.temporal || self.compact.repeats) { min_max(v) } else { None };
+                        match range {
+                            Some((lo, hi)) if lo != i32::MIN as i64 => self.scaled_temporal(&dtype, v, k, lo, hi),
+                            _ => self.mapped_dtype(&dtype, v, |x| if x == i32::MIN { i64::MIN } else { (x as i64).saturating_mul(k) }),
+                        }
                     }
                     ColData::I64(v) => {
                         let k = nanos_per_unit(c.ty);
@@ -485,22 +497,31 @@ impl Pickler<'_> {
     }
 
     /// Integers without nulls keep their width; with a null they become float64 + NaN.
-    fn int_column<T: Copy + PartialEq + Into<i64>>(&mut self, v: &[T], null: T) {
-        if v.contains(&null) {
-            self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 });
-        } else if v.len() >= COMPACT_ROWS {
-            let dtype = format!("{ORDER}i{}", std::mem::size_of::<T>());
-            self.compact_ints(&dtype, v, |p| p.typed('i', v));
-        } else {
-            self.typed('i', v);
+    fn int_column<T: Copy + Ord + Into<i64>>(&mut self, v: &[T], null: T) {
+        if v.len() < COMPACT_ROWS {
+            if v.contains(&null) {
+                self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 });
+            } else {
+                self.typed('i', v);
+            }
+            return;
+        }
+        // NULL is the type's minimum: the min/max pass the compaction needs also tells
+        // whether there is one (one pass over the column instead of two)
+        match min_max(v) {
+            Some((lo, _)) if lo == null.into() => self.mapped('f', v, |x| if x == null { f64::NAN } else { x.into() as f64 }),
+            range => {
+                let dtype = format!("{ORDER}i{}", std::mem::size_of::<T>());
+                self.compact_ints(&dtype, v, range, |p| p.typed('i', v));
+            }
         }
     }
 
     /// Integers without nulls whose final dtype is `dtype`: one repeated value as
     /// `numpy.repeat`, a range that fits a narrower type sent narrow and widened by the
     /// client, else `plain`.
-    fn compact_ints<T: Copy + Into<i64>>(&mut self, dtype: &str, v: &[T], plain: impl FnOnce(&mut Self)) {
-        let Some((lo, hi)) = min_max(v) else { return plain(self) };
+    fn compact_ints<T: Copy + Into<i64>>(&mut self, dtype: &str, v: &[T], range: Option<(i64, i64)>, plain: impl FnOnce(&mut Self)) {
+        let Some((lo, hi)) = range else { return plain(self) };
         let width = std::mem::size_of::<T>();
         if lo == hi && self.compact.repeats {
             let one = v[0];
@@ -609,15 +630,19 @@ impl Pickler<'_> {
     /// `numpy.ndarray((n,), dtype('<M8[ns]'), numpy.multiply(counts, [unit]))`, a
     /// datetime64[ns] view of the int64 product (no copy; `[unit]` is a one-element int64
     /// array, so the product is int64 under numpy 1's value-based casting too).
-    fn scaled_temporal(&mut self, dtype: &str, v: &[i32], unit: i64) {
-        let Some((lo, hi)) = min_max(v) else { return };
+    fn scaled_temporal(&mut self, dtype: &str, v: &[i32], unit: i64, lo: i64, hi: i64) {
         if lo == hi && self.compact.repeats {
             let ns = (v[0] as i64).saturating_mul(unit);
             return self.repeat(v.len(), |p| p.ndarray(dtype, 1, bytes_of(&[ns])));
         }
-        if lo.checked_mul(unit).is_none() || hi.checked_mul(unit).is_none() || !self.compact.temporal {
-            // out of datetime64[ns]'s range: saturate as the plain form does
+        let fits = lo.checked_mul(unit).is_some() && hi.checked_mul(unit).is_some();
+        if !fits {
+            // out of datetime64[ns]'s range: saturate as the plain form does (no nulls here)
             return self.mapped_dtype(dtype, v, |x| (x as i64).saturating_mul(unit));
+        }
+        if !self.compact.temporal {
+            // every product is in range: a plain multiply, no overflow test per value
+            return self.mapped_dtype(dtype, v, |x| (x as i64).wrapping_mul(unit));
         }
         self.global("numpy", "ndarray");
         self.out.push(MARK);
@@ -655,19 +680,14 @@ impl Pickler<'_> {
                 used.push(k);
             }
         }
-        let compact = used.len() < names.len();
-        let remapped: Vec<u32>;
-        let codes: &[u32] = if compact {
-            remapped = s.codes.iter().map(|&c| map.get(c as usize).map_or(0, |&m| if m == u32::MAX { 0 } else { m })).collect();
-            &remapped
-        } else {
-            &s.codes
-        };
+        // renumbered only when some names of the dictionary are unused
+        let remap = (used.len() < names.len()).then_some(&map[..]);
+        let codes = &s.codes[..];
         let cats = used.iter().map(|&k| &*names[k]);
         if plain {
             self.global("numpy", "take");
             self.object_array(cats);
-            self.codes(codes, used.len());
+            self.codes_via(codes, used.len(), remap);
             self.out.push(TUPLE2);
             self.out.push(REDUCE);
             return;
@@ -675,7 +695,7 @@ impl Pickler<'_> {
         // pandas.Categorical.from_codes(codes, pandas.Index(cats, 'object'), None, None, False)
         self.global("pandas", "Categorical.from_codes");
         self.out.push(MARK);
-        self.codes(codes, used.len());
+        self.codes_via(codes, used.len(), remap);
         self.global("pandas", "Index");
         self.str_list(cats);
         self.text("object");
@@ -738,12 +758,11 @@ fn convert<T: Copy, U: Copy>(out: &mut Sink, v: &[T], f: impl Fn(T) -> U) {
 }
 
 /// The smallest and largest value (None when empty).
-fn min_max<T: Copy + Into<i64>>(v: &[T]) -> Option<(i64, i64)> {
-    let first: i64 = (*v.first()?).into();
-    Some(v.iter().fold((first, first), |(lo, hi), &x| {
-        let x: i64 = x.into();
-        (lo.min(x), hi.max(x))
-    }))
+fn min_max<T: Copy + Ord + Into<i64>>(v: &[T]) -> Option<(i64, i64)> {
+    let first = *v.first()?;
+    // compared in the column's own type (which the compiler vectorizes), widened once
+    let (lo, hi) = v.iter().fold((first, first), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    Some((lo.into(), hi.into()))
 }
 
 /// Exact-size iteration over a STRING column.

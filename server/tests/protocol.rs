@@ -178,6 +178,33 @@ fn guests_and_logins() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The built-in admin/123456 account exists only on a loopback server: bound to every
+/// interface (0.0.0.0) without a users file, nobody can log in, neither at connect nor
+/// with `login(...)` later, even from 127.0.0.1; with a users file its users can.
+#[test]
+fn default_admin_only_on_loopback() {
+    let s = server(|c| c.bind = IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let addr = std::net::SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), s.addr.port());
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let body = "connect\nlogin\nadmin\n123456\nfalse";
+    c.write_all(format!("API 0 {} / 32_1_4_2\n{body}", body.len()).as_bytes()).unwrap();
+    let (_, st) = read_frame(&mut c);
+    assert!(st.contains("incorrect"), "admin/123456 on a non-loopback server: {st}");
+    let mut g = TcpStream::connect(addr).unwrap();
+    g.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    g.write_all(b"API 0 8 / 32_1_4_2\nconnect\n").unwrap();
+    let (h, st) = read_frame(&mut g);
+    assert!(h.ends_with(" 0 1") && st == "OK", "{h} {st}");
+    g.write_all(&request("API2", 32, "script\nlogin(\"admin\", \"123456\")")).unwrap();
+    let (_, st) = read_frame(&mut g);
+    assert!(st.contains("incorrect"), "login() on a non-loopback server: {st}");
+    g.write_all(&request("API2", 32, "script\nloadText(\"x.csv\")")).unwrap();
+    let (_, st) = read_frame(&mut g);
+    assert!(st.contains("log in") || st.contains("Not logged in"), "still a guest: {st}");
+    s.stop();
+}
+
 /// A logged-in session reads and writes inside `--data` only (and so do its jobs); a user
 /// named with `--trust-user` is unconfined; a guest touches nothing.
 #[test]
@@ -408,6 +435,18 @@ fn websocket_transport() {
     send(&mut c, &request("API2", 0, "script\n20+22"));
     let r = recv(&mut c);
     assert!(r.ends_with(&[4, 0, 42, 0, 0, 0]), "{r:?}");
+    // the same port keeps serving plain TCP sessions beside the WebSocket one, and both
+    // see the same shared objects
+    send(&mut c, &request("API2", 0, "script\nshare table(1 2 3 as a) as wsShared\nint(1)"));
+    let r = recv(&mut c);
+    assert!(r.ends_with(&[4, 0, 1, 0, 0, 0]), "{r:?}");
+    let mut t = conn(&s);
+    connect_login(&mut t);
+    t.write_all(&request("API2", 32, "script\nint(exec sum(a) from wsShared)")).unwrap();
+    assert_eq!(int_result(&mut t), 6);
+    send(&mut c, &request("API2", 0, "script\n20+22"));
+    let r = recv(&mut c);
+    assert!(r.ends_with(&[4, 0, 42, 0, 0, 0]), "{r:?}");
     s.stop();
 }
 
@@ -554,5 +593,27 @@ fn refused_requests_keep_the_connection() {
     c.write_all(&[request("API2", 36, "variable\nbig\n1\n1"), long_vec(200_000)].concat()).unwrap();
     c.write_all(&request("API2", 32, "script\n1+1")).unwrap();
     assert_eq!(int_result(&mut c), 2);
+    s.stop();
+}
+
+/// The per-session memory limit holds for variables a script makes, not only uploads:
+/// past the limit the request fails with "Out of memory", the session's variables are
+/// cleared, and the connection keeps working (the Python test covers uploads).
+#[test]
+fn session_memory_limit_on_script_variables() {
+    let s = server(|c| c.session_memory_bytes = 4 << 20);
+    let mut c = conn(&s);
+    connect_login(&mut c);
+    c.write_all(&request("API2", 32, "script\nsmall = 1..1000\nint(size(small))")).unwrap();
+    assert_eq!(int_result(&mut c), 1000);
+    // 1,000,000 LONG = 8 MB
+    c.write_all(&request("API2", 32, "script\nbig = long(1..1000000)\n1")).unwrap();
+    let (h, st) = read_frame(&mut c);
+    assert!(h.ends_with(" 0 1") && st.contains("Out of memory"), "{h} {st}");
+    c.write_all(&request("API2", 32, "script\nint(sum(defined([\"small\", \"big\"])))")).unwrap();
+    assert_eq!(int_result(&mut c), 0, "the session's variables were cleared");
+    // under the limit again: the session goes on
+    c.write_all(&request("API2", 32, "script\nv = 1..100000\nint(size(v))")).unwrap();
+    assert_eq!(int_result(&mut c), 100000);
     s.stop();
 }

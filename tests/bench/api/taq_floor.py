@@ -2,8 +2,9 @@
 answer of the same size that asks nothing of numpy or pandas (one bytes object, served from
 memory by a helper process), beside the real answer and `pickle.load` of the same frame.
 
-Usage: python taq_floor.py PORT DAY.csv [ROUNDS]   (a `beluga server --trust-user admin` must
-listen on 127.0.0.1:PORT; the day is loaded once as the shared table `taq`). Each round runs
+Usage: python taq_floor.py PORT DAY.csv [ROUNDS] [BEFORE_PORT]   (a `beluga server
+--trust-user admin` must listen on 127.0.0.1:PORT; the day is loaded once as the shared table
+`taq`; with BEFORE_PORT a second server, e.g. an older build, is one more path of each round). Each round runs
 the three paths one after the other; prints min and median of ROUNDS (default 9) of the wall
 time and of the client's own CPU time (`time.process_time`, all its threads). The helper is a
 Python process, slower to send than the server: its wall time is no floor, its client CPU is.
@@ -58,15 +59,22 @@ def minimal_server(listener, n):
         threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
-def main():
-    port, csv = int(sys.argv[1]), sys.argv[2]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 9
+def pickle_session(port, csv):
+    """A PROTOCOL_PICKLE session on the server at `port`, whose shared `taq` is loaded."""
     s = ddb.session()
     s.connect("127.0.0.1", port, "admin", "123456")
     if not s.run("defined(`taq, SHARED)"):
         s.run(f"share loadText('{csv}') as taq")
     sp = ddb.session(protocol=keys.PROTOCOL_PICKLE)
     sp.connect("127.0.0.1", port, "admin", "123456")
+    return sp
+
+
+def main():
+    port, csv = int(sys.argv[1]), sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 9
+    before = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    sp = pickle_session(port, csv)
     size = answer_size(port)
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
@@ -81,7 +89,11 @@ def main():
         pickle.dump(df, f)
     rows = len(df)
     del df
-    paths = {
+    paths = {}
+    if before:
+        sb = pickle_session(before, csv)
+        paths[f"server on port {before} (before), sb.run('taq')"] = lambda: sb.run("taq")
+    paths |= {
         f"beluga server, sp.run('taq') ({size / 1e6:.1f} MB answer)": lambda: sp.run("taq"),
         "same size, one bytes object from a helper process (the client only receives)": lambda: sm.run("taq"),
         f"pickle.load of the same frame ({os.path.getsize(pk) / 1e6:.1f} MB file)": lambda: pickle.load(open(pk, "rb")),
