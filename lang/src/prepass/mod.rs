@@ -608,7 +608,7 @@ impl<'a> Pre<'a> {
         while self.tok(k) == Some(&Tok::Newline) {
             k += 1;
         }
-        if self.tok(k) == Some(&Tok::Def) {
+        if matches!(self.tok(k), Some(Tok::Def | Tok::Defg)) {
             return true;
         }
         loop {
@@ -658,6 +658,16 @@ impl<'a> Pre<'a> {
             let name = format!("{}", rt.tok);
             self.emit(Tok::Ident(name), s, e);
             return i + 1;
+        }
+        // `{ r = f(x) return r }`: `return` after a complete expression on the same line
+        // starts a new statement
+        if rt.tok == Tok::Return
+            && self.base_sql().is_none()
+            && self.stack.last().is_none_or(|f| f.kind == FK::Block)
+            && self.last().is_some_and(|t| ends_operand(t) && !matches!(t, Tok::Break | Tok::Continue))
+            && !(self.last() == Some(&Tok::RParen) && self.last_ctl != Ctl::No)
+        {
+            self.emit_sep(s, s);
         }
         // `::not(x)`, `::and(a, b)`: after `::` every word names a function
         if self.last() == Some(&Tok::ColonColon) {
