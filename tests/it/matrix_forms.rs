@@ -14,7 +14,7 @@ const MUST: &[&str] = &[
     "cbrt", "square", "pow", "round", "floor", "ceil", "clip", "nullFill", "isNull", "isValid",
     "neg", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
     "iif", "add", "sub", "mul", "div", "mod", "ratio", "gt", "ge", "lt", "le", "eq", "ne",
-    "and", "or", "not", "max", "min", "isNanInf", "signbit", "deg2rad", "rad2deg",
+    "and", "or", "not", "max", "min", "isNanInf", "signbit", "deg2rad", "rad2deg", "in",
 ];
 
 /// Moving, cumulative and series builtins whose manual pages accept a matrix (computed
