@@ -624,6 +624,17 @@ impl<'a> Pre<'a> {
         }
     }
 
+    /// Whether the tokens so far end a complete expression statement on this line, in a
+    /// block or at the top and outside SQL and `case`: a statement word that follows
+    /// (`return`, `name =`) starts a new statement. Not after `if (c)` / `for (..)`.
+    pub(super) fn after_complete_statement(&self) -> bool {
+        self.base_sql().is_none()
+            && self.case_depth == 0
+            && self.stack.last().is_none_or(|f| f.kind == FK::Block)
+            && self.last().is_some_and(|t| ends_operand(t) && !matches!(t, Tok::Break | Tok::Continue))
+            && !(self.last() == Some(&Tok::RParen) && self.last_ctl != Ctl::No)
+    }
+
     fn next_sig(&self, mut j: usize) -> usize {
         while self.tok(j) == Some(&Tok::Newline) {
             j += 1;
@@ -661,12 +672,7 @@ impl<'a> Pre<'a> {
         }
         // `{ r = f(x) return r }`: `return` after a complete expression on the same line
         // starts a new statement
-        if rt.tok == Tok::Return
-            && self.base_sql().is_none()
-            && self.stack.last().is_none_or(|f| f.kind == FK::Block)
-            && self.last().is_some_and(|t| ends_operand(t) && !matches!(t, Tok::Break | Tok::Continue))
-            && !(self.last() == Some(&Tok::RParen) && self.last_ctl != Ctl::No)
-        {
+        if rt.tok == Tok::Return && self.after_complete_statement() {
             self.emit_sep(s, s);
         }
         // `::not(x)`, `::and(a, b)`: after `::` every word names a function

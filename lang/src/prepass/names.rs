@@ -23,13 +23,7 @@ impl<'a> Pre<'a> {
 
         // `a = sum(x) b = sum(y)`: an assignment after a complete expression on the same
         // line (in a block or at the top, outside SQL) starts a new statement
-        if next_tok == Some(Tok::Assign)
-            && self.base_sql().is_none()
-            && self.case_depth == 0
-            && self.stack.last().is_none_or(|f| f.kind == FK::Block)
-            && self.last().is_some_and(|t| ends_operand(t) && !matches!(t, Tok::Break | Tok::Continue))
-            && !(self.last() == Some(&Tok::RParen) && self.last_ctl != Ctl::No)
-        {
+        if next_tok == Some(Tok::Assign) && self.after_complete_statement() {
             self.emit_sep(s, s);
         }
         if lw == "union" && !self.operand_start() {
