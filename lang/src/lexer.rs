@@ -881,6 +881,8 @@ pub fn lex(src: &str) -> Result<Vec<RawTok>, ParseError> {
         let ws = sp.start > prev_end || out.is_empty();
         prev_end = sp.end;
         let tok = match tok {
+            // `_"NULL"`, `_"select"`: a quoted name is never a keyword
+            Tok::Ident(s) if src[sp.start..].starts_with("_\"") => Tok::Ident(s),
             Tok::Ident(s) => keyword(&s).unwrap_or(Tok::Ident(s)),
             t => t,
         };

@@ -264,6 +264,11 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
     match x {
         Value::Tuple(t) => Ok(Value::tuple(t.iter().map(|e| in_values(e, y)).collect::<Result<_>>()?)),
         Value::Set(s) => in_values(&Value::Vector(s.items.clone()), y),
+        // a matrix: a BOOL matrix of the same shape and labels (funcs/i/in.md)
+        Value::Matrix(m) => match in_values(&Value::Vector(m.data.clone()), y)? {
+            Value::Vector(c) => Ok(Value::Matrix(Arc::new(Matrix { data: c, ..(**m).clone() }))),
+            other => Ok(other),
+        },
         _ => {
             let (xc, xs) = scalar_col(x)?;
             let (yc_ty, _) = match y {

@@ -877,6 +877,8 @@ pub const DEFS: &[Builtin] = &[
     f("size", Kind::Aggregate, 1, 1, size),
     f("rows", Kind::Aggregate, 1, 1, rows),
     f("cols", Kind::System, 1, 1, cols),
+    // the manual's table page counts columns with `t1.columns()` (progr/data_types_forms/table.md)
+    f("columns", Kind::System, 1, 1, cols),
     f("shape", Kind::System, 1, 1, shape),
     fp("eqObj", Kind::System, 2, 3, eq_obj_b, &["obj1", "obj2", "precision"]),
     f("isNull", Kind::Elementwise, 1, 1, is_null),

@@ -219,10 +219,12 @@ impl<'a> Pre<'a> {
             if f.control == Ctl::Control {
                 self.force_start = true;
             }
+            // `{x -> x*x} 10`, and `{x -> x*x}{x -> x+1} 10`: a lambda right after a
+            // braced lambda is its argument (f(g(10))), not a partial application
+            let lambda_next = self.tok(i + 1) == Some(&Tok::LBrace) && self.lambda_pattern(i + 1);
             if f.lambda
                 && f.at_start
-                && self.toks.get(i + 1).is_some_and(|n| n.ws)
-                && self.starts_operand(i + 1)
+                && (lambda_next || self.toks.get(i + 1).is_some_and(|n| n.ws) && self.starts_operand(i + 1))
             {
                 self.emit(Tok::Apply, e, e);
             }

@@ -608,7 +608,7 @@ impl<'a> Pre<'a> {
         while self.tok(k) == Some(&Tok::Newline) {
             k += 1;
         }
-        if self.tok(k) == Some(&Tok::Def) {
+        if matches!(self.tok(k), Some(Tok::Def | Tok::Defg)) {
             return true;
         }
         loop {
@@ -622,6 +622,17 @@ impl<'a> Pre<'a> {
                 _ => return false,
             }
         }
+    }
+
+    /// Whether the tokens so far end a complete expression statement on this line, in a
+    /// block or at the top and outside SQL and `case`: a statement word that follows
+    /// (`return`, `name =`) starts a new statement. Not after `if (c)` / `for (..)`.
+    pub(super) fn after_complete_statement(&self) -> bool {
+        self.base_sql().is_none()
+            && self.case_depth == 0
+            && self.stack.last().is_none_or(|f| f.kind == FK::Block)
+            && self.last().is_some_and(|t| ends_operand(t) && !matches!(t, Tok::Break | Tok::Continue))
+            && !(self.last() == Some(&Tok::RParen) && self.last_ctl != Ctl::No)
     }
 
     fn next_sig(&self, mut j: usize) -> usize {
@@ -658,6 +669,11 @@ impl<'a> Pre<'a> {
             let name = format!("{}", rt.tok);
             self.emit(Tok::Ident(name), s, e);
             return i + 1;
+        }
+        // `{ r = f(x) return r }`: `return` after a complete expression on the same line
+        // starts a new statement
+        if rt.tok == Tok::Return && self.after_complete_statement() {
+            self.emit_sep(s, s);
         }
         // `::not(x)`, `::and(a, b)`: after `::` every word names a function
         if self.last() == Some(&Tok::ColonColon) {

@@ -21,6 +21,11 @@ impl<'a> Pre<'a> {
         let next = self.toks.get(i + 1).cloned();
         let next_tok = next.as_ref().map(|t| t.tok.clone());
 
+        // `a = sum(x) b = sum(y)`: an assignment after a complete expression on the same
+        // line (in a block or at the top, outside SQL) starts a new statement
+        if next_tok == Some(Tok::Assign) && self.after_complete_statement() {
+            self.emit_sep(s, s);
+        }
         if lw == "union" && !self.operand_start() {
             if let Some((all, next_i)) = self.union_pattern(i) {
                 self.union_op(i, all, next_i);

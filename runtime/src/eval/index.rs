@@ -84,7 +84,9 @@ impl Interpreter {
                 let items: Vec<Value> = t.iter().map(|x| self.index_value(x.clone(), vec![j.clone()])).collect::<Result<_>>()?;
                 Ok(super::unify_scalars(&items)?.unwrap_or(Value::tuple(items)))
             }
-            Value::Matrix(_) | Value::Table(_) => self.index_value(tv, vec![j]),
+            // `t[, 1]`: every row, columns by position (not row 1)
+            Value::Table(_) => self.index2(tv, &Value::Void, &j),
+            Value::Matrix(_) => self.index_value(tv, vec![j]),
             _ => self.index_value(tv, vec![j]),
         }
     }
@@ -262,12 +264,15 @@ impl Interpreter {
                         Ok(k as usize)
                     };
                     return match selection(j, n)? {
+                        // one row and one column: the cell; rows and one column: a
+                        // one-column table (`t1[1:3, 1]`, progr/data_types_forms/Table.md)
                         Sel::One(k) => {
-                            let c = sub.cols[pick(k)?].clone();
+                            let k = pick(k)?;
+                            let c = sub.cols[k].clone();
                             if i.is_scalar() && c.len() == 1 {
                                 Ok(Value::Scalar(c))
                             } else {
-                                Ok(Value::Vector(c))
+                                Ok(Value::table(Table::new(vec![sub.names[k].clone()], vec![c])?))
                             }
                         }
                         Sel::Many(v) => {

@@ -136,9 +136,13 @@ fn label_positions(name: &str, l: &Column, f: &Value) -> Result<Vec<usize>> {
                 .collect())
         }
         other => {
+            // every row/column carrying one of the labels (labels may repeat: `m.loc(`A)`
+            // keeps each `A` row, funcs/l/loc.md), in label order
             let wanted = col(name, other)?;
             let pos = crate::order_search::find_first(l, &wanted)?;
-            Ok(pos.into_iter().filter(|&p| p >= 0).map(|p| p as usize).collect())
+            let found: ahash::AHashSet<beluga_runtime::Key> =
+                pos.into_iter().filter(|&p| p >= 0).map(|p| beluga_runtime::Key::of(l, p as usize)).collect();
+            Ok((0..l.len()).filter(|&k| found.contains(&beluga_runtime::Key::of(l, k))).collect())
         }
     }
 }
@@ -157,6 +161,10 @@ fn loc(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             let rows = label_positions("loc", &rl, &row_f)?;
             let cols = label_positions("loc", &cl, &col_f)?;
             let idx: Vec<usize> = cols.iter().flat_map(|&c| rows.iter().map(move |&r| c * m.rows + r)).collect();
+            // a row label and a column label naming one cell: the cell (`m.loc(1, 2022.01.03)`)
+            if matches!(row_f, Value::Scalar(_)) && matches!(col_f, Value::Scalar(_)) && idx.len() == 1 {
+                return Ok(Value::Scalar(m.data.take_usize(&idx)));
+            }
             if m.cols == 1 && matches!(col_f, Value::Void) {
                 return Ok(Value::Matrix(Arc::new(Matrix {
                     data: m.data.take_usize(&idx),

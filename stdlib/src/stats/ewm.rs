@@ -3,7 +3,7 @@
 
 use beluga_runtime::CallCtx;
 use crate::math_util::{dcol, f64_arg, need_num, nan_f64};
-use crate::util::{col, int_arg, opt, vector_fn};
+use crate::util::{int_arg, opt, vector_fn};
 use beluga_runtime::column::Column;
 use beluga_runtime::registry::{fp, Builtin, Kind};
 use beluga_runtime::{Error, Result, Value};
@@ -177,42 +177,66 @@ fn ewm_std_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     })
 }
 
-fn two(name: &str, a: &[Value]) -> Result<(Vec<f64>, Vec<f64>)> {
-    let x = num_col(name, &col(name, &a[0])?)?;
-    let y = num_col(name, &col(name, &a[1])?)?;
-    if x.len() != y.len() {
-        return Err(Error::size(format!("X and Y of [{name}] must have the same length")));
+/// `ewmCov`/`ewmCorr` arguments in the manual's order: `X, [com], [span], [halfLife],
+/// [alpha], [minPeriods], [adjust], [ignoreNA], [other], [bias]`. The older Beluga form
+/// `(X, Y, com, …)` (a non-scalar second argument) is still read.
+fn pair_args(name: &'static str, mut a: Vec<Value>) -> Result<(Vec<Value>, Ewm)> {
+    let legacy = matches!(a.get(1), Some(Value::Vector(_) | Value::Matrix(_) | Value::Table(_) | Value::Tuple(_)));
+    if legacy {
+        // (X, Y, com, span, halfLife, alpha, minPeriods, adjust, bias)
+        let y = a.remove(1);
+        let bias = opt(&a, 7).cloned().unwrap_or(Value::Void);
+        a.truncate(7);
+        a.resize(7, Value::Void);
+        a.extend([Value::Void, y, bias]);
     }
-    Ok((x, y))
+    let other = opt(&a, 8).cloned().ok_or_else(|| Error::arg(format!("[{name}] needs the other argument")))?;
+    let mut p = params(name, &a[..a.len().min(8)], 1, false)?;
+    p.bias = opt(&a, 9).and_then(|v| v.as_bool()).unwrap_or(false);
+    Ok((vec![a[0].clone(), other], p))
+}
+
+/// Run a two-series kernel over the forms the window functions accept: vectors, a matrix
+/// with a vector or a matrix of its shape (column by column, keeping shape and labels), a
+/// table with a vector or a table (numeric and BOOL columns computed, others kept).
+fn run_pair(name: &'static str, data: Vec<Value>, f: impl Fn(&[f64], &[f64]) -> Vec<f64>) -> Result<Value> {
+    let kernel = move |s: &[crate::window::Slice]| -> Result<Vec<Column>> {
+        for x in s {
+            if !(x.ty().is_numeric() || x.ty() == beluga_runtime::DataType::Bool) {
+                return Err(Error::unsupported(name, x.ty()));
+            }
+        }
+        Ok(vec![dcol(f(&s[0].f64s(), &s[1].f64s()))])
+    };
+    crate::window::run(crate::window::Prep::new(name, data, Box::new(kernel)))
 }
 
 fn ewm_cov_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    let p = params("ewmCov", &a, 2, true)?;
-    let (x, y) = two("ewmCov", &a)?;
-    Ok(Value::Vector(dcol(ewm_cov(&x, &y, p, p.bias))))
+    let (data, p) = pair_args("ewmCov", a)?;
+    run_pair("ewmCov", data, move |x, y| ewm_cov(x, y, p, p.bias))
 }
 
 fn ewm_corr_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    let p = params("ewmCorr", &a, 2, true)?;
-    let (x, y) = two("ewmCorr", &a)?;
-    // pairs with a null on either side are dropped from all three moments
-    let (xm, ym): (Vec<f64>, Vec<f64>) =
-        x.iter().zip(&y).map(|(a, b)| if a.is_nan() || b.is_nan() { (f64::NAN, f64::NAN) } else { (*a, *b) }).unzip();
-    let cxy = ewm_cov(&xm, &ym, p, true);
-    let vx = ewm_cov(&xm, &xm, p, true);
-    let vy = ewm_cov(&ym, &ym, p, true);
-    let r: Vec<f64> = (0..x.len())
-        .map(|i| {
-            let d = (vx[i] * vy[i]).sqrt();
-            if d > 0.0 { cxy[i] / d } else { f64::NAN }
-        })
-        .collect();
-    Ok(Value::Vector(dcol(r)))
+    let (data, p) = pair_args("ewmCorr", a)?;
+    run_pair("ewmCorr", data, move |x, y| {
+        // pairs with a null on either side are dropped from all three moments
+        let (xm, ym): (Vec<f64>, Vec<f64>) =
+            x.iter().zip(y).map(|(a, b)| if a.is_nan() || b.is_nan() { (f64::NAN, f64::NAN) } else { (*a, *b) }).unzip();
+        let cxy = ewm_cov(&xm, &ym, p, true);
+        let vx = ewm_cov(&xm, &xm, p, true);
+        let vy = ewm_cov(&ym, &ym, p, true);
+        (0..x.len())
+            .map(|i| {
+                let d = (vx[i] * vy[i]).sqrt();
+                if d > 0.0 { cxy[i] / d } else { f64::NAN }
+            })
+            .collect()
+    })
 }
 
 const P1: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "ignoreNA", "times"];
 const PV: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "bias", "times"];
-const P2: &[&str] = &["X", "Y", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "bias", "times"];
+const P2: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "ignoreNA", "other", "bias"];
 
 pub const DEFS: &[Builtin] = &[
     fp("ewmCorr", Kind::VectorToVector, 2, 10, ewm_corr_fn, P2),
