@@ -26,6 +26,32 @@ pub fn checksum(b: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Checksum of a column block written since the block-flag `SUM_WIDE` (column_file.rs):
+/// the same multiply/rotate round as [`checksum`], over four independent lanes of 8
+/// bytes each (32 bytes a step), merged at the end. Four chains instead of one serial
+/// chain let the multiplies overlap, so verifying a block costs a quarter of the time
+/// (it was ~10% of a cold whole-day read) while any changed byte still changes the sum.
+pub fn checksum_wide(b: &[u8]) -> u64 {
+    const P1: u64 = 0x9E37_79B1_85EB_CA87;
+    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    let seed = 0x27D4_EB2F_1656_67C5 ^ (b.len() as u64).wrapping_mul(P1);
+    let mut h = [seed, seed.wrapping_add(P1), seed.wrapping_add(P2), seed.rotate_left(17)];
+    let mut chunks = b.chunks_exact(32);
+    for c in &mut chunks {
+        for (k, l) in h.iter_mut().enumerate() {
+            let o = 8 * k;
+            let w = u64::from_le_bytes([c[o], c[o + 1], c[o + 2], c[o + 3], c[o + 4], c[o + 5], c[o + 6], c[o + 7]]);
+            *l = (*l ^ w.wrapping_mul(P2)).rotate_left(31).wrapping_mul(P1);
+        }
+    }
+    // lanes merged in order (a block with two lanes' words swapped sums differently)
+    let mut m = h[0];
+    for &l in &h[1..] {
+        m = (m ^ l.wrapping_mul(P2)).rotate_left(27).wrapping_mul(P1);
+    }
+    m ^ checksum(chunks.remainder())
+}
+
 #[derive(Default)]
 pub struct Writer {
     pub buf: Vec<u8>,
@@ -249,5 +275,26 @@ mod tests {
         b[3] ^= 1;
         assert!(Reader::sealed(&b, "x").is_err());
         assert!(Reader::sealed(&b[..5], "x").is_err());
+    }
+
+    /// Every single-bit change of a buffer (lanes, lane boundaries, the tail) and a swap
+    /// of two lanes' words change the wide checksum; equal bytes give equal sums.
+    #[test]
+    fn wide_checksum_sees_every_bit() {
+        let base: Vec<u8> = (0..203u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let s = checksum_wide(&base);
+        assert_eq!(s, checksum_wide(&base.clone()));
+        for i in 0..base.len() {
+            for bit in 0..8 {
+                let mut b = base.clone();
+                b[i] ^= 1 << bit;
+                assert_ne!(checksum_wide(&b), s, "byte {i} bit {bit}");
+            }
+        }
+        let mut sw = base.clone();
+        let (a, b) = sw.split_at_mut(8);
+        a[..8].swap_with_slice(&mut b[..8]);
+        assert_ne!(checksum_wide(&sw), s);
+        assert_ne!(checksum_wide(&base[..202]), s);
     }
 }

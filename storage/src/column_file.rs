@@ -7,7 +7,7 @@
 //! integers the same way; other fixed-width values are byte-shuffled; strings are lengths
 //! plus bytes. SYMBOL columns hold codes into the table's symbol base.
 
-use crate::bin::{checksum, corrupt, Reader, Writer};
+use crate::bin::{checksum, checksum_wide, corrupt, Reader, Writer};
 use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
 use beluga_runtime::{DataType, Result};
@@ -40,6 +40,9 @@ pub struct BlockMeta {
     pub min: i64,
     pub max: i64,
     pub sum: u64,
+    /// `sum` is `checksum_wide` of the block (files written since the flag existed);
+    /// older blocks carry the serial `checksum`
+    pub wide_sum: bool,
 }
 
 pub struct ColumnFile {
@@ -407,11 +410,11 @@ fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<f
         with_raw(&b[body..], rows * 8, what, |raw| {
             // the slots hold the stored i64 differences (same width) until rewritten
             planes_into::<i64, f64>(raw, rows, what, out, |v| {
-                let mut prev = 0i64;
-                for x in v {
-                    prev = i64::undelta_zig(x.to_bits() as i64, prev);
-                    *x = if prev.is_null() { f64::NULL } else { prev as f64 / p };
-                }
+                // SAFETY: i64 and f64 have one size and alignment and every bit pattern
+                // is a value of both: the slots are read as the stored integers
+                let ints = unsafe { &mut *(v as *mut [f64] as *mut [i64]) };
+                undelta(ints);
+                scale_decimals(v, p);
             })
         })?;
         for e in 0..ne {
@@ -424,6 +427,19 @@ fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<f
         return Ok(());
     }
     decode_fixed(b, rows, what, out)
+}
+
+beluga_runtime::simd_fn! {
+    /// Scaled integers (held as i64 bits in the slots) to their decimals, `i / 10^k`,
+    /// NULL kept. A pass of its own after the running sum (which is serial): the
+    /// conversions and divisions of independent values then run on whole vectors instead
+    /// of one divide per value inside the sum's loop, with the same IEEE results.
+    fn scale_decimals(v: &mut [f64], p: f64) -> () {
+        for x in v.iter_mut() {
+            let i = x.to_bits() as i64;
+            *x = if i.is_null() { f64::NULL } else { i as f64 / p };
+        }
+    }
 }
 
 fn encode_strings(s: &StrCol, start: usize, end: usize) -> Vec<u8> {
@@ -539,12 +555,15 @@ fn decode_array_block(elem: DataType, b: &[u8], rows: usize, what: &str) -> Resu
 const STATS: u8 = 1;
 const NULLS: u8 = 2;
 const NULLS_KNOWN: u8 = 4;
+/// the block's checksum is `checksum_wide` (set on every block written now)
+const SUM_WIDE: u8 = 8;
 
 fn stats_flags(b: &BlockMeta) -> u8 {
+    let sum = if b.wide_sum { SUM_WIDE } else { 0 };
     if !b.has_stats {
-        return 0;
+        return sum;
     }
-    STATS | if b.nulls_known { NULLS_KNOWN | if b.has_nulls { NULLS } else { 0 } } else { 0 }
+    sum | STATS | if b.nulls_known { NULLS_KNOWN | if b.has_nulls { NULLS } else { 0 } } else { 0 }
 }
 
 /// Whether rows [s, e) of a column with block statistics hold a null.
@@ -590,17 +609,25 @@ pub fn encode(col: &Column) -> Vec<u8> {
             nulls_known: has_stats,
             min,
             max,
-            sum: checksum(&bytes),
+            sum: checksum_wide(&bytes),
+            wide_sum: true,
         });
         data.extend_from_slice(&bytes);
         s = e;
     }
+    let mut out = header(col.ty, n as u64, &blocks);
+    out.extend_from_slice(&data);
+    out
+}
+
+/// The sealed header of a column file: type, rows, the block directory.
+fn header(ty: DataType, n: u64, blocks: &[BlockMeta]) -> Vec<u8> {
     let mut w = Writer::new();
     w.buf.extend_from_slice(MAGIC);
-    w.dtype(col.ty);
-    w.u64(n as u64);
+    w.dtype(ty);
+    w.u64(n);
     w.u32(blocks.len() as u32);
-    for b in &blocks {
+    for b in blocks {
         w.u32(b.rows);
         w.u64(b.offset);
         w.u32(b.clen);
@@ -610,9 +637,7 @@ pub fn encode(col: &Column) -> Vec<u8> {
         w.i64(b.max);
         w.u64(b.sum);
     }
-    let mut out = w.seal();
-    out.extend_from_slice(&data);
-    out
+    w.seal()
 }
 
 impl ColumnFile {
@@ -644,6 +669,7 @@ impl ColumnFile {
                 min: r.i64()?,
                 max: r.i64()?,
                 sum: r.u64()?,
+                wide_sum: flags & SUM_WIDE != 0,
             });
         }
         let hdr_end = r.pos;
@@ -664,7 +690,8 @@ impl ColumnFile {
         let b = &self.blocks[k];
         let s = self.data_start + b.offset as usize;
         let bytes = &self.data[s..s + b.clen as usize];
-        if checksum(bytes) != b.sum {
+        let sum = if b.wide_sum { checksum_wide(bytes) } else { checksum(bytes) };
+        if sum != b.sum {
             return Err(corrupt(&self.name, &format!("block {k} checksum mismatch")));
         }
         Ok(bytes)
@@ -906,5 +933,36 @@ mod tests {
         let mut hdr = bytes;
         hdr[10] ^= 1;
         assert!(ColumnFile::open(hdr, "c.col").is_err());
+    }
+
+    /// Blocks written before the wide checksum (flag clear, serial `checksum`) still read,
+    /// and a flipped byte is caught under either sum.
+    #[test]
+    fn serial_and_wide_block_sums_both_verify() {
+        let vals: Vec<f64> = (0..20_000).map(|i| i as f64 * 0.37).collect();
+        let col = Column::from_vec(DataType::Double, vals.clone());
+        let bytes = encode(&col);
+        let f = ColumnFile::open(bytes.clone(), "w.col").unwrap();
+        assert!(f.blocks.iter().all(|b| b.wide_sum));
+        // the same blocks as an older file: serial sums, flag clear
+        let mut blocks = f.blocks.clone();
+        let data = &bytes[f.data_start..];
+        for b in &mut blocks {
+            b.wide_sum = false;
+            b.sum = checksum(&data[b.offset as usize..(b.offset + b.clen as u64) as usize]);
+        }
+        let mut old = header(col.ty, col.len() as u64, &blocks);
+        old.extend_from_slice(data);
+        let g = ColumnFile::open(old.clone(), "s.col").unwrap();
+        assert!(g.blocks.iter().all(|b| !b.wide_sum));
+        assert!(matches!(&*g.decode(None, None).unwrap().data, ColData::F64(v) if *v == vals));
+        for (file, start) in [(bytes, f.data_start), (old, g.data_start)] {
+            for at in [start + 3, start + 40, file.len() - 1] {
+                let mut bad = file.clone();
+                bad[at] ^= 0x10;
+                let err = ColumnFile::open(bad, "x.col").unwrap().decode(None, None).err().unwrap();
+                assert!(err.message.contains("checksum"), "{}", err.message);
+            }
+        }
     }
 }

@@ -203,7 +203,11 @@ pub(crate) fn apply_where(i: &mut Interpreter, mut frame: Frame, conds: &[Expr])
     for c in conds {
         let v = eval_in(i, frame.scope(), c)?;
         if let Some(mask) = to_mask(&v, frame.rows)? {
-            frame = frame.take(&mask_rows(&mask));
+            // every row passes (the usual case when the scan of a stored table already
+            // applied this condition): the frame as is, not a copy of every column
+            if !mask.iter().all(|&b| b) {
+                frame = frame.take(&mask_rows(&mask));
+            }
         }
     }
     Ok(frame)

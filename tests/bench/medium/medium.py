@@ -253,6 +253,9 @@ def main(argv=None) -> int:
     ap.add_argument("--systems", default=",".join(PEERS))
     ap.add_argument("--queries", default="")
     ap.add_argument("--no-setup", action="store_true", help="reuse the engine databases")
+    ap.add_argument("--db-root", default=None,
+                    help="engine database folder (run.py's default: <data>/db); a second folder lets two binaries "
+                         "whose files differ be measured on the same data")
     ap.add_argument("--out", default=None, help="results folder (default <data>/results/<stamp>)")
     ap.add_argument("--peers-from", default=None,
                     help="results.json of an earlier run (same data): reuse its peer reports and run only "
@@ -282,6 +285,8 @@ def main(argv=None) -> int:
         rargs += ["--queries", args.queries]
     if not args.no_setup:
         rargs.append("--engine-setup")
+    if args.db_root:
+        rargs += ["--db-root", args.db_root]
     cwd = os.getcwd()
     os.chdir(args.bench)       # the peers' worker is started as `-m peers.worker`
     try:
