@@ -279,39 +279,17 @@ fn iif_fast(cond: &Column, t: &Column, ts: bool, e: &Column, es: bool, ty: DataT
         return None;
     }
     let ColData::I8(c) = &*cond.data else { return None };
-    use std::mem::MaybeUninit;
     beluga_runtime::simd_fn! {
-        // compiled for AVX-512/AVX2 when the CPU has them; writes every element of `o`
-        fn pick_into[T: Native](o: &mut [MaybeUninit<T>], c: &[i8], t: &[T], ts: bool, e: &[T], es: bool) -> () {
+        // compiled for AVX-512/AVX2 when the CPU has them
+        fn pick[T: Native](c: &[i8], t: &[T], ts: bool, e: &[T], es: bool) -> Vec<T> {
             let choose = |k: i8, x: T, y: T| if k == i8::NULL { T::NULL } else if k != 0 { x } else { y };
-            // the values are chosen by a map over the inputs, then stored: written as one
-            // zip with the output, LLVM selected addresses and gathered (2x slower)
             match (ts, es) {
-                (false, false) => o.iter_mut().zip(c.iter().zip(t).zip(e).map(|((&k, &x), &y)| choose(k, x, y))).for_each(|(d, v)| {
-                    d.write(v);
-                }),
-                (true, false) => o.iter_mut().zip(c.iter().zip(e).map(|(&k, &y)| choose(k, t[0], y))).for_each(|(d, v)| {
-                    d.write(v);
-                }),
-                (false, true) => o.iter_mut().zip(c.iter().zip(t).map(|(&k, &x)| choose(k, x, e[0]))).for_each(|(d, v)| {
-                    d.write(v);
-                }),
-                (true, true) => o.iter_mut().zip(c.iter().map(|&k| choose(k, t[0], e[0]))).for_each(|(d, v)| {
-                    d.write(v);
-                }),
+                (false, false) => c.iter().zip(t).zip(e).map(|((&k, &x), &y)| choose(k, x, y)).collect(),
+                (true, false) => c.iter().zip(e).map(|(&k, &y)| choose(k, t[0], y)).collect(),
+                (false, true) => c.iter().zip(t).map(|(&k, &x)| choose(k, x, e[0])).collect(),
+                (true, true) => c.iter().map(|&k| choose(k, t[0], e[0])).collect(),
             }
         }
-    }
-    /// One pass over the condition, in parallel chunks on long inputs.
-    fn pick<T: Native + Send + Sync>(c: &[i8], t: &[T], ts: bool, e: &[T], es: bool) -> Vec<T> {
-        use beluga_runtime::kernels::par;
-        let fill = |start: usize, o: &mut [MaybeUninit<T>]| {
-            let r = start..start + o.len();
-            let (t, e) = (if ts { &t[..1] } else { &t[r.clone()] }, if es { &e[..1] } else { &e[r.clone()] });
-            pick_into(o, &c[r], t, ts, e, es)
-        };
-        // SAFETY: pick_into writes every element of its part (one per condition element)
-        unsafe { par::build_vec(c.len(), par::PAR_STREAM_MIN, &fill) }
     }
     let data = match (&*t.data, &*e.data) {
         (ColData::F64(x), ColData::F64(y)) => ColData::F64(pick(c, x, ts, y, es)),

@@ -202,8 +202,20 @@ pub fn row_next(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_shift("rowNext", &a[0], -1)
 }
 
+beluga_runtime::simd_fn! {
+    /// (keys below `x`, keys not above `x`) in `pool`, vectorised (AVX-512/AVX2 when present).
+    fn count_keys(pool: &[u64], x: u64) -> (u64, u64) {
+        let (mut lt, mut le) = (0u64, 0u64);
+        for &p in pool {
+            lt += (p < x) as u64;
+            le += (p <= x) as u64;
+        }
+        (lt, le)
+    }
+}
+
 /// Rows up to this many columns are ranked by counting instead of sorting.
-const COUNT_RANK_MAX: usize = 256;
+const COUNT_RANK_MAX: usize = 64;
 
 /// Rank of each element within its row (`out[j]` for `vals[j]`, NaN where not ranked);
 /// returns the number of ranked elements (distinct values when `dense`). `pairs` is scratch.
@@ -232,16 +244,11 @@ fn rank_row(vals: &[f64], out: &mut [f64], pairs: &mut Vec<(u64, u32)>, asc: boo
                 *o = f64::NAN;
                 continue;
             }
-            let kx = k(x);
-            let (mut lt, mut le) = (0u32, 0u32);
-            for &p in &pool {
-                lt += (p < kx) as u32;
-                le += (p <= kx) as u32;
-            }
+            let (lt, le) = count_keys(&pool, k(x));
             *o = match ties {
                 Ties::Min => lt as f64,
-                Ties::Max => (le - 1) as f64,
-                _ => (lt + le - 1) as f64 / 2.0,
+                Ties::Max => le as f64 - 1.0,
+                _ => (lt + le) as f64 / 2.0 - 0.5,
             };
         }
         return pool.len();

@@ -1,6 +1,6 @@
 //! The parallel paths of the window dispatch and of the element-wise builtins against
 //! sequential or scalar references: matrix columns run on rayon must give each column's
-//! own vector result, rowRank's row chunks the naive per-row count, iif's chunks the
+//! own vector result, rowRank's row chunks the naive per-row count, iif on a long input the
 //! per-element choice. Sizes are above the parallel thresholds with odd tails and NULLs.
 
 use crate::window_tests::interp;
@@ -91,13 +91,13 @@ fn matrix_window_error_is_reported_from_the_parallel_path() {
 
 #[test]
 fn row_rank_equals_a_naive_count() {
-    // 203 x 91 = 18,473 elements: row chunks on rayon, rows ranked by counting; 61 x 300:
-    // rows ranked by sorting. Nulls, ties; every ties method but 'first', both orders, NaN
+    // 203 x 91 = 18,473 elements: row chunks on rayon, rows ranked by sorting; 611 x 30:
+    // rows ranked by counting. Nulls, ties; every ties method but 'first', both orders, NaN
     // ranked first or ignored.
     let v = |k: usize| if k % 11 == 3 { f64::NULL } else { ((k * 7919) % 53) as f64 - 20.0 };
     let s = |x: &str| Value::Scalar(Column::from_vec(DataType::String, beluga_runtime::column::StrCol::from_iter([x])));
     let mut i = interp();
-    for (rows, cols) in [(203usize, 91usize), (61, 300)] {
+    for (rows, cols) in [(203usize, 91usize), (611, 30)] {
         let m = matrix(rows, cols, v);
         for asc in [true, false] {
             for ignore_na in [true, false] {
@@ -138,7 +138,7 @@ fn row_rank_equals_a_naive_count() {
 }
 
 #[test]
-fn iif_parallel_chunks_equal_the_per_element_choice() {
+fn iif_long_input_equals_the_per_element_choice() {
     let n = beluga_runtime::kernels::par::PAR_STREAM_MIN + 12_345;
     let cond: Vec<i8> = (0..n).map(|k| if k % 29 == 0 { i8::NULL } else { ((k * 7) % 3 == 0) as i8 }).collect();
     let t: Vec<f64> = (0..n).map(|k| if k % 31 == 0 { f64::NULL } else { k as f64 * 0.5 }).collect();
