@@ -2,6 +2,7 @@
 
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::kernels::arith::as_native;
+use beluga_runtime::kernels::par;
 use beluga_runtime::null::Native;
 use beluga_runtime::value::Matrix;
 use beluga_runtime::{DataType, Error, Result, Table, Value};
@@ -58,27 +59,14 @@ pub fn map_f64_slices(
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        let poll = beluga_runtime::guard::Poll::new();
-        // written once, so not zero-filled first (a pass over the whole output saved)
-        let mut out: Vec<f64> = Vec::with_capacity(x.len());
-        let body = |(o, i): (&mut [std::mem::MaybeUninit<f64>], &[f64])| {
-            poll.now();
+        let fill = |start: usize, o: &mut [std::mem::MaybeUninit<f64>]| {
+            let i = &x[start..start + o.len()];
             block(i, o);
-            // SAFETY: `block` wrote every element of `o`, so it may be read as f64s
-            let o = unsafe { &mut *(o as *mut [std::mem::MaybeUninit<f64>] as *mut [f64]) };
-            null_rule(o, i);
+            // SAFETY: `block` wrote every element of `o`
+            null_rule(unsafe { par::assume_init_mut(o) }, i);
         };
-        const CH: usize = beluga_runtime::guard::CHUNK;
-        let spare = &mut out.spare_capacity_mut()[..x.len()];
-        if x.len() >= par_min {
-            use rayon::prelude::*;
-            spare.par_chunks_mut(CH).zip(x.par_chunks(CH)).for_each(body);
-        } else {
-            spare.chunks_mut(CH).zip(x.chunks(CH)).for_each(body);
-        }
-        // SAFETY: every one of the first x.len() elements was written by `body` above (an
-        // interrupt unwinds out of this function before this line, leaving the length 0).
-        unsafe { out.set_len(x.len()) };
+        // SAFETY: `fill` writes every element of each part (block's contract)
+        let out = unsafe { par::build_vec(x.len(), par_min, &fill) };
         Ok(Column::from_vec(DataType::Double, out))
     })
 }
@@ -97,7 +85,7 @@ beluga_runtime::simd_fn! {
 }
 
 /// Element counts from which `map_f64` runs on rayon.
-pub const PAR_MAP_MIN: usize = 1 << 18;
+pub use beluga_runtime::kernels::par::PAR_MAP_MIN;
 
 /// Integer argument (e.g. a window size or count).
 pub fn int_arg(name: &str, v: &Value, what: &str) -> Result<i64> {
@@ -162,6 +150,50 @@ pub fn vector_fn(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -
             Ok(Value::tuple(items))
         }
         other => Ok(like_form(other, f(&col(name, other)?)?)),
+    }
+}
+
+/// Elements from which the columns of a matrix (or the segments of `context by`) are
+/// computed on rayon: below it the scheduling costs more than the second core gives.
+pub const PAR_COLS_MIN: usize = 1 << 13;
+
+/// `f(0..n)` in order: the columns (or segments), `total` elements together, in parallel
+/// when there are several and `total` is at least [`PAR_COLS_MIN`]. `f` keeps no state
+/// between calls (a window kernel builds its state per call), so the results are the
+/// sequential ones; the first error in column order is returned, an interrupt reaches the
+/// workers through the session's flag.
+pub fn per_column<T: Send>(n: usize, total: usize, f: &(dyn Fn(usize) -> Result<T> + Sync)) -> Result<Vec<T>> {
+    if n < 2 || total < PAR_COLS_MIN || rayon::current_num_threads() < 2 {
+        return (0..n).map(f).collect();
+    }
+    use rayon::prelude::*;
+    let poll = beluga_runtime::guard::Poll::new();
+    let each: Vec<Result<T>> = beluga_runtime::guard::catch(|| {
+        Ok((0..n)
+            .into_par_iter()
+            .with_max_len(n.div_ceil(rayon::current_num_threads() * 4).max(1))
+            .map(|c| {
+                poll.scope(|| {
+                    poll.now();
+                    f(c)
+                })
+            })
+            .collect())
+    })?;
+    each.into_iter().collect()
+}
+
+/// [`vector_fn`] with the columns of a matrix computed in parallel ([`per_column`]): for
+/// kernels that keep no state between columns.
+pub fn vector_fn_par(name: &str, v: &Value, f: &(dyn Fn(&Column) -> Result<Column> + Sync)) -> Result<Value> {
+    match v {
+        Value::Matrix(m) => {
+            let cols = per_column(m.cols, m.data.len(), &|c| f(&m.column(c)))?;
+            let ty = cols.first().map(|c| c.ty).unwrap_or(m.data.ty);
+            let refs: Vec<&Column> = cols.iter().collect();
+            Ok(Value::Matrix(Arc::new(Matrix { data: Column::concat(ty, &refs), ..(**m).clone() })))
+        }
+        other => vector_fn(name, other, f),
     }
 }
 

@@ -6,6 +6,7 @@ use crate::kernels::arith::{as_native, unit_rank};
 use crate::null::Native;
 use crate::types::DataType;
 use std::cmp::Ordering;
+use std::mem::MaybeUninit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
@@ -44,31 +45,51 @@ fn cmp_map<T: Copy>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, ord: impl F
 /// (normalised) values inside, so the loop vectorizes. Valid where `norm` maps values to a
 /// type whose natural order is the null-smallest order (integers as they are; doubles with
 /// NaN mapped to the null sentinel, below every value but -inf).
-fn cmp_fast<T: Copy + PartialOrd>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, norm: impl Fn(T) -> T + Copy) -> Vec<i8> {
+fn cmp_fast<T: Copy + PartialOrd + Sync>(op: CmpOp, a: &[T], b: &[T], sa: bool, sb: bool, norm: impl Fn(T) -> T + Copy + Sync) -> Vec<i8> {
     crate::simd_fn! {
-        // compiled for AVX-512/AVX2 when the CPU has them (8 doubles per compare)
-        fn run[T: Copy](a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool) -> Vec<i8> {
+        // compiled for AVX-512/AVX2 when the CPU has them (8 doubles per compare); writes
+        // every element of `o` (`a`/`b` the part's operands, or one broadcast value)
+        fn run[T: Copy](o: &mut [MaybeUninit<i8>], a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool) -> () {
             match (sa, sb) {
-                (false, false) => a.iter().zip(b).map(|(&x, &y)| f(x, y) as i8).collect(),
+                (false, false) => o.iter_mut().zip(a).zip(b).for_each(|((d, &x), &y)| {
+                    d.write(f(x, y) as i8);
+                }),
                 (true, false) => {
                     let x = a[0];
-                    b.iter().map(|&y| f(x, y) as i8).collect()
+                    o.iter_mut().zip(b).for_each(|(d, &y)| {
+                        d.write(f(x, y) as i8);
+                    })
                 }
                 (false, true) => {
                     let y = b[0];
-                    a.iter().map(|&x| f(x, y) as i8).collect()
+                    o.iter_mut().zip(a).for_each(|(d, &x)| {
+                        d.write(f(x, y) as i8);
+                    })
                 }
-                (true, true) => vec![f(a[0], b[0]) as i8],
+                (true, true) => o.iter_mut().for_each(|d| {
+                    d.write(f(a[0], b[0]) as i8);
+                }),
             }
         }
     }
+    // generic over the comparison so each operator's loop is compiled (and vectorised) whole
+    fn go<T: Copy + Sync>(a: &[T], b: &[T], sa: bool, sb: bool, f: impl Fn(T, T) -> bool + Copy + Sync) -> Vec<i8> {
+        let n = if sa && sb { 1 } else if sa { b.len() } else { a.len() };
+        let fill = |start: usize, o: &mut [MaybeUninit<i8>]| {
+            let r = start..start + o.len();
+            let (x, y) = (if sa { &a[..1] } else { &a[r.clone()] }, if sb { &b[..1] } else { &b[r] });
+            run(o, x, y, sa, sb, f)
+        };
+        // SAFETY: `run` writes every element of its part
+        unsafe { crate::kernels::par::build_vec(n, crate::kernels::par::PAR_STREAM_MIN, &fill) }
+    }
     match op {
-        CmpOp::Lt => run(a, b, sa, sb, |x, y| norm(x) < norm(y)),
-        CmpOp::Le => run(a, b, sa, sb, |x, y| norm(x) <= norm(y)),
-        CmpOp::Gt => run(a, b, sa, sb, |x, y| norm(x) > norm(y)),
-        CmpOp::Ge => run(a, b, sa, sb, |x, y| norm(x) >= norm(y)),
-        CmpOp::Eq => run(a, b, sa, sb, |x, y| norm(x) == norm(y)),
-        CmpOp::Ne => run(a, b, sa, sb, |x, y| norm(x) != norm(y)),
+        CmpOp::Lt => go(a, b, sa, sb, move |x, y| norm(x) < norm(y)),
+        CmpOp::Le => go(a, b, sa, sb, move |x, y| norm(x) <= norm(y)),
+        CmpOp::Gt => go(a, b, sa, sb, move |x, y| norm(x) > norm(y)),
+        CmpOp::Ge => go(a, b, sa, sb, move |x, y| norm(x) >= norm(y)),
+        CmpOp::Eq => go(a, b, sa, sb, move |x, y| norm(x) == norm(y)),
+        CmpOp::Ne => go(a, b, sa, sb, move |x, y| norm(x) != norm(y)),
     }
 }
 
@@ -171,4 +192,60 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
         }
     };
     Ok(Column::from_vec(DataType::Bool, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bools(c: &Column) -> Vec<i8> {
+        match &*c.data {
+            ColData::I8(v) => v.clone(),
+            _ => panic!("not BOOL storage"),
+        }
+    }
+
+    /// The parallel, uninitialised-buffer comparison against the scalar order `ord_f64`
+    /// (null smallest, NaN as null, -inf below null) over every operator and broadcast
+    /// form, on a length above the parallel threshold with an odd tail.
+    #[test]
+    fn parallel_compare_matches_scalar_order() {
+        let n = crate::kernels::par::PAR_STREAM_MIN + 4_099;
+        let pick = |k: usize, s: usize| match (k * s) % 23 {
+            0 => f64::NULL,
+            1 => f64::NAN,
+            2 => f64::NEG_INFINITY,
+            3 => f64::INFINITY,
+            4 => -0.0,
+            r => (r % 7) as f64 - 3.0,
+        };
+        let a: Vec<f64> = (0..n).map(|k| pick(k, 5)).collect();
+        let b: Vec<f64> = (0..n).map(|k| pick(k, 7)).collect();
+        let ca = Column::from_vec(DataType::Double, a.clone());
+        let cb = Column::from_vec(DataType::Double, b.clone());
+        let one = |x: f64| Column::from_vec(DataType::Double, vec![x]);
+        for op in [CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne] {
+            let got = bools(&compare(op, &ca, false, &cb, false).unwrap());
+            let want: Vec<i8> = a.iter().zip(&b).map(|(&x, &y)| op.test(ord_f64(x, y)) as i8).collect();
+            assert_eq!(got, want, "{op:?} vector-vector");
+            for s in [f64::NULL, 0.0, 1.0, f64::NEG_INFINITY] {
+                let got = bools(&compare(op, &ca, false, &one(s), true).unwrap());
+                let want: Vec<i8> = a.iter().map(|&x| op.test(ord_f64(x, s)) as i8).collect();
+                assert_eq!(got, want, "{op:?} vector-scalar {s}");
+                let got = bools(&compare(op, &one(s), true, &cb, false).unwrap());
+                let want: Vec<i8> = b.iter().map(|&y| op.test(ord_f64(s, y)) as i8).collect();
+                assert_eq!(got, want, "{op:?} scalar-vector {s}");
+            }
+        }
+        // integers (null = the minimum) through the same path
+        let ia: Vec<i32> = (0..n as i32).map(|k| if k % 19 == 0 { i32::NULL } else { k % 11 }).collect();
+        let ib: Vec<i32> = (0..n as i32).map(|k| if k % 23 == 0 { i32::NULL } else { k % 13 }).collect();
+        let got = bools(&compare(CmpOp::Ge, &Column::from_vec(DataType::Int, ia.clone()), false, &Column::from_vec(DataType::Int, ib.clone()), false).unwrap());
+        let want: Vec<i8> = ia.iter().zip(&ib).map(|(x, y)| (x >= y) as i8).collect();
+        assert_eq!(got, want);
+        // short and empty inputs stay on the calling thread
+        assert_eq!(bools(&compare(CmpOp::Lt, &one(1.0), true, &one(2.0), true).unwrap()), vec![1]);
+        let empty = Column::from_vec(DataType::Double, Vec::<f64>::new());
+        assert!(bools(&compare(CmpOp::Lt, &empty, false, &empty, false).unwrap()).is_empty());
+    }
 }

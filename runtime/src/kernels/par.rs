@@ -4,6 +4,7 @@
 
 use crate::column::{ColData, Column, SymCol};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Inputs shorter than this are processed sequentially.
 pub const PAR_MIN: usize = 1 << 16;
@@ -39,6 +40,53 @@ pub fn map_rows<T: Send + Copy + Default>(n: usize, f: impl Fn(usize) -> T + Syn
         }
     });
     out
+}
+
+/// Elements from which the element-wise maps run on rayon (below, one thread is faster
+/// than waking the pool).
+pub const PAR_MAP_MIN: usize = 1 << 18;
+/// The same for maps of a few nanoseconds per element (the `vmath` logarithm, exponential
+/// and power): a second core pays for the wake-up from a few ten thousand elements.
+pub const PAR_MATH_MIN: usize = 1 << 15;
+/// The same for streaming kernels of a fraction of a nanosecond per element (comparisons,
+/// `iif`): memory-bound, so a second core only helps once the operands leave the caches.
+pub const PAR_STREAM_MIN: usize = 1 << 22;
+
+/// A vector of `n` elements written once, in place, by `fill(start, part)` for parts of
+/// at most [`crate::guard::CHUNK`] elements (`part` is elements `start..start + part.len()`
+/// of the result): no zero-filling pass before the kernel writes, and the parts run on
+/// rayon from `par_min` elements. An interrupt unwinds out (the parts poll the session's
+/// flag) without exposing the unwritten buffer.
+///
+/// # Safety
+/// `fill` must write every element of every `part` it is given.
+pub unsafe fn build_vec<T: Send>(n: usize, par_min: usize, fill: &(dyn Fn(usize, &mut [MaybeUninit<T>]) + Sync)) -> Vec<T> {
+    const CH: usize = crate::guard::CHUNK;
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let poll = crate::guard::Poll::new();
+    let body = |(c, part): (usize, &mut [MaybeUninit<T>])| {
+        poll.now();
+        fill(c * CH, part)
+    };
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if n >= par_min && rayon::current_num_threads() > 1 {
+        spare.par_chunks_mut(CH).enumerate().for_each(body);
+    } else {
+        spare.chunks_mut(CH).enumerate().for_each(body);
+    }
+    // SAFETY: the caller's `fill` wrote every element of every part, and the parts cover
+    // the first n elements (an interrupt unwinds before this line, leaving the length 0)
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// `part` as initialised values, after a kernel wrote all of it.
+///
+/// # Safety
+/// Every element of `part` must have been written.
+pub unsafe fn assume_init_mut<T>(part: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: MaybeUninit<T> has T's layout and the caller says every element is written
+    unsafe { &mut *(part as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 fn gather<T: Copy + Send + Sync + Default>(v: &[T], idx: &[usize]) -> Vec<T> {

@@ -192,7 +192,7 @@ fn to_col(v: Vec<f64>) -> Column {
 }
 
 /// Prep of a TA function `f(values, window) -> values` with window argument at index 1.
-fn ta_prep<'a>(name: &'static str, a: &'a [Value], f: impl Fn(&[f64], usize) -> Vec<Column> + 'a) -> Result<Prep<'a>> {
+fn ta_prep<'a>(name: &'static str, a: &'a [Value], f: impl Fn(&[f64], usize) -> Vec<Column> + Send + Sync + 'a) -> Result<Prep<'a>> {
     let n = win_spec(name, a.get(1).unwrap_or(&Value::Void), None)?.rows(name)?;
     Ok(Prep::new(
         name,

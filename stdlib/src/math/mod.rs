@@ -4,7 +4,8 @@
 
 use beluga_runtime::kernels::decimal as dec;
 use beluga_runtime::CallCtx;
-use crate::util::{map_f64, map_f64_slices, opt, PAR_MAP_MIN};
+use crate::util::{map_f64, map_f64_slices, opt};
+use beluga_runtime::kernels::par::PAR_MATH_MIN;
 use beluga_runtime::kernels::vmath;
 use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops::{elementwise, unary_col};
@@ -113,20 +114,20 @@ f64_fns! {
 
 /// `exp(X)`: e^X through the vectorised polynomial of `kernels::vmath`.
 fn exp(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    map_f64_slices("exp", &a[0], PAR_MAP_MIN, &vmath::exp_slice)
+    map_f64_slices("exp", &a[0], PAR_MATH_MIN, &vmath::exp_slice)
 }
 
 /// `log(X, [base])`: natural logarithm, or logarithm in `base`.
 fn log(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match opt(&a, 1) {
-        None => map_f64_slices("log", &a[0], PAR_MAP_MIN, &vmath::ln_slice),
+        None => map_f64_slices("log", &a[0], PAR_MATH_MIN, &vmath::ln_slice),
         Some(b) => {
             let base = crate::math_util::f64_arg("log", b, "base")?;
             if base <= 0.0 || base == 1.0 {
                 return Err(Error::arg("The base of [log] must be a positive number other than 1"));
             }
             let lb = base.ln();
-            map_f64_slices("log", &a[0], PAR_MAP_MIN, &move |x, o| {
+            map_f64_slices("log", &a[0], PAR_MATH_MIN, &move |x, o| {
                 vmath::ln_slice(x, o);
                 for d in o.iter_mut() {
                     // SAFETY: ln_slice wrote every element

@@ -322,14 +322,11 @@ pub fn pow_values(x: &Value, y: &Value) -> Result<Value> {
 /// `kernels::vmath` pow, chunked (in parallel on long inputs), then the null rule: a null
 /// operand, a NaN or an infinite result gives NULL.
 fn pow_kernel(p: &[f64], q: &[f64], sa: bool, sb: bool) -> Vec<f64> {
-    use beluga_runtime::kernels::vmath;
+    use beluga_runtime::kernels::{par, vmath};
     use std::mem::MaybeUninit;
     let n = if sa && sb { 1 } else if sa { q.len() } else { p.len() };
-    let poll = beluga_runtime::guard::Poll::new();
-    let mut out: Vec<f64> = Vec::with_capacity(n);
-    let body = |(c, o): (usize, &mut [MaybeUninit<f64>])| {
-        poll.now();
-        let r = c * CH..c * CH + o.len();
+    let fill = |start: usize, o: &mut [MaybeUninit<f64>]| {
+        let r = start..start + o.len();
         let (x, y) = (if sa { &p[..1] } else { &p[r.clone()] }, if sb { &q[..1] } else { &q[r] });
         match (sa, sb) {
             (_, true) => {
@@ -345,22 +342,11 @@ fn pow_kernel(p: &[f64], q: &[f64], sa: bool, sb: bool) -> Vec<f64> {
             }
             (false, false) => vmath::pow_slice(x, y, o),
         }
-        // SAFETY: the pow kernel above wrote every element of `o`, so it may be read as f64s
-        let o = unsafe { &mut *(o as *mut [MaybeUninit<f64>] as *mut [f64]) };
-        pow_null_rule(o, x, y, sa, sb);
+        // SAFETY: the pow kernel above wrote every element of `o`
+        pow_null_rule(unsafe { par::assume_init_mut(o) }, x, y, sa, sb);
     };
-    const CH: usize = beluga_runtime::guard::CHUNK;
-    let spare = &mut out.spare_capacity_mut()[..n];
-    if n >= crate::util::PAR_MAP_MIN {
-        use rayon::prelude::*;
-        spare.par_chunks_mut(CH).enumerate().for_each(body);
-    } else {
-        spare.chunks_mut(CH).enumerate().for_each(body);
-    }
-    // SAFETY: every one of the first n elements was written by `body` (an interrupt
-    // unwinds before this line, leaving the length 0)
-    unsafe { out.set_len(n) };
-    out
+    // SAFETY: `fill` writes every element of each part (the pow kernels' contract)
+    unsafe { par::build_vec(n, par::PAR_MATH_MIN, &fill) }
 }
 
 beluga_runtime::simd_fn! {

@@ -6,7 +6,7 @@
 //! makes it O(n log n) and stable without a per-element `Value`.
 
 use beluga_runtime::CallCtx;
-use crate::util::{col, describe, opt, vector_fn};
+use crate::util::{col, describe, opt};
 use beluga_runtime::column::Column;
 use beluga_runtime::null::Native;
 use beluga_runtime::registry::{fp, Builtin, Kind};
@@ -276,7 +276,7 @@ fn rank_value(name: &str, x: &Value, o: &RankOpts, dense: bool) -> Result<Value>
             Ok(Value::Vector(rank_column(&vals, o, dense)?))
         }
         Value::Scalar(_) | Value::Vector(_) | Value::Pair(_) | Value::Matrix(_) | Value::Table(_) | Value::Tuple(_) => {
-            vector_fn(name, x, &|c| rank_column(c, o, dense))
+            crate::util::vector_fn_par(name, x, &|c| rank_column(c, o, dense))
         }
         other => Err(Error::unsupported(name, describe(other))),
     }

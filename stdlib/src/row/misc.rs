@@ -43,9 +43,10 @@ fn shaped_cols<'a>(name: &str, x: &'a Value) -> Result<(usize, Vec<RowCol<'a>>)>
 }
 
 fn values_f64(c: &RowCol, n: usize) -> Vec<f64> {
-    (0..n)
-        .map(|r| with_slice!(c.s, v => { let x = v[c.at(r)]; if x.is_null() { f64::NAN } else { x.to_f64() } }).unwrap_or(f64::NAN))
-        .collect()
+    // one type dispatch per column, then a plain loop
+    let conv = |x: &dyn Fn(usize) -> f64| (0..n).map(|r| x(c.at(r))).collect::<Vec<f64>>();
+    with_slice!(c.s, v => conv(&|i| { let x = v[i]; if x.is_null() { f64::NAN } else { x.to_f64() } }))
+        .unwrap_or_else(|| vec![f64::NAN; n])
 }
 
 fn values_i64(c: &RowCol, n: usize) -> Vec<i64> {
@@ -201,13 +202,25 @@ pub fn row_next(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     row_shift("rowNext", &a[0], -1)
 }
 
-/// Values of one row (NaN for null) across the columns.
-fn row_values(cols: &[Vec<f64>], r: usize) -> Vec<f64> {
-    cols.iter().map(|c| c[r]).collect()
+beluga_runtime::simd_fn! {
+    /// (keys below `x`, keys not above `x`) in `pool`, vectorised (AVX-512/AVX2 when present).
+    fn count_keys(pool: &[u64], x: u64) -> (u64, u64) {
+        let (mut lt, mut le) = (0u64, 0u64);
+        for &p in pool {
+            lt += (p < x) as u64;
+            le += (p <= x) as u64;
+        }
+        (lt, le)
+    }
 }
 
-/// Rank of each element within its row. `dense`: consecutive ranks for distinct values.
-fn rank_row(vals: &[f64], asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> (Vec<f64>, usize) {
+/// Rows up to this many columns are ranked by counting instead of sorting.
+const COUNT_RANK_MAX: usize = 64;
+
+/// Rank of each element within its row (`out[j]` for `vals[j]`, NaN where not ranked);
+/// returns the number of ranked elements (distinct values when `dense`). `pairs` is scratch.
+#[allow(clippy::too_many_arguments)]
+fn rank_row(vals: &[f64], out: &mut [f64], pairs: &mut Vec<(u64, u32)>, asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> usize {
     // sort (order key, position) pairs: the key maps the order below (NaN first, -0 = 0;
     // descending flips it) onto u64, ties fall to the position, so an unstable sort of
     // plain integers gives the stable comparison order without a comparator per pair
@@ -219,25 +232,44 @@ fn rank_row(vals: &[f64], asc: bool, ignore_na: bool, ties: Ties, dense: bool, e
         let k = if b >> 63 == 1 { !b } else { b | (1 << 63) };
         k.max(1)
     };
-    let mut pairs: Vec<(u64, u32)> = (0..vals.len())
-        .filter(|&j| !ignore_na || !vals[j].is_nan())
-        .map(|j| {
-            let k = key(vals[j]);
-            (if asc { k } else { !k }, j as u32)
-        })
-        .collect();
+    if !dense && eps == 0.0 && ties != Ties::First && vals.len() <= COUNT_RANK_MAX {
+        // short rows: count, for each element, the ranked keys below / not above its own
+        // (equal keys are exactly the equal values the sort below groups): O(w^2) compares
+        // that vectorise, against a sort per row
+        let ranked = |x: f64| !ignore_na || !x.is_nan();
+        let k = |x: f64| if asc { key(x) } else { !key(x) };
+        let pool: Vec<u64> = vals.iter().filter(|&&x| ranked(x)).map(|&x| k(x)).collect();
+        for (o, &x) in out.iter_mut().zip(vals) {
+            if !ranked(x) {
+                *o = f64::NAN;
+                continue;
+            }
+            let (lt, le) = count_keys(&pool, k(x));
+            *o = match ties {
+                Ties::Min => lt as f64,
+                Ties::Max => le as f64 - 1.0,
+                _ => (lt + le) as f64 / 2.0 - 0.5,
+            };
+        }
+        return pool.len();
+    }
+    pairs.clear();
+    pairs.extend((0..vals.len()).filter(|&j| !ignore_na || !vals[j].is_nan()).map(|j| {
+        let k = key(vals[j]);
+        (if asc { k } else { !k }, j as u32)
+    }));
     pairs.sort_unstable();
-    let idx: Vec<usize> = pairs.iter().map(|&(_, j)| j as usize).collect();
+    let idx = &*pairs;
     let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (!a.is_nan() && !b.is_nan() && (a - b).abs() <= eps);
-    let mut out = vec![f64::NAN; vals.len()];
+    out.iter_mut().for_each(|v| *v = f64::NAN);
     let (mut g, mut dense_rank) = (0usize, 0usize);
     while g < idx.len() {
         let mut h = g + 1;
-        while h < idx.len() && same(vals[idx[g]], vals[idx[h]]) {
+        while h < idx.len() && same(vals[idx[g].1 as usize], vals[idx[h].1 as usize]) {
             h += 1;
         }
-        for (k, &j) in idx[g..h].iter().enumerate() {
-            out[j] = if dense {
+        for (k, &(_, j)) in idx[g..h].iter().enumerate() {
+            out[j as usize] = if dense {
                 dense_rank as f64
             } else {
                 match ties {
@@ -251,7 +283,7 @@ fn rank_row(vals: &[f64], asc: bool, ignore_na: bool, ties: Ties, dense: bool, e
         dense_rank += 1;
         g = h;
     }
-    (out, if dense { dense_rank } else { idx.len() })
+    if dense { dense_rank } else { idx.len() }
 }
 
 fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
@@ -282,22 +314,34 @@ fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
     }
     let vals: Vec<Vec<f64>> = cols.iter().map(|c| values_f64(c, n)).collect();
     let w = cols.len();
-    let mut res = vec![vec![f64::NAN; n]; w];
-    for r in 0..n {
-        let rv = row_values(&vals, r);
-        let (rk, total) = rank_row(&rv, asc, ignore_na, ties, dense, eps);
-        for j in 0..w {
-            let mut v = rk[j];
-            if !v.is_nan() {
+    // ranks row-major, rows in parallel chunks (each with its own buffers), then by column
+    let poll = beluga_runtime::guard::Poll::new();
+    let rank_rows = |r0: usize, part: &mut [f64]| {
+        poll.now();
+        let mut rv = vec![0.0; w];
+        let mut pairs = Vec::with_capacity(w);
+        for (k, out) in part.chunks_mut(w.max(1)).enumerate() {
+            let r = r0 + k;
+            rv.iter_mut().zip(&vals).for_each(|(d, c)| *d = c[r]);
+            let total = rank_row(&rv, out, &mut pairs, asc, ignore_na, ties, dense, eps);
+            for v in out.iter_mut().filter(|v| !v.is_nan()) {
                 if let Some(g) = group_num {
-                    v = (v * g as f64 / total as f64).floor();
+                    *v = (*v * g as f64 / total as f64).floor();
                 } else if percent {
-                    v = (v + 1.0) / total as f64;
+                    *v = (*v + 1.0) / total as f64;
                 }
             }
-            res[j][r] = v;
         }
+    };
+    let mut by_row = vec![f64::NAN; n * w];
+    const ROWS_PER_TASK: usize = 64;
+    if n * w >= beluga_runtime::kernels::par::PAR_MAP_MIN / 16 && w > 0 {
+        use rayon::prelude::*;
+        by_row.par_chunks_mut(ROWS_PER_TASK * w).enumerate().for_each(|(t, part)| rank_rows(t * ROWS_PER_TASK, part));
+    } else {
+        rank_rows(0, &mut by_row);
     }
+    let res: Vec<Vec<f64>> = (0..w).map(|j| by_row.iter().skip(j).step_by(w).copied().collect()).collect();
     let double = percent || ties == Ties::Average;
     let out: Vec<Column> = res
         .into_iter()

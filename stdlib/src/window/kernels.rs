@@ -14,7 +14,7 @@ use beluga_runtime::null::Native;
 use beluga_runtime::{DataType, Error, Result, Value};
 
 /// A statistic over windows: data slices, bounds, gate → output columns.
-pub type StatFn<'a> = Box<dyn Fn(&[Slice], &Bounds, Gate) -> Result<Vec<Column>> + 'a>;
+pub type StatFn<'a> = Box<dyn Fn(&[Slice], &Bounds, Gate) -> Result<Vec<Column>> + Send + Sync + 'a>;
 
 fn unsup(name: &str, s: &Slice) -> Error {
     Error::unsupported(name, s.ty())

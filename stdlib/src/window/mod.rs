@@ -276,7 +276,7 @@ pub use crate::window_time::{time_bounds, time_bounds_ex};
 
 /// Kernel over slices of the data arguments (all of the same length); returns one column per
 /// output (two for mslr/mmse/linearTimeTrend, groupCount for dynamicGroupCum*).
-pub type Kernel<'k> = Box<dyn Fn(&[Slice]) -> Result<Vec<Column>> + 'k>;
+pub type Kernel<'k> = Box<dyn Fn(&[Slice]) -> Result<Vec<Column>> + Send + Sync + 'k>;
 
 /// A checked call: the data arguments in kernel order and the kernel.
 pub struct Prep<'k> {
@@ -372,30 +372,32 @@ fn run_matrix(p: &Prep, m: &Matrix) -> Result<Value> {
     } else {
         None
     };
-    let mut per_out: Vec<Vec<Column>> = Vec::new();
-    for c in 0..m.cols {
+    for d in &p.data {
+        match d {
+            Value::Matrix(o) if o.rows != rows || o.cols != m.cols => return Err(len_err(name)),
+            Value::Matrix(_) => {}
+            other => {
+                if column_of(name, other)?.len() != rows {
+                    return Err(len_err(name));
+                }
+            }
+        }
+    }
+    let column = |c: usize| -> Result<Vec<Column>> {
         let mut slices = Vec::with_capacity(p.data.len() + 1);
         for d in &p.data {
             slices.push(match d {
-                Value::Matrix(o) => {
-                    if o.rows != rows || o.cols != m.cols {
-                        return Err(len_err(name));
-                    }
-                    Slice { col: &o.data, off: c * rows, len: rows }
-                }
-                other => {
-                    let col = column_of(name, other)?;
-                    if col.len() != rows {
-                        return Err(len_err(name));
-                    }
-                    Slice::whole(col)
-                }
+                Value::Matrix(o) => Slice { col: &o.data, off: c * rows, len: rows },
+                other => Slice::whole(column_of(name, other)?),
             });
         }
         if let Some(l) = &labels {
             slices.push(Slice::whole(l));
         }
-        let outs = (p.kernel)(&slices)?;
+        (p.kernel)(&slices)
+    };
+    let mut per_out: Vec<Vec<Column>> = Vec::new();
+    for outs in per_column(m.cols, m.cols.saturating_mul(rows), &column)? {
         if per_out.is_empty() {
             per_out = outs.iter().map(|_| Vec::with_capacity(m.cols)).collect();
         }
@@ -418,6 +420,8 @@ fn run_matrix(p: &Prep, m: &Matrix) -> Result<Value> {
         .collect();
     Ok(if mats.len() == 1 { mats.into_iter().next().unwrap_or(Value::Void) } else { Value::tuple(mats) })
 }
+
+pub use crate::util::{per_column, PAR_COLS_MIN};
 
 fn run_table(p: &Prep, t: &Table) -> Result<Value> {
     let name = p.name;
@@ -479,13 +483,17 @@ pub fn run_segments(p: Prep, segs: &[(usize, usize)]) -> Result<Value> {
     if p.wants_labels {
         return Err(Error::arg(format!("[{name}] a DURATION window needs an indexed series or matrix (X with a time index)")));
     }
-    let mut per_out: Vec<Vec<Column>> = Vec::new();
-    for &(s, e) in segs {
-        if s > e || e > n {
-            return Err(Error::arg(format!("[{name}] segment {s}..{e} is out of range")));
-        }
+    if let Some(&(s, e)) = segs.iter().find(|&&(s, e)| s > e || e > n) {
+        return Err(Error::arg(format!("[{name}] segment {s}..{e} is out of range")));
+    }
+    let segment = |g: usize| {
+        let (s, e) = segs[g];
         let slices: Vec<Slice> = cols.iter().map(|c| Slice { col: c, off: s, len: e - s }).collect();
-        let outs = (p.kernel)(&slices)?;
+        (p.kernel)(&slices)
+    };
+    let total = segs.iter().map(|&(s, e)| e - s).sum();
+    let mut per_out: Vec<Vec<Column>> = Vec::new();
+    for outs in per_column(segs.len(), total, &segment)? {
         if per_out.is_empty() {
             per_out = outs.iter().map(|_| Vec::with_capacity(segs.len())).collect();
         }
@@ -632,6 +640,8 @@ pub mod fns;
 pub mod kernels;
 pub mod misc;
 pub mod order;
+#[cfg(test)]
+mod par_tests;
 #[cfg(test)]
 pub(crate) mod proptests;
 pub mod stats;

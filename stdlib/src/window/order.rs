@@ -325,15 +325,13 @@ impl<T: Native> Window for ScanRank<'_, T> {
         if x.is_null() {
             return rank_of(self.o, true, 0, 0, self.n, self.nnull);
         }
+        // x is neither null nor NaN, so for a non-null y `cmp_native(y, x)` is Less exactly
+        // when y < x and Equal exactly when y == x: counted without branches
         let (mut less, mut eq) = (0usize, 0usize);
         for &y in &self.v[s..e] {
-            if !y.is_null() {
-                match cmp_native(y, x) {
-                    Ordering::Less => less += 1,
-                    Ordering::Equal => eq += 1,
-                    Ordering::Greater => {}
-                }
-            }
+            let ok = !y.is_null();
+            less += (ok & (y < x)) as usize;
+            eq += (ok & (y == x)) as usize;
         }
         rank_of(self.o, false, less, eq, self.n, self.nnull)
     }
@@ -402,5 +400,46 @@ impl<T: Native> Window for OrderStat<'_, T> {
     }
     fn count(&self) -> usize {
         self.n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::{roll_vec, Bounds, Gate};
+
+    /// The branch-free scan of [`ScanRank`] against the sorted-tree [`OrderStat`] on the
+    /// same short windows: nulls, NaN (null), ties, -0.0 and every rank option.
+    #[test]
+    fn scan_rank_equals_order_stat() {
+        let v: Vec<f64> = (0..997)
+            .map(|k| match (k * 7919) % 31 {
+                0 => f64::NULL,
+                1 => f64::NAN,
+                2 => -0.0,
+                3 => 0.0,
+                r => ((r * 13) % 9) as f64 - 4.0,
+            })
+            .collect();
+        let iv: Vec<i32> = (0..997).map(|k| if k % 17 == 0 { i32::NULL } else { (k * 31 % 7) as i32 }).collect();
+        for asc in [true, false] {
+            for ignore_na in [true, false] {
+                for ties in [Ties::Min, Ties::Max, Ties::Average, Ties::First] {
+                    for percent in [false, true] {
+                        let o = RankOpt { asc, ignore_na, ties, percent };
+                        for (w, gate) in [(1, Gate::Warmup(1)), (5, Gate::Warmup(5)), (20, Gate::MinCount(3)), (64, Gate::Warmup(64))] {
+                            let b = Bounds::Count(w);
+                            let bits = |r: Vec<f64>| r.into_iter().map(f64::to_bits).collect::<Vec<u64>>();
+                            let scan = roll_vec(&mut ScanRank::new(&v, o), v.len(), &b, gate, |r| r);
+                            let tree = roll_vec(&mut OrderStat::new(&v, OrdOp::Rank(o)), v.len(), &b, gate, |r| r);
+                            assert_eq!(bits(scan), bits(tree), "f64 {o:?} w={w}");
+                            let scan = roll_vec(&mut ScanRank::new(&iv, o), iv.len(), &b, gate, |r| r);
+                            let tree = roll_vec(&mut OrderStat::new(&iv, OrdOp::Rank(o)), iv.len(), &b, gate, |r| r);
+                            assert_eq!(bits(scan), bits(tree), "i32 {o:?} w={w}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }
