@@ -247,6 +247,12 @@ pub fn make_set(col: Column) -> Value {
 
 /// Membership `x in y`.
 pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
+    // `Maturity in (a, b)`: a tuple of scalars is the vector of its elements
+    if let Value::Tuple(items) = y {
+        if let Some(v) = unify_scalars(items)? {
+            return in_values(x, &v);
+        }
+    }
     let keys_of = |y: &Value| -> Result<ahash::AHashSet<Key>> {
         Ok(match y {
             Value::Set(s) => s.index.keys().cloned().collect(),
