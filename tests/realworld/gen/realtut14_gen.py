@@ -41,3 +41,17 @@ wide = q.pivot_table(index="t", columns="sym", values="wpx", aggfunc="last").ffi
 print("basket", [round(x, 12) for x in wide.sum(axis=1)])
 avgw = q.pivot_table(index="t", columns="sym", values="px", aggfunc="mean").ffill()
 print("avgsum", [round(x, 12) for x in avgw.sum(axis=1)])
+
+# --- ema with a NULL after the seed window: the NULL enters the recursion as 0
+def ema0(x, n):
+    a = 2 / (n + 1)
+    s = next(i for i, v in enumerate(x) if v is not None)
+    out = [None] * len(x)
+    e = sum(x[s:s + n]) / n
+    out[s + n - 1] = e
+    for k in range(s + n, len(x)):
+        v = 0.0 if x[k] is None else x[k]
+        e = a * v + (1 - a) * e
+        out[k] = e
+    return out
+print("ema", [None if v is None else round(v, 12) for v in ema0([None, 0.3, 0.25, 0.35, None, 0.4, 0.45], 3)])
