@@ -26,6 +26,15 @@ fn norm(v: &Value) -> Value {
 
 type ColFn<'a> = &'a dyn Fn(&Column, bool, &Column, bool) -> Result<Column>;
 
+/// The row number of every element of an array vector, in storage order.
+fn row_of_elements(x: &crate::value::ArrayVec) -> Vec<i64> {
+    let mut out = Vec::with_capacity(x.data.len());
+    for r in 0..x.rows() {
+        out.extend(std::iter::repeat(r as i64).take(x.row_len(r)));
+    }
+    out
+}
+
 /// Apply a column kernel with DolphinDB's broadcasting over data forms.
 pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
     let _level = crate::guard::Nest::value()?;
@@ -45,6 +54,16 @@ pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
         (_, Value::ArrayVector(y)) if a.is_scalar() => {
             let (ca, sa) = scalar_col(&a)?;
             Ok(Value::ArrayVector(Arc::new(y.with_data(f(&ca, sa, &y.data, false)?))))
+        }
+        // a vector with one element per row: every element of row r meets v[r]
+        // (tutorials/Array_Vector.md: x * [1, 2, 3, 4]; x - rowWavg(x, w))
+        (Value::ArrayVector(x), Value::Vector(v)) if v.len() == x.rows() => {
+            let spread = v.take(&row_of_elements(x));
+            Ok(Value::ArrayVector(Arc::new(x.with_data(f(&x.data, false, &spread, false)?))))
+        }
+        (Value::Vector(v), Value::ArrayVector(y)) if v.len() == y.rows() => {
+            let spread = v.take(&row_of_elements(y));
+            Ok(Value::ArrayVector(Arc::new(y.with_data(f(&spread, false, &y.data, false)?))))
         }
         (Value::Tuple(x), Value::Tuple(y)) => {
             if x.len() != y.len() {
@@ -247,6 +266,12 @@ pub fn make_set(col: Column) -> Value {
 
 /// Membership `x in y`.
 pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
+    // `Maturity in (a, b)`: a tuple of scalars is the vector of its elements
+    if let Value::Tuple(items) = y {
+        if let Some(v) = unify_scalars(items)? {
+            return in_values(x, &v);
+        }
+    }
     let keys_of = |y: &Value| -> Result<ahash::AHashSet<Key>> {
         Ok(match y {
             Value::Set(s) => s.index.keys().cloned().collect(),

@@ -58,10 +58,9 @@ fn conform(name: &str, c: &Column, ty: DataType) -> Result<Column> {
 fn column_names(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     match &args[0] {
         Value::Table(t) => Ok(Value::string_vec(t.names.iter().map(|s| s.as_str()))),
-        Value::Matrix(m) => match &m.col_labels {
-            Some(l) => Ok(beluga_runtime::ops::cast_value(l, DataType::String)?),
-            None => Ok(Value::Void),
-        },
+        // the labels keep their type (a panel's date columns are DATE values, so
+        // `m.colNames().find(d)` looks a date up), as rowNames does
+        Value::Matrix(m) => Ok(m.col_labels.as_deref().cloned().unwrap_or(Value::Void)),
         other => Err(Error::unsupported("columnNames", describe(other))),
     }
 }
@@ -616,7 +615,9 @@ fn keyed_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 fn union_all(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (tables, by_name): (Vec<Arc<Table>>, bool) = match &args[0] {
         Value::Tuple(items) => (
-            items.iter().map(|v| table_arg("unionAll", v).cloned()).collect::<Result<_>>()?,
+            // NULL items (the unset slots of an `array(ANY, n)` the tables were appended
+            // to) contribute no rows
+            items.iter().filter(|v| !matches!(v, Value::Void)).map(|v| table_arg("unionAll", v).cloned()).collect::<Result<_>>()?,
             opt(&args, 1).and_then(|v| v.as_bool()).unwrap_or(false),
         ),
         Value::Table(a) => {

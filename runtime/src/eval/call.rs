@@ -27,6 +27,21 @@ impl Interpreter {
     /// `f(args)` in the source: handles in-place `!` functions and `mutable` parameters by
     /// writing the new value back to the variable passed as argument.
     pub fn eval_call(&mut self, f: &Expr, args: &[Arg]) -> Result<Value> {
+        // `t.append!(a).append!(b)`: a `!` call returns the object it changed, so the outer
+        // `!` call changes the same variable: run the inner call (it writes its variable
+        // back), then apply the outer one to that variable
+        if let (ExprKind::Ident(name), Some(Arg::Pos(Some(inner)))) = (&f.kind, args.first()) {
+            if name.ends_with('!') {
+                if let Some(root) = inplace_chain_root(inner) {
+                    if self.has_var(&root) {
+                        self.eval(inner)?;
+                        let mut rest = args.to_vec();
+                        rest[0] = Arg::Pos(Some(Expr::new(ExprKind::Ident(root), inner.span)));
+                        return self.eval_call(f, &rest);
+                    }
+                }
+            }
+        }
         let fv = self.eval_callee(f)?;
         let func = match &fv {
             Value::Function(func) => func.clone(),
@@ -474,6 +489,27 @@ impl Interpreter {
             Func::Partial(inner, ..) => self.func_name(inner),
             Func::Template(inner, _) => self.func_name(inner),
         }
+    }
+}
+
+/// The variable at the root of a chain of `!` calls (`t.append!(a)`, `append!(t, a)`),
+/// None when the expression is not such a call.
+fn inplace_chain_root(e: &Expr) -> Option<String> {
+    let (name, first) = match &e.kind {
+        ExprKind::Method(t, name, _) => (name.as_str(), Some(t.as_ref())),
+        ExprKind::Call(c, args) => match (&c.kind, args.first()) {
+            (ExprKind::Ident(n), Some(Arg::Pos(Some(a)))) => (n.as_str(), Some(a)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if !name.ends_with('!') {
+        return None;
+    }
+    match first.map(|x| &x.kind) {
+        Some(ExprKind::Ident(n)) => Some(n.clone()),
+        Some(_) => inplace_chain_root(first?),
+        None => None,
     }
 }
 

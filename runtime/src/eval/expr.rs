@@ -232,6 +232,24 @@ impl Interpreter {
         if let (BinOp::Cast, Value::Function(_)) = (op, &y) {
             return self.call_value(&y, vec![x]);
         }
+        // `"select " + avg + "(Px)"`: a function joined to a string is its name (the idiom of
+        // scripts that build query text for parseExpr)
+        if op == BinOp::Add {
+            let textual = |v: &Value| matches!(v, Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal());
+            let named = |i: &Self, v: &Value| match v {
+                Value::Function(f) => Some(Value::string(&i.func_name(f))),
+                _ => None,
+            };
+            if textual(&x) {
+                if let Some(n) = named(self, &y) {
+                    return ops::binary(op, &x, &n);
+                }
+            } else if textual(&y) {
+                if let Some(n) = named(self, &x) {
+                    return ops::binary(op, &n, &y);
+                }
+            }
+        }
         ops::binary(op, &x, &y)
     }
 

@@ -86,6 +86,13 @@ impl Interpreter {
             }
             // `t[, 1]`: every row, columns by position (not row 1)
             Value::Table(_) => self.index2(tv, &Value::Void, &j),
+            // `m[, j]` keeps the matrix form: a scalar j is an n×1 sub-matrix (the manual's
+            // matrix page: `m[1]` is a vector, `m[,1]` a one-column matrix)
+            Value::Matrix(m) if j.is_scalar() => match selection(&j, m.cols)? {
+                Sel::One(k) if k >= 0 && (k as usize) < m.cols => sub_matrix(m, None, Some(&[k])),
+                Sel::One(k) => Err(Error::arg(format!("The column index {k} is out of range"))),
+                Sel::Many(v) => sub_matrix(m, None, Some(&v)),
+            },
             Value::Matrix(_) => self.index_value(tv, vec![j]),
             _ => self.index_value(tv, vec![j]),
         }
@@ -159,30 +166,46 @@ impl Interpreter {
                 }
                 Ok(Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos)))))
             }
-            // the index of an array vector is a column index (progr/data_types_forms/
-            // arrayVector.md: `a[1]` is element 1 of every row, null where a row is
-            // shorter); rows are read with `row(a, i)`
-            Value::ArrayVector(a) => Ok(match selection(&i, a.width())? {
-                Sel::One(k) => {
-                    if k >= 0 && (k as usize) < a.width() {
-                        Value::Vector(a.padded()[k as usize].clone())
-                    } else {
-                        Value::Vector(Column::nulls(a.data.ty, a.rows()))
-                    }
+            // array vectors (tutorials/Array_Vector.md): a scalar index is a column (element k
+            // of every row, null where a row is shorter), a vector index selects rows, and a
+            // pair `a:b` selects columns a..b-1 of every row, padded with nulls to b-a when
+            // the end is given (`1:` keeps what each row has)
+            Value::ArrayVector(a) => match &i {
+                Value::Vector(c) if c.ty.is_numeric() && c.ty != DataType::Bool => {
+                    let rows: Vec<i64> = (0..c.len()).map(|k| c.i64_at(k).unwrap_or(-1)).collect();
+                    Ok(Value::ArrayVector(Arc::new(a.take(&rows))))
                 }
-                Sel::Many(v) => {
-                    // columns v of every row, as an array vector (positions past a row's end skipped)
+                Value::Pair(c) => {
+                    let lo = c.i64_at(0).unwrap_or(0);
+                    let hi = c.i64_at(1);
+                    if lo < 0 || hi.is_some_and(|h| h <= lo) {
+                        return Err(Error::arg("An array vector column range a:b needs 0 <= a < b"));
+                    }
                     let mut offsets = Vec::with_capacity(a.offsets.len());
                     offsets.push(0usize);
                     let mut pos = Vec::new();
                     for r in 0..a.rows() {
                         let len = a.row_len(r) as i64;
-                        pos.extend(v.iter().filter(|&&k| k >= 0 && k < len).map(|&k| a.offsets[r] as i64 + k));
+                        let base = a.offsets[r] as i64;
+                        match hi {
+                            Some(h) => pos.extend((lo..h).map(|k| if k < len { base + k } else { -1 })),
+                            None => pos.extend((lo..len).map(|k| base + k)),
+                        }
                         offsets.push(pos.len());
                     }
-                    Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos))))
+                    Ok(Value::ArrayVector(Arc::new(crate::value::ArrayVec::new(offsets, a.data.take(&pos)))))
                 }
-            }),
+                _ => Ok(match selection(&i, a.width())? {
+                    Sel::One(k) => {
+                        if k >= 0 && (k as usize) < a.width() {
+                            Value::Vector(a.padded()[k as usize].clone())
+                        } else {
+                            Value::Vector(Column::nulls(a.data.ty, a.rows()))
+                        }
+                    }
+                    Sel::Many(v) => Value::ArrayVector(Arc::new(a.take(&v))),
+                }),
+            },
             // a stored table is indexed as its loaded rows (`pt[0:20]`, `pt[`col]`)
             Value::Handle(h) if h.table_source().is_some() => {
                 let t = match h.table_source() {
@@ -228,8 +251,11 @@ impl Interpreter {
                         if let (Some(Sel::One(_)), Value::Matrix(sm)) = (cs, &sub) {
                             return Ok(Value::Vector(sm.data.clone()));
                         }
+                        // `m[i, ]` (all columns) stays a 1×n matrix; `m[i, cols]` is a vector
                         if let (Some(Sel::One(_)), Value::Matrix(sm)) = (rs, &sub) {
-                            return Ok(Value::Vector(sm.data.clone()));
+                            if !matches!(j, Value::Void) {
+                                return Ok(Value::Vector(sm.data.clone()));
+                            }
                         }
                         Ok(sub)
                     }
@@ -285,6 +311,15 @@ impl Interpreter {
                 }
                 let r = self.index_table(&Arc::new(sub), j)?;
                 Ok(r)
+            }
+            // `x[r, c]`: rows r (a scalar is one row), then column c of them
+            Value::ArrayVector(_) => {
+                let rows = match i {
+                    Value::Scalar(c) if c.ty.is_numeric() => Value::Vector(c.clone()),
+                    other => other.clone(),
+                };
+                let sub = self.index_value(target.clone(), vec![rows])?;
+                self.index_value(sub, vec![j.clone()])
             }
             Value::Tuple(t) => {
                 let row = self.index_value(target.clone(), vec![i.clone()])?;

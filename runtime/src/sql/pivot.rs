@@ -12,7 +12,7 @@ use super::group::{eval_keys, GroupEval, KeyCol};
 use super::keys::group_ids;
 use super::par;
 use super::order::{sort_perm, sort_rows, SortKey};
-use super::plan::{is_aggregate_call, walk};
+use super::plan::{is_aggregate_call, map_expr, walk};
 use crate::column::Column;
 use crate::error::{Error, Result};
 use crate::eval::Interpreter;
@@ -106,10 +106,26 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
         if it.width() > 1 {
             return Err(Error::arg("pivot by: a select item can't fill several columns (as `a`b...); select each value separately"));
         }
-        let v = if has_aggregate(i, &it.expr, frame) {
+        let top_aggregate = matches!(&it.expr.kind, ExprKind::Call(g, _) if is_aggregate_call(i, g, &|n| frame.has(n)));
+        let v = if has_aggregate(i, &it.expr, frame) && top_aggregate {
             let data = cell_aggregate(i, frame, &it.expr, &cell, ncells)?;
             Value::Matrix(Arc::new(Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None }))
         } else {
+            // `rowSum(ffill(last(x)))`: every aggregate inside is first computed per cell as a
+            // matrix, then the rest of the item runs on matrices (columns bound to their
+            // pivoted matrices, the last value of a cell winning)
+            let mut aggs: Vec<Expr> = Vec::new();
+            let body = if has_aggregate(i, &it.expr, frame) {
+                map_expr(&it.expr, &mut |x| match &x.kind {
+                    ExprKind::Call(g, _) if is_aggregate_call(i, g, &|n| frame.has(n)) => {
+                        aggs.push(x.clone());
+                        Some(Expr::new(ExprKind::Ident(format!("__pivot_cell{}", aggs.len() - 1)), x.span))
+                    }
+                    _ => None,
+                })
+            } else {
+                it.expr.clone()
+            };
             let last = last.get_or_insert_with(|| {
                 let mut l = vec![-1i64; ncells];
                 for (row, &c) in cell.iter().enumerate() {
@@ -127,7 +143,12 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
                     scope.insert(a.clone(), v);
                 }
             }
-            eval_in(i, scope, &it.expr)?
+            for (k, a) in aggs.iter().enumerate() {
+                let data = cell_aggregate(i, frame, a, &cell, ncells)?;
+                let m = Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None };
+                scope.insert(format!("__pivot_cell{k}"), Value::Matrix(Arc::new(m)));
+            }
+            eval_in(i, scope, &body)?
         };
         item_vals.push(v);
     }

@@ -42,7 +42,19 @@ fn matrix_columns(v: &Value, out: &mut Vec<Column>) -> Result<()> {
                 matrix_columns(x, out)?;
             }
         }
-        other => return Err(Error::arg(format!("The arguments of [matrix] must be vectors, matrices, tuples or tables, not {}", describe(other)))),
+        // an array vector whose rows have one length is a matrix of those rows
+        // (tutorials/Array_Vector.md: matrix([1 2 3, 4 5 6] as INT[]) is 2×3)
+        Value::ArrayVector(av) => {
+            let w = if av.rows() == 0 { 0 } else { av.row_len(0) };
+            if (0..av.rows()).any(|r| av.row_len(r) != w) {
+                return Err(Error::arg("[matrix] needs the rows of an array vector to have one length"));
+            }
+            for j in 0..w {
+                let pos: Vec<i64> = (0..av.rows()).map(|r| (av.offsets[r] + j) as i64).collect();
+                out.push(av.data.take(&pos));
+            }
+        }
+        other => return Err(Error::arg(format!("The arguments of [matrix] must be vectors, matrices, tuples, tables or array vectors, not {}", describe(other)))),
     }
     Ok(())
 }

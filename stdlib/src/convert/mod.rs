@@ -80,10 +80,14 @@ fn to_float(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 fn to_double(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     conv(DataType::Double, &a)
 }
-fn to_string(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn to_string(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     // metacode converts to its console form `< expr >`
     if let Some(Value::Code(e)) = a.first() {
         return Ok(Value::string(&format!("< {} >", beluga_runtime::fmt::expr_text(e))));
+    }
+    // a function converts to its name: string(avg) is "avg"
+    if let Some(Value::Function(f)) = a.first() {
+        return Ok(Value::string(&i.func_name(f)));
     }
     conv(DataType::String, &a)
 }

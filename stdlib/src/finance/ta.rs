@@ -71,7 +71,17 @@ fn ema_warmup(v: &[f64], n: usize) -> Vec<f64> {
 }
 
 pub fn ema(v: &[f64], n: usize) -> Vec<f64> {
-    ema_alpha(v, n, 2.0 / (n as f64 + 1.0))
+    // a NULL after the seed window enters the recursion as 0 (the factor best-practice
+    // tutorial's unit test: factorDoubleEMA(NULL 0.1 0.2 0.2 0.15 NULL 0.2 0.5 0.1 0.2) ends
+    // 63.641310 60.256608 8.156385 -0.134531, which only this reading reproduces)
+    match v.iter().position(|x| !x.is_nan()) {
+        Some(s) if s + n < v.len() && v[s + n..].iter().any(|x| x.is_nan()) => {
+            let mut w = v.to_vec();
+            w[s + n..].iter_mut().filter(|x| x.is_nan()).for_each(|x| *x = 0.0);
+            ema_alpha(&w, n, 2.0 / (n as f64 + 1.0))
+        }
+        _ => ema_alpha(v, n, 2.0 / (n as f64 + 1.0)),
+    }
 }
 
 pub fn dema(v: &[f64], n: usize) -> Vec<f64> {

@@ -51,8 +51,11 @@ fn side<'a>(name: &str, v: &'a Value, broadcast: bool) -> Result<(Side<'a>, Opti
 
 fn pair_sums(name: &str, a: &[Value], raw: bool) -> Result<PairSums> {
     let (x, y) = (&a[0], &a[1]);
-    let bx = matches!(x, Value::Vector(_)) && matches!(y, Value::Matrix(_));
-    let by = matches!(y, Value::Vector(_)) && matches!(x, Value::Matrix(_));
+    // a vector against a matrix or an array vector weights every row alike
+    // (rowWavg(bidPrices, 10..1) over a DOUBLE[] column)
+    let rowwise = |v: &Value| matches!(v, Value::Matrix(_) | Value::ArrayVector(_));
+    let bx = matches!(x, Value::Vector(_)) && rowwise(y);
+    let by = matches!(y, Value::Vector(_)) && rowwise(x);
     let (sx, nx) = side(name, x, bx)?;
     let (sy, ny) = side(name, y, by)?;
     let n = nx.or(ny).unwrap_or(0);
