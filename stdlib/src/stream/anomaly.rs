@@ -167,7 +167,8 @@ impl EngineCore for Anomaly {
         }
         let windows = self.has_windows();
         let mut hits = Vec::new();
-        for (key, idx) in super::rows_by_key(&rows, &self.keys) {
+        let by_key = if self.keys.is_empty() { vec![(vec![], (0..rows.rows()).collect())] } else { super::rows_by_key(&rows, &self.keys) };
+        for (key, idx) in by_key {
             let mut g = self.groups.remove(&key).unwrap_or_else(|| Group {
                 key_row: {
                     let kr = rows.take_usize(&idx[..1]);
@@ -189,6 +190,9 @@ impl EngineCore for Anomaly {
                     _ => None,
                 });
             }
+            // the key's rows are in time order: a window closed at row j holds none after it
+            g.buf = all;
+            g.times.extend(idx.iter().map(|&r| times[r]));
             for (j, &r) in idx.iter().enumerate() {
                 let t = times[r];
                 if windows && t != i64::MIN {
@@ -218,9 +222,7 @@ impl EngineCore for Anomaly {
                         hits.push(Hit { cause: r, time: t, key: g.key_row.clone(), metric: k });
                     }
                 }
-                g.times.push(t);
             }
-            g.buf = all;
             // keep what the next windows and order-sensitive checks need
             let keep_from = match (windows, g.next_end) {
                 (true, Some(end)) => g.times.partition_point(|&x| x < end - self.window),
