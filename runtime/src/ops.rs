@@ -419,7 +419,9 @@ pub fn seq(a: &Value, b: &Value) -> Result<Value> {
     if !a.is_scalar() || !b.is_scalar() {
         return Err(Error::arg("The arguments of seq (..) must be scalars"));
     }
-    let ty = if ca.ty.is_temporal() { ca.ty } else if cb.ty.is_temporal() { cb.ty } else {
+    // two ends of one small integral type keep it ('B'..'Z' is CHAR, 1h..3h SHORT)
+    let same_small = ca.ty == cb.ty && matches!(ca.ty, DataType::Char | DataType::Short);
+    let ty = if ca.ty.is_temporal() { ca.ty } else if cb.ty.is_temporal() { cb.ty } else if same_small { ca.ty } else {
         crate::types::promote_arith(ca.ty, cb.ty).unwrap_or(DataType::Int)
     };
     if ty.is_floating() {
