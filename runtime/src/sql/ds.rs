@@ -305,8 +305,6 @@ pub fn imr(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 /// (or NULL in the column) belong to none.
 pub fn repartition_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     use crate::column::Column;
-    use crate::types::DataType;
-    use crate::value::Key;
     const F: &str = "repartitionDS";
     let given = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let Some(colv) = given(1) else {
@@ -333,6 +331,16 @@ pub fn repartition_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         None if kind == 2 => return Err(Error::arg(format!("{F}: a RANGE split needs partitionScheme"))),
         None => None,
     };
+    split_rows(&t, col, kind, scheme)
+}
+
+/// The rows of `t` split by the values of `col` (one of its columns, or a column derived
+/// from one): VALUE (kind 1) per value of `scheme` (every distinct value ascending when
+/// None), RANGE (kind 2) per interval of `scheme`; a tuple of the non-empty parts.
+fn split_rows(t: &crate::table::Table, col: crate::column::Column, kind: i64, scheme: Option<crate::column::Column>) -> Result<Value> {
+    use crate::types::DataType;
+    use crate::value::Key;
+    const F: &str = "repartitionDS";
     let col = match &scheme {
         Some(s) if s.ty != col.ty && s.ty != DataType::Void => crate::kernels::cast::cast_column(&col, s.ty)?,
         _ => col,
@@ -386,8 +394,22 @@ pub fn repartition_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 /// of `timeRepartitionSchema` only bounds how much DolphinDB loads at once; the data
 /// sources here are materialized, so it is accepted and the rows are the same.
 pub fn replay_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    match args.get(1).filter(|v| !matches!(v, Value::Void)) {
-        Some(d) => repartition_ds(c, vec![args[0].clone(), d.clone(), Value::int(1)]),
-        None => sql_ds(c, vec![args[0].clone()]),
-    }
+    let Some(d) = args.get(1).filter(|v| !matches!(v, Value::Void)) else {
+        return sql_ds(c, vec![args[0].clone()]);
+    };
+    let name = d.as_str().ok_or_else(|| Error::arg("replayDS: dateColumn must be a column name"))?;
+    let Value::Code(q) = &args[0] else {
+        return Err(Error::arg("replayDS: sqlObj must be metacode of a select query"));
+    };
+    let Value::Table(t) = c.eval(q)? else {
+        return Err(Error::arg("replayDS: the query must return a table"));
+    };
+    let col = t.column(name).ok_or_else(|| Error::arg(format!("replayDS: {name} is not a column of the query's result")))?;
+    // by day, whatever the precision of the date column
+    let day = if col.ty.is_temporal() && col.ty != crate::types::DataType::Date && crate::kernels::cast::cast_column(col, crate::types::DataType::Date).is_ok() {
+        crate::kernels::cast::cast_column(col, crate::types::DataType::Date)?
+    } else {
+        col.clone()
+    };
+    split_rows(&t, day, 1, None)
 }
