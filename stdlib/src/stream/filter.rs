@@ -272,26 +272,18 @@ impl EngineCore for StreamFilter {
         }
         // deliver in the stream's order: runs of consecutive (row, filter) events
         let events: Vec<(usize, usize)> = (0..n).flat_map(|r| masks.iter().enumerate().filter(move |(_, m)| m[r]).map(move |(k, _)| (r, k))).collect();
-        let mut a = 0;
-        while a < events.len() {
+        for (a, b) in super::replay::runs(events.len(), |x| events[x].1) {
             let k = events[a].1;
-            let mut b = a + 1;
-            while b < events.len() && events[b].1 == k {
-                b += 1;
-            }
             let picked: Vec<usize> = events[a..b].iter().map(|e| e.0).collect();
             let part = match &self.schema {
                 None => rows.take_usize(&picked),
                 Some(schemas) => {
                     // one run may mix keys when the filter keeps several: decode per key
                     let mut out: Option<Table> = None;
-                    let mut s = 0;
-                    while s < picked.len() {
-                        let key = rows.cols[1].str_at(picked[s]).unwrap_or("").to_string();
-                        let mut e = s + 1;
-                        while e < picked.len() && rows.cols[1].str_at(picked[e]).unwrap_or("") == key {
-                            e += 1;
-                        }
+                    let key_of = |x: usize| rows.cols[1].str_at(picked[x]).unwrap_or("");
+                    let ids: Vec<usize> = (0..picked.len()).map(|x| schemas.iter().position(|(k, _)| k == key_of(x)).unwrap_or(usize::MAX)).collect();
+                    for (s, e) in super::replay::runs(picked.len(), |x| ids[x]) {
+                        let key = key_of(s).to_string();
                         let sch = &schemas.iter().find(|(k, _)| *k == key).ok_or_else(|| Error::arg(format!("streamFilter: msgSchema has no table for {key}")))?.1;
                         let blobs: Vec<&str> = picked[s..e].iter().map(|&r| rows.cols[2].str_at(r).unwrap_or("")).collect();
                         let t = decode_rows(&blobs, sch)?;
@@ -299,13 +291,11 @@ impl EngineCore for StreamFilter {
                             None => t,
                             Some(o) => crate::core::append_rows(o, &Value::table(t))?,
                         });
-                        s = e;
                     }
                     out.unwrap_or_else(|| rows.slice(0, 0))
                 }
             };
             self.filters[k].handler.deliver(i, part, true)?;
-            a = b;
         }
         Ok(None)
     }

@@ -247,16 +247,9 @@ fn deliver(i: &mut CallCtx, inputs: &[Table], outputs: &[Target], events: &[(f64
     if n_to_one {
         // runs of consecutive rows from the same input are taken together
         let mut parts: Vec<Table> = Vec::new();
-        let mut a = 0;
-        while a < events.len() {
-            let k = events[a].1;
-            let mut b = a + 1;
-            while b < events.len() && events[b].1 == k {
-                b += 1;
-            }
+        for (a, b) in runs(events.len(), |x| events[x].1) {
             let rows: Vec<usize> = events[a..b].iter().map(|e| e.2).collect();
-            parts.push(inputs[k].take_usize(&rows));
-            a = b;
+            parts.push(inputs[events[a].1].take_usize(&rows));
         }
         let mut it = parts.into_iter();
         let Some(first) = it.next() else { return Ok(()) };
@@ -335,13 +328,8 @@ fn heterogeneous(i: &CallCtx, args: &[Value]) -> Result<Table> {
     events.sort_by(|a, b| a.0.total_cmp(&b.0));
     // per input, its rows in output order, then assembled run by run
     let mut parts: Vec<Table> = Vec::new();
-    let mut a = 0;
-    while a < events.len() {
+    for (a, b) in runs(events.len(), |x| events[x].1) {
         let k = events[a].1;
-        let mut b = a + 1;
-        while b < events.len() && events[b].1 == k {
-            b += 1;
-        }
         let rows: Vec<usize> = events[a..b].iter().map(|e| e.2).collect();
         let t = tables[k].take_usize(&rows);
         let mut cols = Vec::with_capacity(out.ncols());
@@ -358,7 +346,6 @@ fn heterogeneous(i: &CallCtx, args: &[Value]) -> Result<Table> {
             });
         }
         parts.push(Table::new(out.names.clone(), cols)?);
-        a = b;
     }
     let mut all = out.slice(0, 0);
     for p in parts {
@@ -387,4 +374,20 @@ fn output_schema(i: &CallCtx, v: &Value) -> Result<Table> {
         },
         other => Err(Error::arg(format!("{NAME}: outputTables must be a table, got {}", describe(other)))),
     }
+}
+
+/// The runs of consecutive equal keys among `n` items, as [start, end) ranges.
+pub(crate) fn runs(n: usize, key: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut a = 0;
+    while a < n {
+        let k = key(a);
+        let mut b = a + 1;
+        while b < n && key(b) == k {
+            b += 1;
+        }
+        out.push((a, b));
+        a = b;
+    }
+    out
 }
