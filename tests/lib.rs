@@ -4,8 +4,31 @@ use beluga_runtime::{Interpreter, Registry};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Give this test process its own root of `dfs://` databases (a fresh folder under the
+/// temp dir, named by the process id) unless the caller chose one with BELUGA_DFS_ROOT:
+/// scripts with fixed names such as `dfs://beluga_store12_orders` then never meet the
+/// databases of another test run going on at the same time, nor the user's ~/.beluga.
+/// Set once, before the first interpreter exists; child processes (the `beluga` binary
+/// run by the CLI tests) inherit it.
+pub fn isolate_dfs_root() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("BELUGA_DFS_ROOT").is_some() {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("beluga-tests-dfs-{}", std::process::id()));
+        // a folder left by an earlier process that had the same id
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::create_dir_all(&dir);
+        // SAFETY: std's environment functions take one process-wide lock, and nothing in
+        // the test process reads the environment through libc directly.
+        unsafe { std::env::set_var("BELUGA_DFS_ROOT", &dir) };
+    });
+}
+
 /// A registry with every builtin (stdlib and storage).
 pub fn registry() -> Arc<Registry> {
+    isolate_dfs_root();
     let mut r = Registry::new();
     beluga_stdlib::register(&mut r);
     beluga_storage::register(&mut r);

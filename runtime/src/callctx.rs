@@ -52,6 +52,13 @@ impl CallCtx {
     pub fn call_value(&mut self, f: &Value, args: Vec<Value>) -> Result<Value> {
         self.0.call_value(f, args)
     }
+    /// A caller for later, outside this builtin call (a table that refreshes itself when
+    /// read, with no session in hand then): it runs functions in a worker interpreter
+    /// made from the session as it is now (its variables, functions, shared tables,
+    /// interrupt flag and memory accountant), as map-reduce workers are.
+    pub fn detached(&self) -> Detached {
+        Detached(crate::sql::Snapshot::of(&self.0))
+    }
     /// Call a builtin by its registered name.
     pub fn call_builtin_by_name(&mut self, name: &str, args: Vec<Value>) -> Result<Value> {
         self.0.call_builtin_by_name(name, args)
@@ -305,5 +312,15 @@ impl CallCtx {
         let mut scope = AHashMap::new();
         scope.insert(call.column.clone(), Value::vector(col.clone()));
         self.eval_with_columns(scope, &call.expr)
+    }
+}
+
+/// See `CallCtx::detached`.
+pub struct Detached(crate::sql::Snapshot);
+
+impl Detached {
+    /// Call a function value in a fresh worker of the captured session.
+    pub fn call(&self, f: &Value, args: Vec<Value>) -> Result<Value> {
+        self.0.worker().call_value(f, args)
     }
 }

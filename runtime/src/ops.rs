@@ -438,6 +438,14 @@ pub fn between(x: &Value, range: &Value) -> Result<Value> {
         Value::Vector(c) if c.len() == 2 => (Value::Scalar(c.slice(0, 1)), Value::Scalar(c.slice(1, 2))),
         _ => return Err(Error::arg("The right operand of between must be a pair a:b")),
     };
+    // between compares temporal values of one type only (a DATE is not between two
+    // TIMESTAMPs; tutorials/ddb_comparison_rules_of_time_types.md §3)
+    let ty = |v: &Value| v.column().map(|c| c.ty).filter(|t| t.is_temporal());
+    if let (Some(a), Some(b)) = (ty(x), ty(&lo)) {
+        if a != b {
+            return Err(Error::type_err(format!("between(X, Y). Temporal data comparison should have the same data type ({} between {})", a.name(), b.name())));
+        }
+    }
     let ge = compare_values(CmpOp::Ge, x, &lo)?;
     let le = compare_values(CmpOp::Le, x, &hi)?;
     elementwise(&ge, &le, &|a, sa, b, sb| arith::logic(LogicOp::And, a, sa, b, sb))
@@ -449,7 +457,9 @@ pub fn seq(a: &Value, b: &Value) -> Result<Value> {
     if !a.is_scalar() || !b.is_scalar() {
         return Err(Error::arg("The arguments of seq (..) must be scalars"));
     }
-    let ty = if ca.ty.is_temporal() { ca.ty } else if cb.ty.is_temporal() { cb.ty } else {
+    // two ends of one small integral type keep it ('B'..'Z' is CHAR, 1h..3h SHORT)
+    let same_small = ca.ty == cb.ty && matches!(ca.ty, DataType::Char | DataType::Short);
+    let ty = if ca.ty.is_temporal() { ca.ty } else if cb.ty.is_temporal() { cb.ty } else if same_small { ca.ty } else {
         crate::types::promote_arith(ca.ty, cb.ty).unwrap_or(DataType::Int)
     };
     if ty.is_floating() {

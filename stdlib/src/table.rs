@@ -100,7 +100,12 @@ fn schema(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 
 /// `addColumn(table, colNames, colTypes)`: new null columns (modifies the table).
 fn add_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    let mut t = (**table_arg("addColumn", &args[0])?).clone();
+    // a stream table grows its columns in place: later appends carry them (tutorials/add_Column.md)
+    let stream = crate::stream::table::as_stream(&args[0]);
+    let mut t = match stream {
+        Some(s) => s.snapshot()?,
+        None => (**table_arg("addColumn", &args[0])?).clone(),
+    };
     let names = names_arg("addColumn", &args[1])?;
     let types: Vec<DataType> = match &args[2] {
         Value::Tuple(items) => items.iter().map(|v| crate::core::type_arg("addColumn", v)).collect::<Result<_>>()?,
@@ -125,6 +130,10 @@ fn add_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         let rows = t.rows();
         t.names.push(n.clone());
         t.cols.push(Column::nulls(ty, rows));
+    }
+    if let Some(s) = stream {
+        *s.data.lock().map_err(|_| Error::runtime("stream table lock poisoned"))? = t;
+        return Ok(args[0].clone());
     }
     let out = Value::table(t);
     replace_in_caller(i, &args[0], out.clone());

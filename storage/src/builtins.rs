@@ -150,6 +150,13 @@ pub const WRAPPED: &[Builtin] = &[
 ];
 
 pub const DEFS: &[Builtin] = &[
+    fp("backup", Kind::System, 2, 8, crate::backup::backup, &["backupDir", "dbPath", "force", "parallel", "snapshot", "tableName", "partition", "keyPath"]),
+    fp("backupDB", Kind::System, 2, 3, crate::backup::backup_db, &["backupDir", "dbPath", "keyPath"]),
+    fp("backupTable", Kind::System, 3, 4, crate::backup::backup_table, &["backupDir", "dbPath", "tableName", "keyPath"]),
+    fp("restore", Kind::System, 4, 9, crate::backup::restore, &["backupDir", "dbPath", "tableName", "partition", "force", "outputTable", "parallel", "snapshot", "keyPath"]),
+    fp("restoreDB", Kind::System, 2, 4, crate::backup::restore_db, &["backupDir", "dbPath", "newDBPath", "keyPath"]),
+    fp("restoreTable", Kind::System, 3, 6, crate::backup::restore_table, &["backupDir", "dbPath", "tableName", "newDBPath", "newTableName", "keyPath"]),
+    fp("migrate", Kind::System, 1, 6, crate::backup::migrate, &["backupDir", "backupDBPath", "backupTableName", "newDBPath", "newTableName", "keyPath"]),
     f("clearAllCache", Kind::System, 0, 0, db::clear_all_cache),
     fp("addRangePartitions", Kind::System, 2, 4, crate::admin::add_range_partitions, &["dbHandle", "newRanges", "level", "locations"]),
     fp("addValuePartitions", Kind::System, 2, 4, crate::admin::add_value_partitions, &["dbHandle", "newValues", "level", "locations"]),
@@ -182,6 +189,8 @@ pub const DEFS: &[Builtin] = &[
     fp("loadTextEx", Kind::System, 4, 13, crate::text::load_text_ex, &["dbHandle", "tableName", "partitionColumns", "filename", "delimiter", "schema", "skipRows", "transform", "sortColumns", "atomic", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("ploadText", Kind::System, 1, 7, crate::text::load_text, &["filename", "delimiter", "schema", "skipRows", "arrayDelimiter", "containHeader", "arrayMarker"]),
     fp("saveText", Kind::System, 2, 6, crate::text::save_text, &["obj", "filename", "delimiter", "append", "header", "bom"]),
+    fp("repartitionDS", Kind::System, 1, 5, beluga_runtime::sql::ds::repartition_ds, &["query", "column", "partitionType", "partitionScheme", "local"]),
+    fp("replayDS", Kind::System, 1, 4, beluga_runtime::sql::ds::replay_ds, &["sqlObj", "dateColumn", "timeColumn", "timeRepartitionSchema"]),
     fp("sqlDS", Kind::System, 1, 2, beluga_runtime::sql::ds::sql_ds, &["sqlObj", "forcePartition"]),
     fp("mr", Kind::System, 2, 5, beluga_runtime::sql::ds::mr, &["ds", "mapFunc", "reduceFunc", "finalFunc", "parallel"]),
     fp("imr", Kind::System, 6, 7, beluga_runtime::sql::ds::imr, &["ds", "initValue", "mapFunc", "reduceFunc", "finalFunc", "terminateFunc", "carryover"]),

@@ -276,43 +276,7 @@ pub fn drop_partition(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     for t in tables {
         let mut ap = Appender::open(&dir, &t)?;
         let levels = ap.levels().to_vec();
-        let paths: Option<Vec<String>> = match &args[1] {
-            Value::Scalar(c) | Value::Vector(c) if c.ty.is_literal() && c.str_at(0).is_some_and(|s| s.starts_with('/')) => {
-                Some((0..c.len()).map(|k| c.str_at(k).unwrap_or("").trim_matches('/').to_string()).collect())
-            }
-            _ => None,
-        };
-        let keep: Vec<bool> = match paths {
-            Some(p) => ap.meta.parts.iter().map(|part| !p.iter().any(|x| *x == part.dir || part.dir.starts_with(&format!("{x}/")))).collect(),
-            None => {
-                // values per level: a scalar/vector for the first level, or a tuple per level
-                let per_level: Vec<Option<Column>> = match &args[1] {
-                    Value::Tuple(items) => items.iter().map(|v| v.column().cloned()).collect(),
-                    v => vec![v.column().cloned()],
-                };
-                let mut masks = Vec::new();
-                for (l, vals) in per_level.iter().enumerate() {
-                    let Some(vals) = vals else {
-                        masks.push(None);
-                        continue;
-                    };
-                    let lv = levels.get(l).ok_or_else(|| Error::arg("Too many partition levels in dropPartition"))?;
-                    let pc = ap.meta.part_cols.get(l).cloned().unwrap_or_default();
-                    let k = crate::partition::conform(vals, lv.key_type(), &pc)?;
-                    masks.push(Some(lv.prune_in(&k)?));
-                }
-                ap.meta
-                    .parts
-                    .iter()
-                    .map(|part| {
-                        !masks.iter().enumerate().all(|(l, m)| match m {
-                            Some(m) => part.key.get(l).is_some_and(|&k| m.get(k as usize).copied().unwrap_or(false)),
-                            None => true,
-                        })
-                    })
-                    .collect()
-            }
-        };
+        let keep: Vec<bool> = select_parts(&ap.meta, &levels, &args[1], "dropPartition")?.into_iter().map(|s| !s).collect();
         let mut k = 0;
         ap.meta.parts.retain(|_| {
             k += 1;
@@ -321,6 +285,45 @@ pub fn drop_partition(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         ap.commit()?;
     }
     Ok(Value::Void)
+}
+
+/// Which partitions of a table `sel` names (true = named), as `dropPartition` and `backup`
+/// take them: partition paths relative to the database ("/20170807/0_50"; a path names
+/// the partitions under it too), or values of the partitioning columns: a scalar or
+/// vector for the first level, or a tuple with one entry per level (an empty entry
+/// names every partition of its level; a RANGE level is named by a value inside it).
+pub fn select_parts(meta: &catalog::TableMeta, levels: &[Level], sel: &Value, f: &str) -> Result<Vec<bool>> {
+    if let Value::Scalar(c) | Value::Vector(c) = sel {
+        if c.ty.is_literal() && c.str_at(0).is_some_and(|s| s.starts_with('/')) {
+            let p: Vec<String> = (0..c.len()).map(|k| c.str_at(k).unwrap_or("").trim_matches('/').to_string()).collect();
+            return Ok(meta.parts.iter().map(|part| p.iter().any(|x| *x == part.dir || part.dir.starts_with(&format!("{x}/")))).collect());
+        }
+    }
+    let per_level: Vec<Option<Column>> = match sel {
+        Value::Tuple(items) => items.iter().map(|v| v.column().cloned()).collect(),
+        v => vec![v.column().cloned()],
+    };
+    let mut masks = Vec::new();
+    for (l, vals) in per_level.iter().enumerate() {
+        let Some(vals) = vals else {
+            masks.push(None);
+            continue;
+        };
+        let lv = levels.get(l).ok_or_else(|| Error::arg(format!("Too many partition levels in [{f}]")))?;
+        let pc = meta.part_cols.get(l).cloned().unwrap_or_default();
+        let k = crate::partition::conform(vals, lv.key_type(), &pc)?;
+        masks.push(Some(lv.prune_in(&k)?));
+    }
+    Ok(meta
+        .parts
+        .iter()
+        .map(|part| {
+            masks.iter().enumerate().all(|(l, m)| match m {
+                Some(m) => part.key.get(l).is_some_and(|&k| m.get(k as usize).copied().unwrap_or(false)),
+                None => true,
+            })
+        })
+        .collect())
 }
 
 // ------------------------------------------------------------------ handle hooks

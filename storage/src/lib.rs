@@ -37,6 +37,7 @@ pub mod partfn;
 pub mod partition;
 pub mod query;
 pub mod rewrite;
+pub mod backup;
 pub mod segment;
 mod shuffle;
 pub mod store;
@@ -91,4 +92,11 @@ const CAPS: &[(&str, Cap, &[u8])] = &[
     ("listTables", Cap::READ, &[0]),
     ("getTabletsMeta", Cap::READ, &[]),
     ("getChunksMeta", Cap::READ, &[]),
+    ("backup", Cap::READ.with(Cap::WRITE), &[0, 1]),
+    ("backupDB", Cap::READ.with(Cap::WRITE), &[0, 1]),
+    ("backupTable", Cap::READ.with(Cap::WRITE), &[0, 1]),
+    ("restore", Cap::READ.with(Cap::WRITE), &[0, 1]),
+    ("restoreDB", Cap::READ.with(Cap::WRITE), &[0, 1, 2]),
+    ("restoreTable", Cap::READ.with(Cap::WRITE), &[0, 1, 3]),
+    ("migrate", Cap::READ.with(Cap::WRITE), &[0, 1, 3]),
 ];

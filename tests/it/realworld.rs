@@ -20,6 +20,7 @@ fn realworld_cli_scripts_pass() {
     let Some(bin) = beluga_tests::beluga_bin() else {
         panic!("the beluga binary is not built: run `cargo build --release --bin beluga`");
     };
+    beluga_tests::isolate_dfs_root();
     let out = std::process::Command::new(bin)
         .arg("test")
         .arg(root().join("tests/realworld_cli"))

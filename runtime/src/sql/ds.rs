@@ -294,3 +294,122 @@ pub fn imr(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         }
     }
 }
+
+/// `repartitionDS(query, [column], [partitionType], [partitionScheme], [local])`: the rows
+/// of a query split into data sources by a column instead of by the stored partitions
+/// (funcs/r/repartitionDS.md): VALUE gives one data source per value of the scheme (every
+/// distinct value of the column, ascending, when no scheme is given), RANGE one per
+/// interval [scheme[k], scheme[k+1]). The column is converted to the scheme's type first
+/// (a TIMESTAMP column split by DATE values goes by day). Without a column the query is
+/// split as `sqlDS` splits it. Empty data sources are left out; rows outside the scheme
+/// (or NULL in the column) belong to none.
+pub fn repartition_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    use crate::column::Column;
+    const F: &str = "repartitionDS";
+    let given = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
+    let Some(colv) = given(1) else {
+        return sql_ds(c, vec![args[0].clone()]);
+    };
+    let Value::Code(q) = &args[0] else {
+        return Err(Error::arg(format!("{F}: query must be metacode of a select query, e.g. <select * from pt>")));
+    };
+    let name = colv.as_str().ok_or_else(|| Error::arg(format!("{F}: column must be a column name")))?.to_string();
+    let kind = match given(2) {
+        None => 1,
+        Some(v) => v.as_i64().ok_or_else(|| Error::arg(format!("{F}: partitionType must be VALUE or RANGE")))?,
+    };
+    if kind != 1 && kind != 2 {
+        return Err(Error::arg(format!("{F}: partitionType must be VALUE or RANGE")));
+    }
+    let Value::Table(t) = c.eval(q)? else {
+        return Err(Error::arg(format!("{F}: the query must return a table")));
+    };
+    let col = t.column(&name).ok_or_else(|| Error::arg(format!("{F}: {name} is not a column of the query's result")))?.clone();
+    let scheme: Option<Column> = match given(3) {
+        Some(Value::Vector(s)) | Some(Value::Scalar(s)) | Some(Value::Pair(s)) => Some(s.clone()),
+        Some(_) => return Err(Error::arg(format!("{F}: partitionScheme must be a vector"))),
+        None if kind == 2 => return Err(Error::arg(format!("{F}: a RANGE split needs partitionScheme"))),
+        None => None,
+    };
+    split_rows(&t, col, kind, scheme)
+}
+
+/// The rows of `t` split by the values of `col` (one of its columns, or a column derived
+/// from one): VALUE (kind 1) per value of `scheme` (every distinct value ascending when
+/// None), RANGE (kind 2) per interval of `scheme`; a tuple of the non-empty parts.
+fn split_rows(t: &crate::table::Table, col: crate::column::Column, kind: i64, scheme: Option<crate::column::Column>) -> Result<Value> {
+    use crate::types::DataType;
+    use crate::value::Key;
+    const F: &str = "repartitionDS";
+    let col = match &scheme {
+        Some(s) if s.ty != col.ty && s.ty != DataType::Void => crate::kernels::cast::cast_column(&col, s.ty)?,
+        _ => col,
+    };
+    // ordering of keys of one type: integers and temporals, floats, text
+    let cmp = |a: &Key, b: &Key| -> std::cmp::Ordering {
+        match (a, b) {
+            (Key::I(x), Key::I(y)) => x.cmp(y),
+            (Key::F(x), Key::F(y)) => f64::from_bits(*x).total_cmp(&f64::from_bits(*y)),
+            (Key::S(x), Key::S(y)) => x.cmp(y),
+            (Key::B(x), Key::B(y)) => x.cmp(y),
+            _ => std::cmp::Ordering::Equal,
+        }
+    };
+    let row_keys: Vec<Option<Key>> = (0..col.len()).map(|r| (!col.is_null(r)).then(|| Key::of(&col, r))).collect();
+    let bounds: Vec<Key> = match &scheme {
+        Some(s) => (0..s.len()).filter(|&r| !s.is_null(r)).map(|r| Key::of(s, r)).collect(),
+        None => {
+            let mut v: Vec<Key> = row_keys.iter().flatten().cloned().collect::<ahash::AHashSet<Key>>().into_iter().collect();
+            v.sort_by(|a, b| cmp(a, b));
+            v
+        }
+    };
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); bounds.len()];
+    if kind == 1 {
+        let at: ahash::AHashMap<&Key, usize> = bounds.iter().enumerate().map(|(k, b)| (b, k)).collect();
+        for (r, k) in row_keys.iter().enumerate() {
+            if let Some(&b) = k.as_ref().and_then(|k| at.get(k)) {
+                rows[b].push(r);
+            }
+        }
+    } else {
+        if bounds.windows(2).any(|w| cmp(&w[0], &w[1]) != std::cmp::Ordering::Less) {
+            return Err(Error::arg(format!("{F}: a RANGE partitionScheme must increase")));
+        }
+        for (r, k) in row_keys.iter().enumerate() {
+            let Some(k) = k else { continue };
+            // the last boundary not above the value starts its interval
+            let p = bounds.partition_point(|b| cmp(b, k) != std::cmp::Ordering::Greater);
+            if p > 0 && p < bounds.len() {
+                rows[p - 1].push(r);
+            }
+        }
+    }
+    Ok(Value::tuple(rows.into_iter().filter(|r| !r.is_empty()).map(|r| Value::table(t.take_usize(&r))).collect()))
+}
+
+/// `replayDS(sqlObj, [dateColumn], [timeColumn], [timeRepartitionSchema])`: data sources
+/// for `replay`, one per date of `dateColumn` in ascending order (funcs/r/replayDS.md);
+/// without a date column, one per partition as `sqlDS` gives them. The time-of-day split
+/// of `timeRepartitionSchema` only bounds how much DolphinDB loads at once; the data
+/// sources here are materialized, so it is accepted and the rows are the same.
+pub fn replay_ds(c: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    let Some(d) = args.get(1).filter(|v| !matches!(v, Value::Void)) else {
+        return sql_ds(c, vec![args[0].clone()]);
+    };
+    let name = d.as_str().ok_or_else(|| Error::arg("replayDS: dateColumn must be a column name"))?;
+    let Value::Code(q) = &args[0] else {
+        return Err(Error::arg("replayDS: sqlObj must be metacode of a select query"));
+    };
+    let Value::Table(t) = c.eval(q)? else {
+        return Err(Error::arg("replayDS: the query must return a table"));
+    };
+    let col = t.column(name).ok_or_else(|| Error::arg(format!("replayDS: {name} is not a column of the query's result")))?;
+    // by day, whatever the precision of the date column
+    let day = if col.ty.is_temporal() && col.ty != crate::types::DataType::Date && crate::kernels::cast::cast_column(col, crate::types::DataType::Date).is_ok() {
+        crate::kernels::cast::cast_column(col, crate::types::DataType::Date)?
+    } else {
+        col.clone()
+    };
+    split_rows(&t, day, 1, None)
+}

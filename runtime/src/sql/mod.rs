@@ -25,6 +25,7 @@ mod interval;
 mod lower;
 mod macros;
 mod mapreduce;
+pub(crate) use mapreduce::Snapshot;
 mod mapreduce_agg;
 pub mod join;
 pub mod over;
@@ -47,7 +48,7 @@ pub use crate::registry::{GroupedKernel, GroupedKernel2, SegmentedKernel};
 
 pub use frame::ColBuilder;
 pub use setops::{union, with_queries};
-pub use plan::{auto_name, names_in};
+pub use plan::{auto_name, map_expr, names_in, walk};
 
 /// The capability slots of the builtin `name` in this session's registry (a name not
 /// registered has none).

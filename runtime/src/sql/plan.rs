@@ -21,7 +21,7 @@ fn walk_args(args: &[Arg], f: &mut dyn FnMut(&Expr)) {
 }
 
 /// Visit every sub-expression, pre-order, including nested queries.
-pub(crate) fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match &e.kind {
         ExprKind::Vector(v) | ExprKind::Tuple(v) | ExprKind::Compare(v, _) => v.iter().for_each(|x| walk(x, f)),
@@ -164,7 +164,7 @@ fn map_args(args: &[Arg], f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Vec<Arg> 
 
 /// Rebuild an expression bottom-up; `f` may replace a node (its children are then not
 /// visited). Nested queries, lambdas and metacode are left alone (they have their own scope).
-pub(crate) fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+pub fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
     if let Some(r) = f(e) {
         return r;
     }

@@ -25,10 +25,16 @@
 //! * `join`: the asof, equi, lookup and left semi join engines, `appendForJoin`.
 //! * `incr`: the incremental form of reactive-state metrics.
 //! * `replay`: `replay` (tables into stream tables and engines, in time order).
+//! * `filter`: heterogeneous replay rows (BLOB) and `streamFilter`.
+//! * `anomaly`: `createAnomalyDetectionEngine`.
+//! * `cached`: `cachedTable` (a table refreshed by a function when read).
 
+pub mod anomaly;
+pub mod cached;
 pub mod cross;
 pub mod daily;
 pub mod engine;
+pub mod filter;
 pub mod incr;
 pub mod join;
 pub mod reactive;
@@ -156,6 +162,9 @@ pub const DEFS: &[Builtin] = &[
         replay::replay,
         &["inputTables", "outputTables", "dateColumn", "timeColumn", "replayRate", "absoluteRate", "parallelLevel", "sortColumns", "preciseRate"],
     ),
+    fp("createAnomalyDetectionEngine", Kind::System, 5, 14, anomaly::create, anomaly::PARAMS),
+    fp("cachedTable", Kind::System, 2, 2, cached::cached_table, &["updateFunc", "retentionSeconds"]),
+    fp("streamFilter", Kind::System, 3, 6, filter::stream_filter, &["name", "dummyTable", "filter", "msgSchema", "timeColumn", "conditionColumn"]),
     fp("getStreamEngine", Kind::System, 1, 1, engine::get_stream_engine, &["name"]),
     fp("dropStreamEngine", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),
     fp("dropAggregator", Kind::System, 1, 1, engine::drop_stream_engine, &["name"]),

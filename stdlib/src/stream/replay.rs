@@ -5,8 +5,10 @@
 //! Forms: one table to one output; a tuple of N tables to one output (homogeneous N-to-1,
 //! rows merged by time); a tuple of N tables to a tuple of N outputs (N-to-N). An output
 //! is a table variable, a stream table, an engine's input, or a shared table's name.
-//! The heterogeneous form (a dictionary of inputs) and data sources are not supported and
-//! say so.
+//! The heterogeneous form (a dictionary of inputs, `heterogeneous`) merges tables of
+//! different schemas into one stream of (time, source key, BLOB row, common columns...),
+//! which `streamFilter` splits again. An input may be a tuple of data sources (`replayDS`),
+//! read as their rows in order.
 //!
 //! Pace: without a positive `replayRate` everything is appended at once (one batch per
 //! input table, or one merged batch for N-to-1). With `replayRate` and `absoluteRate=true`
@@ -30,11 +32,19 @@ const NAME: &str = "replay";
 fn input_table(v: &Value) -> Result<Table> {
     match v {
         Value::Table(t) => Ok((**t).clone()),
+        // data sources (replayDS, sqlDS): their rows in order
+        Value::Tuple(items) if !items.is_empty() && items.iter().all(|x| matches!(x, Value::Table(_) | Value::Handle(_))) => {
+            let mut it = items.iter();
+            let mut all = input_table(it.next().unwrap_or(&Value::Void))?;
+            for x in it {
+                all = crate::core::append_rows(all, &Value::table(input_table(x)?))?;
+            }
+            Ok(all)
+        }
         Value::Handle(_) => match table_source(v) {
             Some(src) => src.table(),
             None => Err(Error::arg(format!("{NAME}: inputTables must be tables, got {}", describe(v)))),
         },
-        Value::Dict(_) => Err(Error::unsupported(NAME, "a dictionary of inputTables (heterogeneous replay)")),
         other => Err(Error::arg(format!("{NAME}: inputTables must be a table or a tuple of tables, got {}", describe(other)))),
     }
 }
@@ -121,7 +131,22 @@ fn wait_until(i: &CallCtx, until: Instant) -> Result<()> {
     }
 }
 
-pub fn replay(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+pub fn replay(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
+    if matches!(args[0], Value::Dict(_)) {
+        // heterogeneous: the inputs merged in time order into rows of the output's layout,
+        // then replayed 1-to-1 by the output's first (time) column
+        let merged = heterogeneous(i, &args)?;
+        let time = Value::string(&merged.names[0]);
+        args[0] = Value::table(merged);
+        while args.len() < 4 {
+            args.push(Value::Void);
+        }
+        args[2] = time.clone();
+        args[3] = time;
+        if args.len() > 7 {
+            args[7] = Value::Void;
+        }
+    }
     let inputs: Vec<Table> = match &args[0] {
         Value::Tuple(items) => items.iter().map(input_table).collect::<Result<_>>()?,
         v => vec![input_table(v)?],
@@ -222,16 +247,9 @@ fn deliver(i: &mut CallCtx, inputs: &[Table], outputs: &[Target], events: &[(f64
     if n_to_one {
         // runs of consecutive rows from the same input are taken together
         let mut parts: Vec<Table> = Vec::new();
-        let mut a = 0;
-        while a < events.len() {
-            let k = events[a].1;
-            let mut b = a + 1;
-            while b < events.len() && events[b].1 == k {
-                b += 1;
-            }
+        for (a, b) in runs(events.len(), |x| events[x].1) {
             let rows: Vec<usize> = events[a..b].iter().map(|e| e.2).collect();
-            parts.push(inputs[k].take_usize(&rows));
-            a = b;
+            parts.push(inputs[events[a].1].take_usize(&rows));
         }
         let mut it = parts.into_iter();
         let Some(first) = it.next() else { return Ok(()) };
@@ -248,4 +266,128 @@ fn deliver(i: &mut CallCtx, inputs: &[Table], outputs: &[Target], events: &[(f64
         }
     }
     Ok(())
+}
+
+/// The rows of a heterogeneous replay: every input's rows (a dictionary from source key to
+/// table or data sources; `dateColumn`/`timeColumn` a name or a dictionary of names per
+/// key) in time order (ties keep the dictionary's order), laid out as the output table:
+/// the time, the source key, the row serialized as a BLOB, then the output's other
+/// columns taken from same-named columns of the inputs (NULL where an input lacks one).
+fn heterogeneous(i: &CallCtx, args: &[Value]) -> Result<Table> {
+    use beluga_runtime::kernels::cast::cast_column;
+    let entries = super::filter::dict_entries(&args[0], "replay: inputTables")?;
+    let out = output_schema(i, &args[1])?;
+    if out.ncols() < 3 || !out.cols[1].ty.is_literal() || out.cols[2].ty != DataType::Blob {
+        return Err(Error::arg(format!("{NAME}: the output of a heterogeneous replay needs a time column, a SYMBOL or STRING column and a BLOB column first")));
+    }
+    let name_for = |v: Option<&Value>, key: &str| -> Result<Option<String>> {
+        match v {
+            None | Some(Value::Void) => Ok(None),
+            Some(d @ Value::Dict(_)) => Ok(super::filter::dict_entries(d, "replay: dateColumn/timeColumn")?
+                .into_iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.as_str().map(|s| s.to_string()))),
+            Some(v) => Ok(v.as_str().map(|s| s.to_string())),
+        }
+    };
+    let mut events: Vec<(f64, usize, usize)> = Vec::new();
+    let mut tables = Vec::new();
+    let mut stamps: Vec<Column> = Vec::new();
+    for (k, (key, v)) in entries.iter().enumerate() {
+        let t = input_table(v)?;
+        let (d, tm) = (name_for(opt(args, 2), key)?, name_for(opt(args, 3), key)?);
+        let secs = row_seconds(&t, d.as_deref(), tm.as_deref())?;
+        events.extend(secs.into_iter().enumerate().map(|(r, s)| (s, k, r)));
+        // each row's time in the output's type: the one column, or date + time of day
+        let col = |n: &str| t.col_index(n).map(|c| t.cols[c].clone()).ok_or_else(|| Error::name(format!("{NAME}: the input {key} has no column {n}")));
+        let stamp = match (d.as_deref(), tm.as_deref()) {
+            // a time column that carries its date (TIMESTAMP...) is the time by itself
+            (Some(a), Some(b)) if a != b && !matches!(col(b)?.ty, DataType::Timestamp | DataType::DateTime | DataType::NanoTimestamp) => {
+                let (dc, tc) = (cast_column(&col(a)?, DataType::Date)?, col(b)?);
+                let per = match tc.ty {
+                    DataType::Second => 1_000_000_000,
+                    DataType::Time => 1_000_000,
+                    DataType::NanoTime => 1,
+                    DataType::Minute => 60_000_000_000,
+                    other => return Err(Error::arg(format!("{NAME}: timeColumn beside a dateColumn must be SECOND, TIME or NANOTIME, not {}", other.name()))),
+                };
+                let ns: Vec<i64> = (0..t.rows())
+                    .map(|r| match (dc.i64_at(r), tc.i64_at(r)) {
+                        (Some(x), Some(y)) => x * 86_400_000_000_000 + y * per,
+                        _ => i64::MIN,
+                    })
+                    .collect();
+                cast_column(&Column::from_vec(DataType::NanoTimestamp, ns), out.cols[0].ty)?
+            }
+            (_, Some(a)) | (Some(a), None) => cast_column(&col(a)?, out.cols[0].ty)?,
+            (None, None) => return Err(Error::arg(format!("{NAME}: give dateColumn or timeColumn"))),
+        };
+        stamps.push(stamp);
+        tables.push(t);
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // per input, its rows in output order, then assembled run by run
+    let mut parts: Vec<Table> = Vec::new();
+    for (a, b) in runs(events.len(), |x| events[x].1) {
+        let k = events[a].1;
+        let rows: Vec<usize> = events[a..b].iter().map(|e| e.2).collect();
+        let t = tables[k].take_usize(&rows);
+        let mut cols = Vec::with_capacity(out.ncols());
+        cols.push(stamps[k].take(&rows.iter().map(|&r| r as i64).collect::<Vec<_>>()));
+        let keys = Column::new(DataType::String, beluga_runtime::column::ColData::Str(beluga_runtime::StrCol::from_iter(std::iter::repeat_n(entries[k].0.as_str(), rows.len()))));
+        cols.push(cast_column(&keys, out.cols[1].ty)?);
+        let blobs = super::filter::encode_rows(&t);
+        cols.push(Column::new(DataType::Blob, beluga_runtime::column::ColData::Str(beluga_runtime::StrCol::from_iter(blobs.iter().map(|s| s.as_str())))));
+        for (c, name) in out.cols.iter().zip(&out.names).skip(3) {
+            cols.push(match t.col_index(name) {
+                Some(j) if t.cols[j].ty == c.ty => t.cols[j].clone(),
+                Some(j) => cast_column(&t.cols[j], c.ty)?,
+                None => Column::nulls(c.ty, rows.len()),
+            });
+        }
+        parts.push(Table::new(out.names.clone(), cols)?);
+    }
+    let mut all = out.slice(0, 0);
+    for p in parts {
+        all = crate::core::append_rows(all, &Value::table(p))?;
+    }
+    Ok(all)
+}
+
+/// The columns of an output (a table, a stream table or engine, or a shared table's name).
+fn output_schema(i: &CallCtx, v: &Value) -> Result<Table> {
+    let v = match v {
+        Value::Scalar(c) if c.ty.is_literal() => {
+            let name = c.str_at(0).unwrap_or("");
+            i.get_shared(name).or_else(|| i.globals().get(name).cloned()).ok_or_else(|| Error::name(format!("{NAME}: no shared table named {name}")))?
+        }
+        other => other.clone(),
+    };
+    match &v {
+        Value::Table(t) => Ok(t.slice(0, 0)),
+        Value::Handle(_) => match table_source(&v) {
+            Some(src) => {
+                let s = src.schema()?;
+                Table::new(s.iter().map(|(n, _)| n.clone()).collect(), s.iter().map(|(_, t)| Column::nulls(*t, 0)).collect())
+            }
+            None => Err(Error::arg(format!("{NAME}: outputTables must be a table"))),
+        },
+        other => Err(Error::arg(format!("{NAME}: outputTables must be a table, got {}", describe(other)))),
+    }
+}
+
+/// The runs of consecutive equal keys among `n` items, as [start, end) ranges.
+pub(crate) fn runs(n: usize, key: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut a = 0;
+    while a < n {
+        let k = key(a);
+        let mut b = a + 1;
+        while b < n && key(b) == k {
+            b += 1;
+        }
+        out.push((a, b));
+        a = b;
+    }
+    out
 }

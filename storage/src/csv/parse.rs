@@ -442,7 +442,7 @@ impl DateMemo {
         if self.key.as_slice() != b {
             self.key.clear();
             self.key.extend_from_slice(b);
-            self.days = std::str::from_utf8(b).ok().and_then(|s| parse_temporal(DataType::Date, s));
+            self.days = std::str::from_utf8(b).ok().and_then(|s| parse_temporal(DataType::Date, s).or_else(|| super::infer::yymmdd(s)));
         }
         self.days
     }
