@@ -199,7 +199,7 @@ fn pair_args(name: &'static str, mut a: Vec<Value>) -> Result<(Vec<Value>, Ewm)>
 /// Run a two-series kernel over the forms the window functions accept: vectors, a matrix
 /// with a vector or a matrix of its shape (column by column, keeping shape and labels), a
 /// table with a vector or a table (numeric and BOOL columns computed, others kept).
-fn run_pair(name: &'static str, data: Vec<Value>, f: impl Fn(&[f64], &[f64]) -> Vec<f64>) -> Result<Value> {
+fn run_pair(name: &'static str, data: Vec<Value>, f: impl Fn(&[f64], &[f64]) -> Vec<f64> + Send + Sync) -> Result<Value> {
     let kernel = move |s: &[crate::window::Slice]| -> Result<Vec<Column>> {
         for x in s {
             if !(x.ty().is_numeric() || x.ty() == beluga_runtime::DataType::Bool) {
