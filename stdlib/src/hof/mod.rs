@@ -117,6 +117,9 @@ fn contextby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let mut members = group_members(&ids, g);
     if let Some(s) = opt(&args, 3) {
         let sk = key_cols("contextby", s)?;
+        if sk.iter().any(|c| c.len() != n) {
+            return Err(Error::size("The sortingCol and groupingCol of [contextby] must have the same length"));
+        }
         for m in members.iter_mut() {
             let part: Vec<Column> = sk.iter().map(|c| c.take_usize(m)).collect();
             let order = crate::order::argsort_multi(&part, &[true])?;
