@@ -70,6 +70,20 @@ fn calls(name: &str) -> Vec<String> {
     }
 }
 
+/// Runs `src`: true when it succeeded, false when the builtin refused the call. A panic
+/// caught at the statement is a bug, never a refusal: it is recorded in `wrong` as `what`.
+fn accepted(i: &mut Interpreter, src: &str, what: &str, wrong: &mut Vec<String>) -> bool {
+    match i.run_source(src, None) {
+        Ok(()) => true,
+        Err(e) => {
+            if e.message.contains("a bug in Beluga") {
+                wrong.push(format!("{what}: {}", e.message));
+            }
+            false
+        }
+    }
+}
+
 #[test]
 fn elementwise_builtins_keep_matrix_shape_and_labels() {
     let out = with_stack(|| {
@@ -86,7 +100,7 @@ fn elementwise_builtins_keep_matrix_shape_and_labels() {
         for name in names.iter().filter(|n| !not_elementwise(n)) {
             let mut any_ok = false;
             for call in calls(name) {
-                if i.run_source(&format!("r__ = {call}"), None).is_err() {
+                if !accepted(&mut i, &format!("r__ = {call}"), &call, &mut wrong) {
                     continue;
                 }
                 any_ok = true;
@@ -172,14 +186,8 @@ fn order_sensitive_builtins_keep_matrix_shape_and_labels() {
             for args in shapes {
                 // each call on a fresh copy: `!` builtins change their argument
                 let call = format!("m2__ = m; r__ = {name}{}", args.replace("m", "m2__"));
-                match i.run_source(&call, None) {
-                    // a panic caught at the statement is a bug, never a refusal
-                    Err(e) if e.message.contains("a bug in Beluga") => {
-                        wrong.push(format!("{name}{args}: {}", e.message));
-                        continue;
-                    }
-                    Err(_) => continue,
-                    Ok(()) => {}
+                if !accepted(&mut i, &call, &format!("{name}{args}"), &mut wrong) {
+                    continue;
                 }
                 checked += 1;
                 any_ok = true;
