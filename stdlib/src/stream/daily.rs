@@ -23,7 +23,7 @@
 //! midnight, snapshots.
 
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
-use super::timeseries::{alignment_for, positive, push_key_cols, scalar_parts, with_factors};
+use super::timeseries::{alignment_for, emit_closed, positive, scalar_parts, Closed};
 use ahash::AHashMap;
 use beluga_lang::ast::Expr;
 use beluga_runtime::kernels::cast::cast_column;
@@ -67,12 +67,6 @@ struct Daily {
     current_day: Option<i64>,
 }
 
-struct Out {
-    trigger: usize,
-    time: i64,
-    vals: Vec<Value>,
-}
-
 impl Daily {
     fn abs_time(&self, rows: &Table, r: usize) -> Option<i64> {
         match self.clock {
@@ -100,7 +94,7 @@ impl Daily {
 
 impl EngineCore for Daily {
     fn feed(&mut self, i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
-        let mut outs: Vec<Out> = Vec::new();
+        let mut outs: Vec<Closed> = Vec::new();
         for r in 0..rows.rows() {
             let Some(a) = self.abs_time(&rows, r) else {
                 continue;
@@ -157,7 +151,7 @@ impl EngineCore for Daily {
                     for e in &self.metrics {
                         scalar_parts(eval_on(i, &win, e)?, &mut vals)?;
                     }
-                    outs.push(Out {
+                    outs.push(Closed {
                         trigger: r,
                         time: if self.use_start { start } else { end },
                         vals,
@@ -184,18 +178,9 @@ impl EngineCore for Daily {
                 st.times.push(e);
             }
         }
-        if outs.is_empty() {
-            return Ok(None);
-        }
-        let times = Column::from_vec(
-            DataType::Long,
-            outs.iter().map(|o| o.time).collect::<Vec<i64>>(),
-        );
-        let mut names = vec![self.out_name.clone()];
-        let mut cols = vec![cast_column(&times, self.out_ty)?];
-        let trig: Vec<usize> = outs.iter().map(|o| o.trigger).collect();
-        push_key_cols(&rows, &self.keys, &trig, &mut names, &mut cols);
-        Ok(Some(with_factors(names, cols, outs.into_iter().map(|o| o.vals).collect(), "windows")?))
+        let out_ty = self.out_ty;
+        let time_col = |t: Vec<i64>| cast_column(&Column::from_vec(DataType::Long, t), out_ty);
+        emit_closed(self.out_name.clone(), time_col, &rows, &self.keys, outs, "windows")
     }
     fn groups(&self) -> usize {
         self.state.len()

@@ -73,6 +73,28 @@ impl Binding {
         }
         Ok(out)
     }
+
+    /// The output rows of matched pairs: left row `li[j]` with right row `ri[j]`; the
+    /// output starts with the left table's columns at `prefix` (time, keys), then one
+    /// column per metric. None when nothing matched.
+    fn joined(
+        &self,
+        i: &mut CallCtx,
+        left: &Table,
+        li: &[i64],
+        right: &Table,
+        ri: &[i64],
+        prefix: impl IntoIterator<Item = usize>,
+    ) -> Result<Option<Table>> {
+        if li.is_empty() {
+            return Ok(None);
+        }
+        let l = left.take(li);
+        let r = right.take(ri);
+        let metrics = self.eval(i, &l, &r)?;
+        let prefix = prefix.into_iter().map(|k| (l.names[k].clone(), l.cols[k].clone())).collect();
+        Ok(Some(output(prefix, metrics)?))
+    }
 }
 
 /// A metric's value as output columns of `n` rows.
@@ -651,17 +673,9 @@ impl Equi {
         } else {
             append_table(&mut self.right, &rows);
         }
-        if li.is_empty() {
-            return Ok(None);
-        }
-        let l = self.left.take(&li);
-        let r = self.right.take(&ri);
-        let metrics = self.bind.eval(i, &l, &r)?;
-        let mut prefix = vec![(l.names[self.ltime].clone(), l.cols[self.ltime].clone())];
-        for &k in &self.lcols[..self.lcols.len() - 1] {
-            prefix.push((l.names[k].clone(), l.cols[k].clone()));
-        }
-        Ok(Some(output(prefix, metrics)?))
+        let keys = &self.lcols[..self.lcols.len() - 1];
+        let prefix = std::iter::once(self.ltime).chain(keys.iter().copied());
+        self.bind.joined(i, &self.left, &li, &self.right, &ri, prefix)
     }
 }
 
@@ -829,29 +843,18 @@ impl EngineCore for Lookup {
             match self.index.get(&keys_at(&rows, &self.lkeys, r)) {
                 Some(ps) => {
                     for &p in ps {
-                        li.push(r);
+                        li.push(r as i64);
                         ri.push(p as i64);
                     }
                 }
                 None if !self.inner && !self.keep_dup => {
-                    li.push(r);
+                    li.push(r as i64);
                     ri.push(-1);
                 }
                 None => {}
             }
         }
-        if li.is_empty() {
-            return Ok(None);
-        }
-        let l = rows.take_usize(&li);
-        let r = self.right.take(&ri);
-        let metrics = self.bind.eval(i, &l, &r)?;
-        let prefix = self
-            .lkeys
-            .iter()
-            .map(|&k| (l.names[k].clone(), l.cols[k].clone()))
-            .collect();
-        Ok(Some(output(prefix, metrics)?))
+        self.bind.joined(i, &rows, &li, &self.right, &ri, self.lkeys.iter().copied())
     }
     fn feed_right(&mut self, _i: &mut CallCtx, rows: Table) -> Result<Option<Table>> {
         self.add_right(&rows);
@@ -971,18 +974,7 @@ struct LeftSemi {
 
 impl LeftSemi {
     fn emit(&mut self, i: &mut CallCtx, li: Vec<i64>, ri: Vec<i64>) -> Result<Option<Table>> {
-        if li.is_empty() {
-            return Ok(None);
-        }
-        let l = self.left.take(&li);
-        let r = self.right.take(&ri);
-        let metrics = self.bind.eval(i, &l, &r)?;
-        let prefix = self
-            .lkeys
-            .iter()
-            .map(|&k| (l.names[k].clone(), l.cols[k].clone()))
-            .collect();
-        Ok(Some(output(prefix, metrics)?))
+        self.bind.joined(i, &self.left, &li, &self.right, &ri, self.lkeys.iter().copied())
     }
 }
 

@@ -15,7 +15,7 @@
 //! thread), snapshots, raftGroup.
 
 use super::engine::{common, eval_on, key_names, metric_exprs, register, EngineCore};
-use super::timeseries::{positive, push_key_cols, scalar_parts, time_column, with_factors};
+use super::timeseries::{emit_closed, positive, scalar_parts, time_column, Closed};
 use ahash::AHashMap;
 use beluga_lang::ast::Expr;
 use beluga_runtime::{CallCtx, DataType, Error, Key, Result, Table, Value};
@@ -37,14 +37,6 @@ struct Session {
     use_start: bool,
     dummy: Table,
     state: AHashMap<Vec<Key>, KeyState>,
-}
-
-/// One closed session: the row that closed it (whose key columns are the session's), its
-/// time, the metric values.
-struct Closed {
-    trigger: usize,
-    time: i64,
-    vals: Vec<Value>,
 }
 
 impl EngineCore for Session {
@@ -98,19 +90,10 @@ impl EngineCore for Session {
                 c.append(n);
             }
         }
-        if closed.is_empty() {
-            return Ok(None);
-        }
         closed.sort_by_key(|c| c.trigger);
-        let mut names = vec![rows.names[self.time_col].clone()];
-        let mut cols = vec![time_column(
-            self.time_ty,
-            tcol,
-            closed.iter().map(|c| c.time).collect(),
-        )];
-        let trig: Vec<usize> = closed.iter().map(|c| c.trigger).collect();
-        push_key_cols(&rows, &self.keys, &trig, &mut names, &mut cols);
-        Ok(Some(with_factors(names, cols, closed.into_iter().map(|c| c.vals).collect(), "sessions")?))
+        let time_ty = self.time_ty;
+        let time_col = |t: Vec<i64>| Ok(time_column(time_ty, tcol, t));
+        emit_closed(rows.names[self.time_col].clone(), time_col, &rows, &self.keys, closed, "sessions")
     }
     fn groups(&self) -> usize {
         self.state.len()

@@ -563,12 +563,36 @@ pub(crate) fn with_factors(
     Table::new(names, cols)
 }
 
-/// The key columns of the rows that triggered each output row, appended to the output.
-pub(crate) fn push_key_cols(rows: &Table, keys: &[usize], trig: &[usize], names: &mut Vec<String>, cols: &mut Vec<Column>) {
+/// One window (or session) closed by a batch: the row of the batch that closed it (whose
+/// key columns are the window's), the window's time, the metric values.
+pub(crate) struct Closed {
+    pub trigger: usize,
+    pub time: i64,
+    pub vals: Vec<Value>,
+}
+
+/// The output rows of windows closed by the batch `rows`: a time column named `time_name`
+/// (built from the windows' times by `time_col`), the key columns of the rows that closed
+/// them, then one column per metric (`unit` names the windows in errors).
+pub(crate) fn emit_closed(
+    time_name: String,
+    time_col: impl FnOnce(Vec<i64>) -> Result<Column>,
+    rows: &Table,
+    keys: &[usize],
+    closed: Vec<Closed>,
+    unit: &str,
+) -> Result<Option<Table>> {
+    if closed.is_empty() {
+        return Ok(None);
+    }
+    let mut names = vec![time_name];
+    let mut cols = vec![time_col(closed.iter().map(|c| c.time).collect())?];
+    let trig: Vec<usize> = closed.iter().map(|c| c.trigger).collect();
     for &k in keys {
         names.push(rows.names[k].clone());
-        cols.push(rows.cols[k].take_usize(trig));
+        cols.push(rows.cols[k].take_usize(&trig));
     }
+    Ok(Some(with_factors(names, cols, closed.into_iter().map(|c| c.vals).collect(), unit)?))
 }
 
 pub(crate) fn positive(what: &str, v: &Value, name: &str) -> Result<i64> {
