@@ -117,8 +117,9 @@ pub fn duration_unit_ns(unit: &str) -> Option<i64> {
     })
 }
 
-/// Whether a temporal type carries a date, and its unit in nanoseconds.
-fn unit_ns(ty: DataType) -> Option<(bool, i64)> {
+/// Whether a temporal type carries a date, and its unit in nanoseconds (None for MONTH,
+/// whose unit has no fixed length, and non-temporal types).
+pub fn unit_ns(ty: DataType) -> Option<(bool, i64)> {
     Some(match ty {
         DataType::Date => (true, NS_PER_DAY),
         DataType::DateHour => (true, 3_600_000_000_000),

@@ -2,7 +2,7 @@
 //! numbers and time of day, building DATE results, weekday arithmetic. Everything works on
 //! the integer encodings (LANGUAGE.md §2.2); no chrono objects per element.
 
-use beluga_runtime::column::Column;
+use beluga_runtime::column::{ColData, Column};
 use beluga_runtime::eval::ops;
 use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::null::Native;
@@ -120,11 +120,21 @@ pub(crate) fn day_bool(name: &str, v: &Value, f: &dyn Fn(i64) -> bool) -> Result
     })
 }
 
-/// Element-wise `nanos of day → i32` (INT result) over any form of `v`.
-pub(crate) fn tod_int<F: Fn(i64) -> i32 + ?Sized>(name: &str, v: &Value, f: &F) -> Result<Value> {
+/// Element-wise INT result `f(n)` of the time of day counted in whole units of `unit_ns`
+/// nanoseconds (`hour`: units of an hour), over any form of `v`; nulls stay null.
+pub(crate) fn tod_int<F: Fn(i64) -> i32>(name: &str, v: &Value, unit_ns: i64, f: &F) -> Result<Value> {
+    use beluga_runtime::kernels::cast::Rescale;
     ops::unary_col(v, &|c: &Column| {
-        let t = tod_ns_of(name, c)?;
-        let r: Vec<i32> = t.iter().map(|&x| if x.is_null() { i32::NULL } else { f(x) }).collect();
+        let fast = match (Rescale::to_unit(c.ty, unit_ns, true), &*c.data) {
+            (Some(p), ColData::I32(x)) if has_time(c.ty) || c.ty == DataType::Date => p.apply::<_, i64>(x),
+            (Some(p), ColData::I64(x)) if has_time(c.ty) => p.apply::<_, i64>(x),
+            _ => None,
+        };
+        let n = match fast {
+            Some(n) => n,
+            None => tod_ns_of(name, c)?.iter().map(|&t| if t.is_null() { t } else { t.div_euclid(unit_ns) }).collect(),
+        };
+        let r: Vec<i32> = n.iter().map(|&x| if x.is_null() { i32::NULL } else { f(x) }).collect();
         Ok(Column::from_vec(DataType::Int, r))
     })
 }

@@ -121,31 +121,31 @@ fn is_year_end(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 // ---------------------------------------------------------------- time-of-day components
 
 fn hour(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("hour", &a[0], &|t| (t / (3600 * NS_PER_SEC)) as i32)
+    tod_int("hour", &a[0], 3600 * NS_PER_SEC, &|h| h as i32)
 }
 
 fn hour_of_day(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("hourOfDay", &a[0], &|t| (t / (3600 * NS_PER_SEC)) as i32)
+    tod_int("hourOfDay", &a[0], 3600 * NS_PER_SEC, &|h| h as i32)
 }
 
 fn minute_of_hour(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("minuteOfHour", &a[0], &|t| (t / (60 * NS_PER_SEC) % 60) as i32)
+    tod_int("minuteOfHour", &a[0], 60 * NS_PER_SEC, &|m| (m % 60) as i32)
 }
 
 fn second_of_minute(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("secondOfMinute", &a[0], &|t| (t / NS_PER_SEC % 60) as i32)
+    tod_int("secondOfMinute", &a[0], NS_PER_SEC, &|s| (s % 60) as i32)
 }
 
 fn millisecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("millisecond", &a[0], &|t| (t % NS_PER_SEC / 1_000_000) as i32)
+    tod_int("millisecond", &a[0], 1_000_000, &|ms| (ms % 1000) as i32)
 }
 
 fn microsecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("microsecond", &a[0], &|t| (t % NS_PER_SEC / 1_000) as i32)
+    tod_int("microsecond", &a[0], 1_000, &|us| (us % 1_000_000) as i32)
 }
 
 fn nanosecond(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    tod_int("nanosecond", &a[0], &|t| (t % NS_PER_SEC) as i32)
+    tod_int("nanosecond", &a[0], 1, &|ns| (ns % NS_PER_SEC) as i32)
 }
 
 // ---------------------------------------------------------------- combining and clocks
