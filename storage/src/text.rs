@@ -267,30 +267,13 @@ impl Drop for Progress {
 /// Two of them: one is parsed while the next chunk is read into the other.
 static TEXT_BUF: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
-/// Keep freed memory in the process between imports (glibc): every import allocates and
-/// frees tens of MB of columns and encoded blocks, which glibc otherwise unmaps or trims
-/// and the next import faults in again, zeroed, page by page.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: mallopt only sets allocator parameters; it is safe to call at any time.
-            unsafe {
-                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-                libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-            }
-        });
-    }
-}
-
 /// Read a planned file chunk by chunk; `sink` receives each chunk's table and the line
 /// number of its first record. With `merged`, a chunk is one read of `CHUNK` bytes (the
 /// pieces parsed in parallel concatenated); without, every piece parsed by one worker is
 /// passed on as it is, which saves copying every column once when the receiver splits
 /// or concatenates the rows anyway (a partitioned table, a whole file in memory).
 pub fn read_chunks(p: &Plan, merged: bool, sink: &mut dyn FnMut(Table, usize) -> Result<()>) -> Result<()> {
-    keep_freed_memory();
+    beluga_runtime::bigalloc::keep_freed_memory();
     let mut kept = TEXT_BUF.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
     let mut buf = kept.pop().unwrap_or_default();
     let mut spare = kept.pop().unwrap_or_default();

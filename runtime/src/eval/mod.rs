@@ -102,6 +102,7 @@ impl Interpreter {
 
     pub fn with_registry(registry: Arc<Registry>) -> Interpreter {
         crate::guard::init_threads();
+        crate::bigalloc::keep_freed_memory();
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)

@@ -121,6 +121,29 @@ fn f64s(c: &Column) -> Result<Vec<f64>> {
     c.to_f64_vec().ok_or_else(|| Error::unsupported("map-reduce aggregate", c.ty))
 }
 
+/// `s[g] += x[i]` and `c[g] += 1` for the kept values of rows with group `g = gid[i]`.
+/// Rows of one group often come in runs (a partition sorted by time grouped by hour, or by
+/// its partitioning key): a run is summed in a register and added to its group once,
+/// instead of a store-to-load chain through the same slot row after row.
+fn scatter_sum(x: &[f64], gid: &[u32], s: &mut [f64], c: &mut [i64], keep: impl Fn(f64) -> bool) {
+    let n = x.len().min(gid.len());
+    let mut i = 0;
+    while i < n {
+        let g = gid[i];
+        let (mut acc, mut cnt) = (0f64, 0i64);
+        while i < n && gid[i] == g {
+            let v = x[i];
+            if keep(v) {
+                acc += v;
+                cnt += 1;
+            }
+            i += 1;
+        }
+        s[g as usize] += acc;
+        c[g as usize] += cnt;
+    }
+}
+
 /// The partial state of one aggregate over one partition's groups.
 pub(super) fn partial(agg: Agg, args: &[Column], gid: &[u32], n: usize) -> Result<Partial> {
     Ok(match agg {
@@ -135,13 +158,13 @@ pub(super) fn partial(agg: Agg, args: &[Column], gid: &[u32], n: usize) -> Resul
         }
         Agg::Same(k) => Partial::Col(kernel(k, &args[0], gid, n)?),
         Agg::Avg => {
-            let x = f64s(&args[0])?;
             let (mut s, mut c) = (vec![0f64; n], vec![0i64; n]);
-            for (&v, &g) in x.iter().zip(gid) {
-                if !v.is_nan() {
-                    s[g as usize] += v;
-                    c[g as usize] += 1;
+            match &*args[0].data {
+                // DOUBLE read in place (no f64 copy of the column); NULL and NaN are skipped
+                crate::column::ColData::F64(x) if args[0].ty == DataType::Double => {
+                    scatter_sum(x, gid, &mut s, &mut c, |v| !v.is_nan() && !v.is_null())
                 }
+                _ => scatter_sum(&f64s(&args[0])?, gid, &mut s, &mut c, |v| !v.is_nan()),
             }
             Partial::Avg(s, c)
         }
