@@ -187,7 +187,7 @@ def growth(everything: dict, peaks: list, base_path: str, data: str) -> str:
                 + (f" ({row_ratio:.1f}x)" if row_ratio else ""), "",
                 "| query | earlier ms | now ms | time ratio | / row ratio | engine RSS MB | best peer RSS MB |",
                 "|---|---:|---:|---:|---:|---:|---:|"]
-        best_peer = min([kb for (s, dd), kb in peer_rss.items() if dd == ds and kb] or [0]) or None
+        best_peer = min([kb for (s, dd), kb in peer_rss.items() if s in PEERS and dd == ds and kb] or [0]) or None
         ratios = []
         for qid, e in sorted(eng.get("queries", {}).items()):
             t = e.get("times") or []
