@@ -185,3 +185,53 @@ fn clock_eviction_keeps_the_budget_and_recently_used_entries() {
     c.retain(|k| *k != seg(0));
     assert!(!c.ring.contains(&seg(0)) && c.bytes == c.map.values().map(|s| s.bytes).sum::<usize>());
 }
+
+/// The x values of the rows of `t` on day `d`, in order.
+fn xs_on(t: &Table, d: i64) -> Vec<f64> {
+    (0..t.rows()).filter(|&k| t.cols[0].i64_at(k) == Some(d)).map(|k| t.cols[2].f64_at(k).unwrap()).collect()
+}
+
+#[test]
+fn partitions_of_several_segments_are_joined_once_and_shared() {
+    let dir = scratch("joinparts");
+    let h = create(&dir);
+    let (a, b) = (sample(30, 18000, 1.0), sample(12, 18000, 100.0));
+    append(&h, &a);
+    append(&h, &b);
+    assert!(h.meta().unwrap().parts.iter().all(|p| p.segs.len() == 2));
+    let p1 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    assert_eq!(p1.len(), 3);
+    for (k, t) in p1.iter().enumerate() {
+        // one partition per day, its rows in segment order: the first append's, then the second's
+        let d = 18000 + k as i64;
+        assert!((0..t.rows()).all(|r| t.cols[0].i64_at(r) == Some(d)));
+        let mut want = xs_on(&a, d);
+        want.extend(xs_on(&b, d));
+        assert_eq!(xs_on(t, d), want);
+        assert_eq!(t.cols[1].str_at(0), Some(["IBM", "MSFT", "NA"][k]));
+    }
+    // a second query shares every column of every partition (nothing copied)
+    let p2 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    assert!(p1.iter().zip(&p2).all(|(x, y)| x.cols.iter().zip(&y.cols).all(|(u, v)| Arc::ptr_eq(&u.data, &v.data))));
+    // a subset of the columns: the same joined columns
+    let only_x = crate::load::load_partitions(&h, Some(&["x".to_string()]), &[], None).unwrap();
+    assert!(p1.iter().zip(&only_x).all(|(x, y)| Arc::ptr_eq(&x.cols[2].data, &y.cols[0].data)));
+    // a condition on rows still filters them (segment by segment)
+    let gt = beluga_runtime::table_source::Pred::Cmp {
+        col: "x".into(),
+        op: beluga_runtime::kernels::cmp::CmpOp::Gt,
+        value: Column::from_vec(DataType::Double, vec![20.0]),
+    };
+    let f = crate::load::load_partitions(&h, None, &[gt], None).unwrap();
+    let mut got: Vec<f64> = f.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    got.sort_by(f64::total_cmp);
+    let mut want: Vec<f64> = (20..30).map(|k| k as f64 + 0.5).chain((0..12).map(|k| (k as f64 + 0.5) * 100.0)).collect();
+    want.sort_by(f64::total_cmp);
+    assert_eq!(got, want);
+    // an append makes the joined columns stale: the new rows are seen
+    append(&h, &sample(3, 18000, -1.0));
+    let p3 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    assert_eq!(p3.iter().map(|t| t.rows()).sum::<usize>(), 45);
+    assert_eq!(xs_on(&p3[0], 18000).last(), Some(&-0.5));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -372,7 +372,7 @@ pub fn load(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Opt
     let cols = match cached {
         Some(cols) => cols,
         None => {
-            let cols = match whole.is_some().then(|| direct_whole(&plan)).transpose()?.flatten() {
+            let cols = match whole.is_some().then(|| direct_whole(&plan, &plan.jobs)).transpose()?.flatten() {
                 Some(cols) => cols,
                 None => {
                     let segs: Vec<Vec<Column>> = plan.run()?.into_iter().flatten().collect();
@@ -394,13 +394,13 @@ pub fn load(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Opt
     Ok(t)
 }
 
-/// Whole segments decoded straight into the assembled columns: per column, every
-/// segment's file is read, the column allocated once at the total length, and each file
+/// Whole segments (`jobs`, in order) decoded straight into the assembled columns: per
+/// column, every segment's file is read, the column allocated once at the total length, and each file
 /// decodes into its own part of it on rayon (no per-segment column, no copy into the
 /// joined one, half the fresh pages). None (the general path) when a column is of a
 /// type decoded only into vectors (strings, array vectors) or a file's type differs from
 /// the table's (a column whose type changed).
-fn direct_whole(plan: &Plan) -> Result<Option<Vec<Column>>> {
+fn direct_whole(plan: &Plan, jobs: &[Job]) -> Result<Option<Vec<Column>>> {
     use beluga_runtime::types::Physical as P;
     let meta = &plan.st.meta;
     let direct = |ty: DataType| ty.array_elem().is_none() && !matches!(ty.physical(), P::Str | P::None);
@@ -410,8 +410,7 @@ fn direct_whole(plan: &Plan) -> Result<Option<Vec<Column>>> {
     let mut cols = Vec::with_capacity(plan.want.len());
     for &c in &plan.want {
         let ty = meta.types[c];
-        let files: Vec<ColumnFile> = plan
-            .jobs
+        let files: Vec<ColumnFile> = jobs
             .par_iter()
             .map(|j| plan.st.open_seg(&plan.tdir, &meta.parts[j.part].dir, j.seg, c))
             .collect::<Result<_>>()?;
@@ -560,18 +559,89 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
 /// One table per surviving partition (for per-partition execution, `map` queries).
 /// Partitions without a row passing the simple conditions are left out; conditions the
 /// partition key decides cost nothing, and unfiltered tables share the cached columns.
+///
+/// A partition read whole (no condition left for its rows) that has several segments, as
+/// a partition appended to by several imports or CSV chunks has, is served like `load`
+/// serves a whole table: from its joined columns in the cache (a later query copies
+/// nothing), and on a miss its segments are decoded straight into those columns (one
+/// allocation per column, no per-segment copy kept beside them).
 pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>) -> Result<Vec<Table>> {
     let plan = plan(h, names, preds, only, Apply::Rows)?;
-    let loaded = plan.run()?;
     let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
-    let mut out = Vec::new();
-    for_each_part(&plan, loaded, |segs| {
-        let cols = types.iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
+    // the jobs of each partition (consecutive in `plan.jobs`)
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    for (k, j) in plan.jobs.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if plan.jobs[g.start].part == j.part => g.end = k + 1,
+            _ => groups.push(k..k + 1),
+        }
+    }
+    // per partition: the key of its joined columns when it is read whole from several segments
+    let keys: Vec<Option<Arc<[u64]>>> = groups
+        .iter()
+        .map(|g| {
+            let jobs = &plan.jobs[g.clone()];
+            (jobs.len() > 1 && plan.filters[jobs[0].filters].is_empty()).then(|| jobs.iter().map(|j| j.seg).collect())
+        })
+        .collect();
+    let joined: Vec<Option<Vec<Column>>> = groups
+        .par_iter()
+        .zip(&keys)
+        .map(|(g, key)| -> Result<Option<Vec<Column>>> {
+            let Some(segs) = key else {
+                return Ok(None);
+            };
+            if let Some(cols) = plan.want.iter().map(|&c| plan.st.joined(c, segs)).collect::<Option<Vec<Column>>>() {
+                return Ok(Some(cols));
+            }
+            let cols = direct_whole(&plan, &plan.jobs[g.clone()])?;
+            for (k, c) in cols.iter().flatten().enumerate() {
+                plan.st.put_joined(plan.want[k], segs, c);
+            }
+            Ok(cols)
+        })
+        .collect::<Result<_>>()?;
+    // the other partitions segment by segment (rows filtered), then assembled
+    let mut done = vec![false; plan.jobs.len()];
+    for (g, cols) in groups.iter().zip(&joined) {
+        if cols.is_some() {
+            done[g.clone()].fill(true);
+        }
+    }
+    let meta = &plan.st.meta;
+    let mut loaded: Vec<Option<Vec<Column>>> = plan
+        .jobs
+        .par_iter()
+        .zip(&done)
+        .map(|(j, &d)| {
+            if d {
+                return Ok(None);
+            }
+            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None)
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::with_capacity(groups.len());
+    for ((g, key), cols) in groups.iter().zip(&keys).zip(joined) {
+        let cols = match cols {
+            Some(cols) => cols,
+            None => {
+                let segs: Vec<Vec<Column>> = loaded[g.clone()].iter_mut().filter_map(Option::take).collect();
+                if segs.is_empty() {
+                    continue;
+                }
+                let cols: Vec<Column> = types.iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
+                if let Some(segs) = key {
+                    for (k, c) in cols.iter().enumerate() {
+                        plan.st.put_joined(plan.want[k], segs, c);
+                    }
+                }
+                cols
+            }
+        };
         let mut t = Table::new(names.clone(), cols)?;
         t.name = Some(h.name.clone());
         out.push(t);
-        Ok(())
-    })?;
+    }
     Ok(out)
 }
 

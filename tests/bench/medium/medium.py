@@ -187,7 +187,7 @@ def growth(everything: dict, peaks: list, base_path: str, data: str) -> str:
                 + (f" ({row_ratio:.1f}x)" if row_ratio else ""), "",
                 "| query | earlier ms | now ms | time ratio | / row ratio | engine RSS MB | best peer RSS MB |",
                 "|---|---:|---:|---:|---:|---:|---:|"]
-        best_peer = min([kb for (s, dd), kb in peer_rss.items() if dd == ds and kb] or [0]) or None
+        best_peer = min([kb for (s, dd), kb in peer_rss.items() if s in PEERS and dd == ds and kb] or [0]) or None
         ratios = []
         for qid, e in sorted(eng.get("queries", {}).items()):
             t = e.get("times") or []
@@ -234,7 +234,11 @@ def merge_peers(everything: dict, path: str, peaks: list) -> dict:
             elif ref is not None and "summary" in e:
                 diffs = checksum.compare(ref["summary"], e["summary"])
                 e["check"] = "ok" if not diffs else "MISMATCH: " + "; ".join(diffs[:4])
-    # the earlier run's peak RSS of the peers is not known here: leave those cells empty
+    # the earlier run's peak RSS of the peers, if it kept them (rss.json beside results.json)
+    rss_path = os.path.join(os.path.dirname(os.path.abspath(path)), "rss.json")
+    if os.path.exists(rss_path):
+        with open(rss_path) as f:
+            peaks += [(cmd, kb) for cmd, kb in json.load(f) if "--system" in cmd]
     return everything
 
 
@@ -247,7 +251,9 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", default=None, help="query ids to leave out (default per scale: large skips d12,d13)")
     ap.add_argument("--growth-from", default=None,
                     help="results.json of a run at a smaller scale: add the time-growth and RSS table")
-    ap.add_argument("--engine-bin", required=True)
+    ap.add_argument("--engine-bin", default=None,
+                    help="Beluga's binary; without it only the peers run (e.g. once at a large scale, to be "
+                         "reused with --peers-from)")
     ap.add_argument("--runs", type=int, default=3, help="warm runs (one cold run is added)")
     ap.add_argument("--datasets", default="devices,taq")
     ap.add_argument("--systems", default=",".join(PEERS))
@@ -279,8 +285,9 @@ def main(argv=None) -> int:
     os.makedirs(out, exist_ok=True)
     systems = "" if args.peers_from else args.systems
     rargs = ["--data", args.data, "--datasets", args.datasets, "--systems", systems,
-             "--warmup", "0", "--runs", str(args.runs + 1), "--engine-bin", args.engine_bin, "--out", out,
-             "--max-seconds", "600"]
+             "--warmup", "0", "--runs", str(args.runs + 1), "--out", out, "--max-seconds", "600"]
+    if args.engine_bin:
+        rargs += ["--engine-bin", args.engine_bin]
     if args.queries:
         rargs += ["--queries", args.queries]
     if not args.no_setup:
@@ -293,6 +300,10 @@ def main(argv=None) -> int:
         run.main(rargs)
     finally:
         os.chdir(cwd)
+    # the peak RSS of every child, kept beside results.json so that a later --peers-from run
+    # can show the peers' RSS next to the engine's
+    with open(os.path.join(out, "rss.json"), "w") as f:
+        json.dump(shim.peaks, f)
     with open(os.path.join(out, "results.json")) as f:
         everything = json.load(f)
     if args.peers_from:
