@@ -727,7 +727,7 @@ mod tests {
     use super::*;
 
     fn positions(m: &[bool]) -> Vec<usize> {
-        m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i).collect()
+        m.iter().enumerate().filter(|&(_, &b)| b).map(|(i, _)| i).collect()
     }
 
     /// The positions come out right for every shape of mask, and the thread's buffer is
