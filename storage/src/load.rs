@@ -256,63 +256,27 @@ fn load_segment(
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
-    // late materialisation: the other columns only at the rows the filters kept; the
-    // positions go to the thread's reused buffer (one per segment would be fresh pages:
-    // 8 bytes a kept row, 45 MB of page faults in t10's cold run)
-    let gather = |idx: Option<&[usize]>, files: &mut Vec<Option<SegSource>>, cols: &mut Vec<Option<Column>>| -> Result<Vec<Column>> {
-        let mut out = Vec::with_capacity(want.len());
-        for &c in want {
-            let col = match (cols[c].take(), idx) {
-                (Some(col), Some(idx)) => col.take_usize(idx),
-                (Some(col), None) => col,
-                (None, idx) => rows_of(c, files, idx)?,
-            };
-            out.push(col);
-        }
-        Ok(out)
-    };
-    let kept = mask.as_ref().map(|m| (m.iter().filter(|&&b| b).count(), m.len()));
-    let out = match (mask, kept) {
-        (Some(m), Some((kept, n))) if kept < n => with_rows(&m, kept, |idx| gather(Some(idx), &mut files, &mut cols))?,
-        _ => gather(None, &mut files, &mut cols)?,
-    };
+    // late materialisation: the other columns only at the rows the filters kept
+    let idx = mask.and_then(|m| {
+        let kept = m.iter().filter(|&&b| b).count();
+        (kept < m.len()).then(|| mask_rows(&m, kept))
+    });
+    let mut out = Vec::with_capacity(want.len());
+    for &c in want {
+        let col = match (cols[c].take(), &idx) {
+            (Some(col), Some(idx)) => col.take_usize(idx),
+            (Some(col), None) => col,
+            (None, idx) => rows_of(c, &mut files, idx.as_deref())?,
+        };
+        out.push(col);
+    }
     Ok(Some(out))
 }
 
-thread_local! {
-    /// Per-thread buffer of the kept rows' positions (`with_rows`), reused across segments.
-    static ROWS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Call `f` with the positions of the `kept` true entries of `m`, in order, held in the
-/// thread's reused buffer (a buffer of its own when that one is in use).
-fn with_rows<R>(m: &[bool], kept: usize, f: impl FnOnce(&[usize]) -> R) -> R {
-    ROWS.with(|b| match b.try_borrow_mut() {
-        Ok(mut buf) => {
-            mask_rows(m, kept, &mut buf);
-            let r = f(&buf);
-            // a buffer much larger than segments need is not kept (bounded memory)
-            if buf.capacity() > MAX_ROWS_KEPT {
-                *buf = Vec::new();
-            }
-            r
-        }
-        Err(_) => {
-            let mut own = Vec::new();
-            mask_rows(m, kept, &mut own);
-            f(&own)
-        }
-    })
-}
-
-/// Largest position buffer a thread keeps between segments (8 MiB).
-const MAX_ROWS_KEPT: usize = 1 << 20;
-
-/// The positions of the `kept` true entries of `m`, in order, into `idx`, written without
-/// a branch per row (the mask of a selective filter is unpredictable).
-fn mask_rows(m: &[bool], kept: usize, idx: &mut Vec<usize>) {
-    idx.clear();
-    idx.resize(kept + 1, 0);
+/// The positions of the `kept` true entries of `m`, in order, written without a branch per
+/// row (the mask of a selective filter is unpredictable).
+fn mask_rows(m: &[bool], kept: usize) -> Vec<usize> {
+    let mut idx = vec![0usize; kept + 1];
     let mut k = 0;
     for (i, &b) in m.iter().enumerate() {
         idx[k] = i;
@@ -322,6 +286,7 @@ fn mask_rows(m: &[bool], kept: usize, idx: &mut Vec<usize>) {
         }
     }
     idx.truncate(kept);
+    idx
 }
 
 fn empty_column(ty: DataType, symbols: &Arc<SymbolDict>) -> Column {
@@ -720,49 +685,4 @@ pub fn decided_tests(h: &TableHandle, preds: &[Pred], tests: &[Pred]) -> Result<
             Ok(!survivors.is_empty() && survivors.iter().all(|p| decided(meta, &st.levels, p, &f) == Some(true)))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn positions(m: &[bool]) -> Vec<usize> {
-        m.iter().enumerate().filter(|&(_, &b)| b).map(|(i, _)| i).collect()
-    }
-
-    /// The positions come out right for every shape of mask, and the thread's buffer is
-    /// reused across calls, shrunk to the new count, and left alone by a nested call.
-    #[test]
-    fn kept_rows_in_the_reused_buffer() {
-        let n = 70_001;
-        let masks: Vec<Vec<bool>> = vec![
-            vec![],
-            vec![false],
-            vec![true],
-            vec![false; n],
-            (0..n).map(|i| i % 97 == 3).collect(),
-            (0..n).map(|i| i != 5).collect(),
-            (0..n).map(|i| i == n - 1).collect(),
-        ];
-        for m in &masks {
-            let want = positions(m);
-            let got = with_rows(m, want.len(), |idx| idx.to_vec());
-            assert_eq!(got, want, "mask of {} rows", m.len());
-        }
-        // the second call sees only its own positions (the buffer held 70000 before)
-        let few = [false, true, false, true];
-        assert_eq!(with_rows(&few, 2, |idx| idx.to_vec()), vec![1, 3]);
-        // a call made while the buffer is lent out gets a buffer of its own
-        let outer: Vec<bool> = (0..1000).map(|i| i % 10 == 0).collect();
-        let (a, b) = with_rows(&outer, 100, |idx| {
-            let inner = with_rows(&few, 2, |j| j.to_vec());
-            (idx.to_vec(), inner)
-        });
-        assert_eq!(a, positions(&outer));
-        assert_eq!(b, vec![1, 3]);
-        // a buffer beyond the kept size is dropped after use
-        let big = vec![true; MAX_ROWS_KEPT + 1];
-        assert_eq!(with_rows(&big, big.len(), |idx| (idx.len(), idx[MAX_ROWS_KEPT])), (MAX_ROWS_KEPT + 1, MAX_ROWS_KEPT));
-        ROWS.with(|b| assert_eq!(b.borrow().capacity(), 0));
-    }
 }
