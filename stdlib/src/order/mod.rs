@@ -197,72 +197,91 @@ fn precision_keys(c: &Column, p: i32) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// `f(k, e, d)` for each run `p[k..e]` of equal keys of sorted pairs, `d` the run's number.
+fn for_runs(p: &[(u64, u32)], mut f: impl FnMut(usize, usize, usize)) {
+    let (mut k, mut d) = (0, 0);
+    while k < p.len() {
+        let mut e = k + 1;
+        while e < p.len() && p[e].0 == p[k].0 {
+            e += 1;
+        }
+        f(k, e, d);
+        d += 1;
+        k = e;
+    }
+}
+
 fn rank_column(c: &Column, o: &RankOpts, dense: bool) -> Result<Column> {
     let keys = match o.precision {
         Some(p) => precision_keys(c, p)?,
         None => sort_keys(c),
     };
     let n = keys.len();
-    let order = argsort_keys(&keys, o.asc);
-    // positions in `order` of valid elements
-    let valid: Vec<usize> = if o.ignore_na { order.iter().copied().filter(|&i| keys[i] != 0).collect() } else { order };
-    let m = valid.len();
-    let mut rank = vec![f64::NAN; n];
-    let mut k = 0;
-    let mut dense_no = 0usize;
-    while k < m {
-        let mut e = k + 1;
-        while e < m && keys[valid[e]] == keys[valid[k]] {
-            e += 1;
-        }
-        for (j, &i) in valid[k..e].iter().enumerate() {
-            rank[i] = if dense {
-                dense_no as f64
-            } else {
-                match o.ties {
-                    Ties::Min => k as f64,
-                    Ties::Max => (e - 1) as f64,
-                    Ties::Average => (k + e - 1) as f64 / 2.0,
-                    Ties::First => (k + j) as f64,
-                }
-            };
-        }
-        dense_no += 1;
-        k = e;
+    if n > u32::MAX as usize {
+        return Err(Error::size("rank takes at most 4,294,967,295 elements"));
     }
+    // the ranked elements as (direction-adjusted key, position), sorted: equal keys are
+    // adjacent runs (a null key is 0, or !0 descending, and forms one run when ranked)
+    let mut p: Vec<(u64, u32)> = Vec::with_capacity(n);
+    let flip = if o.asc { 0 } else { u64::MAX };
+    p.extend(keys.iter().enumerate().filter(|&(_, &k)| !o.ignore_na || k != 0).map(|(i, &k)| (k ^ flip, i as u32)));
+    drop(keys);
+    beluga_runtime::kernels::order::sort_pairs(&mut p, &mut Vec::new());
+    let m = p.len();
     if let Some(g) = o.group_num {
-        // group of sorted position p: the first m % g groups hold one extra element
+        // group of sorted position q: the first m % g groups hold one extra element; ties
+        // get the group of their first sorted position
         let (q, r) = (m / g, m % g);
-        let group_of = |p: usize| -> usize {
-            let big = r * (q + 1);
-            if p < big { p / (q + 1) } else if q == 0 { r } else { r + (p - big) / q }
-        };
-        // ties get the smallest group: the group of their minimum sorted position
-        let mut k = 0;
-        while k < m {
-            let mut e = k + 1;
-            while e < m && keys[valid[e]] == keys[valid[k]] {
-                e += 1;
-            }
-            let g0 = group_of(k) as f64;
-            for &i in &valid[k..e] {
-                rank[i] = g0;
-            }
-            k = e;
-        }
-        let out: Vec<i32> = rank.iter().map(|&x| if x.is_nan() { i32::NULL } else { x as i32 }).collect();
+        let big = r * (q + 1);
+        let group_of = |s: usize| -> usize { if s < big { s / (q + 1) } else if q == 0 { r } else { r + (s - big) / q } };
+        let mut out = vec![i32::NULL; n];
+        for_runs(&p, |k, e, _| {
+            let g0 = group_of(k) as i32;
+            p[k..e].iter().for_each(|&(_, i)| out[i as usize] = g0);
+        });
         return Ok(Column::from_vec(DataType::Int, out));
     }
-    if o.percent {
-        let denom = if dense { dense_no } else { m } as f64;
-        let out: Vec<f64> = rank.iter().map(|&x| if x.is_nan() { f64::NULL } else { (x + 1.0) / denom }).collect();
+    // the rank of the j-th element of run [k, e), run number d
+    let base = |k: usize, e: usize, d: usize, j: usize| -> f64 {
+        if dense {
+            d as f64
+        } else {
+            match o.ties {
+                Ties::Min => k as f64,
+                Ties::Max => (e - 1) as f64,
+                Ties::Average => (k + e - 1) as f64 / 2.0,
+                Ties::First => (k + j) as f64,
+            }
+        }
+    };
+    if o.percent || (o.ties == Ties::Average && !dense) {
+        let denom = if !o.percent {
+            None
+        } else if dense {
+            let mut distinct = 0usize;
+            for_runs(&p, |_, _, _| distinct += 1);
+            Some(distinct as f64)
+        } else {
+            Some(m as f64)
+        };
+        let mut out = vec![f64::NULL; n];
+        for_runs(&p, |k, e, d| {
+            for (j, &(_, i)) in p[k..e].iter().enumerate() {
+                let b = base(k, e, d, j);
+                out[i as usize] = match denom {
+                    Some(t) => (b + 1.0) / t,
+                    None => b,
+                };
+            }
+        });
         return Ok(Column::from_vec(DataType::Double, out));
     }
-    if o.ties == Ties::Average && !dense {
-        let out: Vec<f64> = rank.iter().map(|&x| if x.is_nan() { f64::NULL } else { x }).collect();
-        return Ok(Column::from_vec(DataType::Double, out));
-    }
-    let out: Vec<i32> = rank.iter().map(|&x| if x.is_nan() { i32::NULL } else { x as i32 }).collect();
+    let mut out = vec![i32::NULL; n];
+    for_runs(&p, |k, e, d| {
+        for (j, &(_, i)) in p[k..e].iter().enumerate() {
+            out[i as usize] = base(k, e, d, j) as i32;
+        }
+    });
     Ok(Column::from_vec(DataType::Int, out))
 }
 
@@ -350,6 +369,8 @@ pub const DEFS: &[Builtin] = &[
 ];
 
 pub mod search;
+#[cfg(test)]
+mod rank_tests;
 
 /// The ordering family's rows: sorting and ranking, searching.
 pub fn register(r: &mut beluga_runtime::Registry) {

@@ -44,9 +44,11 @@ fn shaped_cols<'a>(name: &str, x: &'a Value) -> Result<(usize, Vec<RowCol<'a>>)>
 
 fn values_f64(c: &RowCol, n: usize) -> Vec<f64> {
     // one type dispatch per column, then a plain loop
-    let conv = |x: &dyn Fn(usize) -> f64| (0..n).map(|r| x(c.at(r))).collect::<Vec<f64>>();
-    with_slice!(c.s, v => conv(&|i| { let x = v[i]; if x.is_null() { f64::NAN } else { x.to_f64() } }))
-        .unwrap_or_else(|| vec![f64::NAN; n])
+    with_slice!(c.s, v => {
+        let f = |i: usize| { let x = v[i]; if x.is_null() { f64::NAN } else { x.to_f64() } };
+        if c.scalar { vec![f(0); n] } else { (0..n).map(f).collect::<Vec<f64>>() }
+    })
+    .unwrap_or_else(|| vec![f64::NAN; n])
 }
 
 fn values_i64(c: &RowCol, n: usize) -> Vec<i64> {
@@ -218,9 +220,10 @@ beluga_runtime::simd_fn! {
 const COUNT_RANK_MAX: usize = 64;
 
 /// Rank of each element within its row (`out[j]` for `vals[j]`, NaN where not ranked);
-/// returns the number of ranked elements (distinct values when `dense`). `pairs` is scratch.
+/// returns the number of ranked elements (distinct values when `dense`). `pairs` and
+/// `packed` are scratch.
 #[allow(clippy::too_many_arguments)]
-fn rank_row(vals: &[f64], out: &mut [f64], pairs: &mut Vec<(u64, u32)>, asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> usize {
+fn rank_row(vals: &[f64], out: &mut [f64], pairs: &mut Vec<(u64, u32)>, packed: &mut Vec<u64>, asc: bool, ignore_na: bool, ties: Ties, dense: bool, eps: f64) -> usize {
     // sort (order key, position) pairs: the key maps the order below (NaN first, -0 = 0;
     // descending flips it) onto u64, ties fall to the position, so an unstable sort of
     // plain integers gives the stable comparison order without a comparator per pair
@@ -258,14 +261,19 @@ fn rank_row(vals: &[f64], out: &mut [f64], pairs: &mut Vec<(u64, u32)>, asc: boo
         let k = key(vals[j]);
         (if asc { k } else { !k }, j as u32)
     }));
-    pairs.sort_unstable();
+    beluga_runtime::kernels::order::sort_pairs(pairs, packed);
     let idx = &*pairs;
-    let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (!a.is_nan() && !b.is_nan() && (a - b).abs() <= eps);
+    // tied: equal keys (equal values, NaN with NaN; equal infinities too), or within eps
+    // of the run's first value
+    let same = |g: usize, h: usize| {
+        let (a, b) = (vals[idx[g].1 as usize], vals[idx[h].1 as usize]);
+        idx[g].0 == idx[h].0 || (eps > 0.0 && !a.is_nan() && !b.is_nan() && (a - b).abs() <= eps)
+    };
     out.iter_mut().for_each(|v| *v = f64::NAN);
     let (mut g, mut dense_rank) = (0usize, 0usize);
     while g < idx.len() {
         let mut h = g + 1;
-        while h < idx.len() && same(vals[idx[g].1 as usize], vals[idx[h].1 as usize]) {
+        while h < idx.len() && same(g, h) {
             h += 1;
         }
         for (k, &(_, j)) in idx[g..h].iter().enumerate() {
@@ -312,18 +320,22 @@ fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
             return Err(Error::unsupported(name, t));
         }
     }
-    let vals: Vec<Vec<f64>> = cols.iter().map(|c| values_f64(c, n)).collect();
     let w = cols.len();
+    // the values row-major (each row's values contiguous for its sort)
+    let mut vals = vec![0.0; n * w];
+    for (j, c) in cols.iter().enumerate() {
+        for (r, x) in values_f64(c, n).into_iter().enumerate() {
+            vals[r * w + j] = x;
+        }
+    }
     // ranks row-major, rows in parallel chunks (each with its own buffers), then by column
     let poll = beluga_runtime::guard::Poll::new();
     let rank_rows = |r0: usize, part: &mut [f64]| {
         poll.now();
-        let mut rv = vec![0.0; w];
-        let mut pairs = Vec::with_capacity(w);
+        let (mut pairs, mut packed) = (Vec::with_capacity(w), Vec::with_capacity(w));
         for (k, out) in part.chunks_mut(w.max(1)).enumerate() {
             let r = r0 + k;
-            rv.iter_mut().zip(&vals).for_each(|(d, c)| *d = c[r]);
-            let total = rank_row(&rv, out, &mut pairs, asc, ignore_na, ties, dense, eps);
+            let total = rank_row(&vals[r * w..(r + 1) * w], out, &mut pairs, &mut packed, asc, ignore_na, ties, dense, eps);
             for v in out.iter_mut().filter(|v| !v.is_nan()) {
                 if let Some(g) = group_num {
                     *v = (*v * g as f64 / total as f64).floor();
@@ -341,19 +353,38 @@ fn row_rank_impl(name: &str, a: &[Value], dense: bool) -> Result<Value> {
     } else {
         rank_rows(0, &mut by_row);
     }
-    let res: Vec<Vec<f64>> = (0..w).map(|j| by_row.iter().skip(j).step_by(w).copied().collect()).collect();
+    // to column-major in the result's type, in one pass
     let double = percent || ties == Ties::Average;
-    let out: Vec<Column> = res
-        .into_iter()
-        .map(|c| {
-            if double {
-                Column::from_vec(DataType::Double, c.into_iter().map(f64::from_f64).collect::<Vec<f64>>())
-            } else {
-                Column::from_vec(DataType::Int, c.into_iter().map(|f| if f.is_nan() { i32::NULL } else { f as i32 }).collect::<Vec<i32>>())
-            }
-        })
-        .collect();
-    reshape_like(x, out)
+    if double {
+        to_columns(x, DataType::Double, n, w, transpose(&by_row, n, w, f64::from_f64))
+    } else {
+        to_columns(x, DataType::Int, n, w, transpose(&by_row, n, w, |f| if f.is_nan() { i32::NULL } else { f as i32 }))
+    }
+}
+
+/// The column-major `w` columns of `n` rows of a row-major buffer, each value through `f`.
+fn transpose<T: Copy + Default>(by_row: &[f64], n: usize, w: usize, f: impl Fn(f64) -> T) -> Vec<T> {
+    let mut out = vec![T::default(); n * w];
+    for (r, row) in by_row.chunks_exact(w.max(1)).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[j * n + r] = f(v);
+        }
+    }
+    out
+}
+
+/// A result of `x`'s shape from its columns laid end to end (a matrix takes the buffer as is).
+fn to_columns<T: Native>(x: &Value, ty: DataType, n: usize, w: usize, data: Vec<T>) -> Result<Value>
+where
+    Vec<T>: beluga_runtime::column::IntoColData,
+{
+    if let Value::Matrix(m) = x {
+        if m.rows * m.cols == data.len() {
+            return Ok(Value::Matrix(Arc::new(Matrix { data: Column::from_vec(ty, data), ..(**m).clone() })));
+        }
+    }
+    let cols = (0..w).map(|j| Column::from_vec(ty, data[j * n..(j + 1) * n].to_vec())).collect();
+    reshape_like(x, cols)
 }
 
 pub fn row_rank(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
