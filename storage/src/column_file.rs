@@ -315,25 +315,42 @@ fn min_scale(x: f64) -> Option<usize> {
     })
 }
 
-/// The smallest scale leaving at most 1/16 of `v` as exceptions (values that are not
-/// k-decimals), from the smallest scale of each value.
-fn best_scale(v: impl Iterator<Item = f64>) -> Option<usize> {
+/// How many values of `v` have each smallest scale (`min_scale`); the last slot counts
+/// the values that are no decimal of at most MAX_SCALE places.
+fn scale_hist(v: impl Iterator<Item = f64>) -> [usize; MAX_SCALE + 2] {
     let mut hist = [0usize; MAX_SCALE + 2];
-    let mut n = 0;
     for x in v {
         let m = if x.is_null() { 0 } else { min_scale(x).unwrap_or(MAX_SCALE + 1) };
         hist[m] += 1;
-        n += 1;
     }
+    hist
+}
+
+/// The smallest scale leaving at most 1/`part` of the counted values as exceptions.
+fn scale_within(hist: &[usize; MAX_SCALE + 2], part: usize) -> Option<usize> {
+    let n: usize = hist.iter().sum();
     let mut above = n;
     for (k, h) in hist.iter().enumerate().take(MAX_SCALE + 1) {
         above -= h;
-        if above * 16 <= n {
+        if above * part <= n {
             return Some(k);
         }
     }
     None
 }
+
+/// The scale for a block from the histogram of its values' scales: the smallest leaving
+/// at most 1/8 of them as exceptions, or else the smallest leaving at most 1/4 (a block
+/// with many values that are no short decimal at any scale, such as prices printed as
+/// 69.19000000000001, still stores the others as scaled integers).
+fn pick_scale(hist: &[usize; MAX_SCALE + 2]) -> Option<usize> {
+    scale_within(hist, 8).or_else(|| scale_within(hist, 4))
+}
+
+/// Most exceptions a DECIMAL block holds, as a part of its rows: each costs 12 bytes,
+/// while a RAW block of prices costs about 6 bytes a value, so a block of up to a third
+/// of exceptions is still smaller as DECIMAL than RAW.
+const EXCEPTION_PART: usize = 3;
 
 /// A DECIMAL block at scale k, or None past `limit` exceptions.
 fn decimal_block(v: &[f64], k: usize, limit: usize) -> Option<Vec<u8>> {
@@ -373,21 +390,26 @@ fn decimal_block(v: &[f64], k: usize, limit: usize) -> Option<Vec<u8>> {
 
 /// DECIMAL blocks: scale k, then exceptions (values that are not k-decimals, e.g.
 /// 26.110000000000003) as positions and raw values, then the scaled integers delta-coded.
-/// The scale is first taken from a sample of 64 values and kept when it leaves at most
-/// 1/16 of the block as exceptions (finding each value's smallest scale costs up to 16
-/// divisions a value); otherwise from every value.
+/// The scale is taken from a sample of 64 values (finding a value's smallest scale costs
+/// up to 16 divisions) and kept when at most 1/`EXCEPTION_PART` of the block are then
+/// exceptions. Otherwise (a sample that misled) every value's scale decides, unless half
+/// the sample is no short decimal at all (measured values, not prices): such a block is
+/// stored RAW without the pass over every value.
 fn encode_f64(v: &[f64]) -> (u8, Vec<u8>) {
     let n = v.len();
-    let limit = n / 16;
-    if n >= 256 {
-        if let Some(out) = best_scale(v.iter().step_by(n / 64).copied()).and_then(|k| decimal_block(v, k, limit)) {
+    let limit = n / EXCEPTION_PART;
+    let sampled = n >= 256;
+    let hist = scale_hist(v.iter().step_by(if sampled { n / 64 } else { 1 }).copied());
+    if let Some(out) = pick_scale(&hist).and_then(|k| decimal_block(v, k, limit)) {
+        return (DECIMAL, out);
+    }
+    let total: usize = hist.iter().sum();
+    if sampled && hist[MAX_SCALE + 1] * 2 <= total {
+        if let Some(out) = pick_scale(&scale_hist(v.iter().copied())).and_then(|k| decimal_block(v, k, limit)) {
             return (DECIMAL, out);
         }
     }
-    match best_scale(v.iter().copied()).and_then(|k| decimal_block(v, k, limit)) {
-        Some(out) => (DECIMAL, out),
-        None => (RAW, encode_raw(v)),
-    }
+    (RAW, encode_raw(v))
 }
 
 fn decode_f64(codec: u8, b: &[u8], rows: usize, what: &str, out: &mut impl Out<f64>) -> Result<()> {

@@ -89,9 +89,18 @@ pub fn conform_column(c: &Column, ty: DataType, base: &mut Arc<SymbolDict>, name
                     for &k in &s.codes {
                         used[k as usize] = true;
                     }
-                    let b = Arc::make_mut(base);
-                    let remap: Vec<u32> =
-                        s.dict.names.iter().enumerate().map(|(k, n)| if used[k] { b.intern(n) } else { 0 }).collect();
+                    // the base is shared with every column conformed before (buffered
+                    // pieces of an import): look the names up first and copy it (make_mut)
+                    // only when one is new, not for every piece
+                    let mut remap: Vec<u32> = s.dict.names.iter().enumerate().map(|(k, n)| if used[k] { base.index.get(&**n).copied().unwrap_or(u32::MAX) } else { 0 }).collect();
+                    if remap.contains(&u32::MAX) {
+                        let b = Arc::make_mut(base);
+                        for (k, n) in s.dict.names.iter().enumerate() {
+                            if remap[k] == u32::MAX {
+                                remap[k] = b.intern(n);
+                            }
+                        }
+                    }
                     s.codes.iter().map(|&k| remap[k as usize]).collect()
                 }
             }
@@ -213,6 +222,35 @@ fn run_starts(c: &Column, max: usize) -> Option<Vec<usize>> {
         ColData::Sym(s) => runs(&s.codes, max, |a, b| a == b),
         ColData::Str(_) | ColData::Array(_) => None,
     )
+}
+
+/// Segments encoded per step of `write_pack`: enough to keep the encoding workers busy
+/// while the previous step's images are written.
+const PACK_STEP: usize = 8;
+
+/// Write a pack file of `segs` (see `segment`): the segments are encoded a few at a time
+/// on rayon while the images of the previous few are written, so the copy into the page
+/// cache (one thread's work per file) overlaps encoding instead of following it with the
+/// other workers idle. The header, which needs every image's length, is written last at
+/// the start of the file (room for it is left first); the file is referenced by no
+/// committed manifest until `commit` has synced it, so the order of its writes is free.
+fn write_pack<S: Sync>(path: &Path, segs: &[(u64, String, S)], enc: impl Fn(&(u64, String, S)) -> Vec<u8> + Sync) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+    let mut f = catalog::create_new(path)?;
+    let werr = |e: std::io::Error| catalog::io_err(path, e);
+    let head_len = segment::pack_header_len(segs.len());
+    f.write_all(&vec![0u8; head_len]).map_err(werr)?;
+    let mut ids: Vec<(u64, usize)> = Vec::with_capacity(segs.len());
+    let mut pending: Vec<Vec<u8>> = Vec::new();
+    for step in segs.chunks(PACK_STEP) {
+        let (images, wrote) = rayon::join(|| step.par_iter().map(&enc).collect::<Vec<Vec<u8>>>(), || pending.iter().try_for_each(|b| f.write_all(b)));
+        wrote.map_err(werr)?;
+        ids.extend(step.iter().zip(&images).map(|(s, b)| (s.0, b.len())));
+        pending = images;
+    }
+    pending.iter().try_for_each(|b| f.write_all(b)).map_err(werr)?;
+    f.write_all_at(&segment::pack_header(&ids), 0).map_err(werr)
 }
 
 impl Appender {
@@ -582,17 +620,12 @@ impl Appender {
         files.into_par_iter().try_for_each(|(p, segs, pack)| {
             let tdir = &self.tdir;
             let meta = &self.meta;
-            let images: Vec<Vec<u8>> = segs.par_iter().map(|(id, dir, cols)| segment::encode(cols, &meta.owner(tdir, dir, *id))).collect();
+            let enc = |(id, dir, cols): &(u64, String, Vec<Column>)| segment::encode(cols, &meta.owner(tdir, dir, *id));
             if !pack {
+                let images: Vec<Vec<u8>> = segs.par_iter().map(enc).collect();
                 return images.iter().try_for_each(|b| catalog::write_new(&p, b));
             }
-            let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _, _), b)| (*id, b.len())).collect();
-            // the header, then the segment images as encoded (not copied into one buffer)
-            let head = segment::pack_header(&ids);
-            let mut parts: Vec<&[u8]> = Vec::with_capacity(images.len() + 1);
-            parts.push(&head);
-            parts.extend(images.iter().map(|b| b.as_slice()));
-            catalog::write_new_parts(&p, &parts)
+            write_pack(&p, &segs, enc)
         })
     }
 

@@ -21,6 +21,11 @@ use std::time::Instant;
 
 /// Bytes of text parsed per step of a streaming import.
 const CHUNK: usize = 32 << 20;
+/// Pieces a chunk is cut into per worker thread, each parsed as one task.
+const PIECES_PER_THREAD: usize = 8;
+/// The pieces of one parsed chunk (columns, line of the first record), and the line of
+/// the chunk's first record.
+type Parsed = (Vec<(Vec<Column>, usize)>, usize);
 /// Bytes read to detect the header and infer types.
 const HEAD: usize = 4 << 20;
 /// Bytes read first to find the header when a schema gives the types.
@@ -330,6 +335,19 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
     let mut grow = false;
     // the bytes read into `buf` while the previous chunk was parsed: (read, asked for)
     let mut ahead: Option<std::io::Result<(usize, usize)>> = None;
+    // the last chunk parsed, not yet passed to `sink`: its pieces' columns with the line
+    // of each piece's first record, and the line of its first record
+    let mut pending: Option<Parsed> = None;
+    let deliver = |(chunks, line): Parsed, sink: &mut dyn FnMut(Table, usize) -> Result<()>| -> Result<()> {
+        if merged {
+            let cols = merge(chunks.into_iter().map(|c| c.0).collect(), &p.specs);
+            return sink(Table::new(names.clone(), cols)?, line);
+        }
+        for (cols, first) in chunks {
+            sink(Table::new(names.clone(), cols)?, first)?;
+        }
+        Ok(())
+    };
     loop {
         beluga_runtime::guard::check()?;
         let (got, want) = match ahead.take() {
@@ -345,7 +363,9 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
         if buf.is_empty() {
             break;
         }
-        let every = (buf.len() / (threads * 2)).max(1 << 16);
+        // pieces small enough that the worker which also reads the next chunk, and the
+        // last piece of a chunk, leave the other worker little to wait for
+        let every = (buf.len() / (threads * PIECES_PER_THREAD)).max(1 << 16);
         let (mut last, cuts) = boundaries(&buf, every);
         if eof {
             last = buf.len();
@@ -377,24 +397,38 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
         let next_want = CHUNK.saturating_sub(spare.len()).max(1 << 20);
         let prefetch = !eof && beluga_runtime::guard::charge((buf.len() + spare.len() + next_want) as u64).is_ok();
         let parsed = &*buf;
-        let (results, read): (Vec<_>, _) = rayon::join(
-            || {
-                ranges
-                    .par_iter()
-                    .map(|&(s, e)| {
-                        let r = poll.scope(|| parse_chunk_noted(&parsed[s..e], &p.dialect, &p.specs, p.width));
-                        progress.add((e - s) as u64);
-                        r
-                    })
-                    .collect()
-            },
-            || {
-                prefetch.then(|| {
-                    spare.reserve(next_want + 64);
-                    (&mut f).take(next_want as u64).read_to_end(spare).map(|g| (g, next_want))
-                })
-            },
-        );
+        let f = &mut f;
+        let spare_ref = &mut *spare;
+        // the workers parse this chunk (one of them also reads the next) while this thread
+        // hands the previous chunk's tables to `sink` (partitioning, buffering, and the
+        // encoding and writing of a flush): no core waits for the sink
+        let ((results, read), delivered) = std::thread::scope(|sc| {
+            let work = sc.spawn(|| {
+                rayon::join(
+                    || {
+                        ranges
+                            .par_iter()
+                            .map(|&(s, e)| {
+                                let r = poll.scope(|| parse_chunk_noted(&parsed[s..e], &p.dialect, &p.specs, p.width));
+                                progress.add((e - s) as u64);
+                                r
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                    || {
+                        prefetch.then(|| {
+                            spare_ref.reserve(next_want + 64);
+                            f.take(next_want as u64).read_to_end(spare_ref).map(|g| (g, next_want))
+                        })
+                    },
+                )
+            });
+            let delivered = pending.take().map_or(Ok(()), |c| deliver(c, sink));
+            // a panic of a parser is passed on as it is
+            (work.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), delivered)
+        });
+        // the earlier chunk's failure first: its records precede this chunk's
+        delivered?;
         ahead = read;
         let mut chunks = Vec::with_capacity(results.len());
         let mut recs = 0;
@@ -415,14 +449,7 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
                 }
             }
         }
-        if merged {
-            let cols = merge(chunks.into_iter().map(|c| c.0).collect(), &p.specs);
-            sink(Table::new(names.clone(), cols)?, line)?;
-        } else {
-            for (cols, first) in chunks {
-                sink(Table::new(names.clone(), cols)?, first)?;
-            }
-        }
+        pending = Some((chunks, line));
         line += recs;
         if ahead.is_some() {
             std::mem::swap(buf, spare);
@@ -432,6 +459,9 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
         if eof && buf.is_empty() {
             break;
         }
+    }
+    if let Some(c) = pending.take() {
+        deliver(c, sink)?;
     }
     drop(progress);
     Ok(())
