@@ -1079,6 +1079,82 @@ pub(crate) mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A pack of more segments than `write_pack` encodes per step (20 symbol ranges of
+    /// one date): the header written last at the start of the file names every segment,
+    /// and each partition reads back its own rows.
+    #[test]
+    fn packs_of_many_segments_written_in_steps_read_back() {
+        let dir = scratch("packsteps");
+        let bounds: Vec<String> = (0..=20).map(|k| format!("S{k:02}")).collect();
+        let levels = vec![
+            Level::Value(Column::from_vec(DataType::Date, vec![18000])),
+            Level::Range(Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(bounds.iter().map(|s| s.as_str()))))),
+        ];
+        let meta = DbMeta { levels, engine: "OLAP".into() };
+        write_db_meta(&dir, &meta).unwrap();
+        let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+        let names: Vec<String> = ["date", "sym", "x"].iter().map(|s| s.to_string()).collect();
+        Appender::create(&dir, "pt", names.clone(), types, vec!["date".into(), "sym".into()]).unwrap().commit().unwrap();
+        let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+        let h = TableHandle { db, name: "pt".into() };
+        let n = 20 * 500;
+        let syms: Vec<String> = (0..n).map(|k| format!("S{:02}x", k % 20)).collect();
+        let t = Table::new(
+            names,
+            vec![
+                Column::from_vec(DataType::Date, vec![18000; n]),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(syms.iter().map(|s| s.as_str())))),
+                Column::from_vec(DataType::Double, (0..n).map(|k| k as f64 * 0.5).collect::<Vec<f64>>()),
+            ],
+        )
+        .unwrap();
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&t, None).unwrap();
+        ap.commit().unwrap();
+        let meta = read_table(&dir, "pt").unwrap();
+        assert_eq!(meta.parts.len(), 20);
+        assert!(meta.parts.len() > PACK_STEP);
+        let files: Vec<_> = std::fs::read_dir(dir.join("pt").join("20190414")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert!(files[0].ends_with(".pack"));
+        let parts = crate::query::load_partitions(&h, None, &[], None).unwrap();
+        assert_eq!(parts.len(), 20);
+        for (k, p) in parts.iter().enumerate() {
+            assert_eq!(p.rows(), 500);
+            // partition k holds the symbol S{k}x: rows k, k + 20, ...; x = row / 2
+            for r in 0..p.rows() {
+                assert_eq!(p.cols[1].str_at(r), Some(format!("S{k:02}x").as_str()));
+                assert_eq!(p.cols[2].f64_at(r), Some((k + 20 * r) as f64 * 0.5));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Conforming pieces whose symbols the base already holds leaves the base shared (no
+    /// copy per piece); a new symbol is added; codes follow the base either way.
+    #[test]
+    fn conform_copies_the_symbol_base_only_for_new_names() {
+        let mut base = Arc::new(SymbolDict::default());
+        let first = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["IBM", "MSFT", "IBM"])));
+        let a = conform_column(&first, DataType::Symbol, &mut base, "s").unwrap();
+        // `a` shares the base now, as buffered pieces do
+        let held = base.clone();
+        let known = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["MSFT", "", "IBM"])));
+        let b = conform_column(&known, DataType::Symbol, &mut base, "s").unwrap();
+        assert!(Arc::ptr_eq(&base, &held), "the base was copied for known names");
+        let fresh = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["ORCL", "IBM"])));
+        let c = conform_column(&fresh, DataType::Symbol, &mut base, "s").unwrap();
+        assert!(!Arc::ptr_eq(&base, &held));
+        assert_eq!(held.names.len(), 3);
+        let text = |c: &Column| (0..c.len()).map(|r| c.str_at(r).unwrap_or("?").to_string()).collect::<Vec<_>>();
+        assert_eq!(text(&a), ["IBM", "MSFT", "IBM"]);
+        assert_eq!(text(&b), ["MSFT", "", "IBM"]);
+        assert_eq!(text(&c), ["ORCL", "IBM"]);
+        let ColData::Sym(s) = &*c.data else { panic!() };
+        assert_eq!(s.codes, vec![3, 1]);
+        assert!(Arc::ptr_eq(&s.dict, &base));
+    }
+
     #[test]
     fn range_rows_outside_the_scheme_are_errors() {
         let dir = scratch("range");

@@ -888,6 +888,100 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
+    /// Quoted fields holding the delimiter, doubled quotes and line breaks, CRLF line
+    /// ends, empty fields (NULL) and invalid dates (NULL) in a file of several reads: the
+    /// cuts between pieces and reads fall inside and beside quoted fields, and every
+    /// record reads back whole.
+    #[test]
+    fn quoted_records_across_pieces_and_reads() {
+        use beluga_runtime::DataType;
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("beluga-text-quoted-{}.csv", std::process::id()));
+        let rows: usize = 700_000;
+        let date = |r: usize| if r % 1000 == 999 { "2020.02.30".to_string() } else { format!("2020.01.{:02}", r % 28 + 1) };
+        {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            write!(f, "id,note,q,d,v\r\n").unwrap();
+            for r in 0..rows {
+                let v = if r % 10 == 0 { String::new() } else { format!("{}.5", r % 977) };
+                // about 60 bytes a record: more than one read of CHUNK bytes
+                write!(f, "{r},\"note {r}, with a comma\nand a line break\",\"q\"\"uote\",{},{v}\r\n", date(r)).unwrap();
+            }
+        }
+        assert!(std::fs::metadata(&path).unwrap().len() as usize > super::CHUNK);
+        let mut p = super::plan(path.to_str().unwrap(), ",", None, 0, None).unwrap();
+        for (k, ty) in [DataType::Int, DataType::String, DataType::String, DataType::Date, DataType::Double].into_iter().enumerate() {
+            p.specs[k].ty = ty;
+        }
+        let mut next = 0usize;
+        super::read_chunks(&p, false, &mut |t, _| {
+            for r in 0..t.rows() {
+                let id = next;
+                assert_eq!(t.cols[0].i64_at(r), Some(id as i64));
+                assert_eq!(t.cols[1].str_at(r).map(|s| s.to_string()), Some(format!("note {id}, with a comma\nand a line break")));
+                assert_eq!(t.cols[2].str_at(r), Some("q\"uote"));
+                if id % 1000 == 999 {
+                    assert!(t.cols[3].is_null(r), "row {id}: an invalid date is NULL");
+                } else {
+                    let want = beluga_runtime::kernels::parse::parse_temporal(DataType::Date, &date(id));
+                    assert_eq!(t.cols[3].i64_at(r), want, "row {id}");
+                }
+                if id % 10 == 0 {
+                    assert!(t.cols[4].is_null(r), "row {id}: an empty field is NULL");
+                } else {
+                    assert_eq!(t.cols[4].f64_at(r), Some((id % 977) as f64 + 0.5));
+                }
+                next += 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(next, rows);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The sink receives a chunk while the next one is parsed: a failure of the sink is
+    /// the import's error (nothing more is passed on), and a parse error of a later chunk
+    /// names its line after every earlier record was passed on.
+    #[test]
+    fn errors_of_the_sink_and_of_later_chunks_in_order() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("beluga-text-errors-{}.csv", std::process::id()));
+        let rows: usize = 3_000_000;
+        let bad = 2_900_000;
+        {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            writeln!(f, "id,sym").unwrap();
+            for r in 0..rows {
+                if r == bad {
+                    f.write_all(b"2900000,SYM\xff\xfe\n").unwrap();
+                } else {
+                    writeln!(f, "{r},SYM{}", r % 50).unwrap();
+                }
+            }
+        }
+        assert!(std::fs::metadata(&path).unwrap().len() as usize > super::CHUNK);
+        let p = super::plan(path.to_str().unwrap(), ",", None, 0, None).unwrap();
+        let mut calls = 0;
+        let e = super::read_chunks(&p, false, &mut |_, _| {
+            calls += 1;
+            Err(beluga_runtime::Error::runtime("sink refused"))
+        })
+        .unwrap_err();
+        assert_eq!((e.message.as_str(), calls), ("sink refused", 1));
+        let mut seen = 0usize;
+        let e = super::read_chunks(&p, false, &mut |t, _| {
+            seen += t.rows();
+            Ok(())
+        })
+        .unwrap_err();
+        // the header is line 1: record r is on line r + 2
+        assert!(e.message.contains(&format!("line {}", bad + 2)) && e.message.contains("UTF-8"), "{}", e.message);
+        // every record of the reads before the failing one was passed on
+        assert!(seen > 0 && seen <= bad, "{seen}");
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn like_patterns() {
         assert!(super::like("README_WIN.txt", "readme%"));
