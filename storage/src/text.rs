@@ -22,7 +22,7 @@ use std::time::Instant;
 /// Bytes of text parsed per step of a streaming import.
 const CHUNK: usize = 32 << 20;
 /// Pieces a chunk is cut into per worker thread, each parsed as one task.
-const PIECES_PER_THREAD: usize = 8;
+const PIECES_PER_THREAD: usize = 2;
 /// The pieces of one parsed chunk (columns, line of the first record), and the line of
 /// the chunk's first record.
 type Parsed = (Vec<(Vec<Column>, usize)>, usize);
@@ -363,8 +363,9 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
         if buf.is_empty() {
             break;
         }
-        // pieces small enough that the worker which also reads the next chunk, and the
-        // last piece of a chunk, leave the other worker little to wait for
+        // pieces per worker: 8 left the other worker less waiting at the end of a chunk but
+        // made the devices import (13 columns, 4 SYMBOL) 15-25% slower: more builders and
+        // symbol tables per piece, and builders under 1 MB miss the huge-page block cache
         let every = (buf.len() / (threads * PIECES_PER_THREAD)).max(1 << 16);
         let (mut last, cuts) = boundaries(&buf, every);
         if eof {
