@@ -753,22 +753,19 @@ pub fn remove_tree(dir: &Path) -> Result<()> {
 /// manifest): created under its final name, not synced; `make_durable` syncs it before the
 /// transaction commits. Its parent folder is created when missing.
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_new_parts(path, &[bytes])
+    create_new(path)?.write_all(bytes).map_err(|e| io_err(path, e))
 }
 
-/// `write_new` of the concatenation of `parts`, written one after the other (no buffer
-/// holding them all).
-pub fn write_new_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let create = || -> std::io::Result<()> {
-        let mut f = File::create(path)?;
-        parts.iter().try_for_each(|b| f.write_all(b))
-    };
-    match create() {
+/// Create (or truncate) a file that no committed manifest refers to yet, for `write_new`
+/// and its kin: not synced here (`make_durable` does it before the commit); its parent
+/// folder is created when missing.
+pub fn create_new(path: &Path) -> Result<File> {
+    match File::create(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(d) = path.parent() {
                 fs::create_dir_all(d).map_err(|e| io_err(d, e))?;
             }
-            create().map_err(|e| io_err(path, e))
+            File::create(path).map_err(|e| io_err(path, e))
         }
         r => r.map_err(|e| io_err(path, e)),
     }

@@ -51,8 +51,13 @@ const PACK_HEAD: u64 = 4096;
 
 /// The directory of a pack file holding segment images of the given ids and lengths (in
 /// id order); the images follow it in the same order.
+/// The length of `pack_header` of `n` entries (it depends on their number only).
+pub fn pack_header_len(n: usize) -> usize {
+    FIXED + n * 24 + 8
+}
+
 pub fn pack_header(entries: &[(u64, usize)]) -> Vec<u8> {
-    let dir_len = FIXED + entries.len() * 24 + 8;
+    let dir_len = pack_header_len(entries.len());
     let mut out = Vec::with_capacity(dir_len);
     out.extend_from_slice(PACK_MAGIC);
     out.extend_from_slice(&(entries.len() as u32).to_le_bytes());

@@ -89,9 +89,18 @@ pub fn conform_column(c: &Column, ty: DataType, base: &mut Arc<SymbolDict>, name
                     for &k in &s.codes {
                         used[k as usize] = true;
                     }
-                    let b = Arc::make_mut(base);
-                    let remap: Vec<u32> =
-                        s.dict.names.iter().enumerate().map(|(k, n)| if used[k] { b.intern(n) } else { 0 }).collect();
+                    // the base is shared with every column conformed before (buffered
+                    // pieces of an import): look the names up first and copy it (make_mut)
+                    // only when one is new, not for every piece
+                    let mut remap: Vec<u32> = s.dict.names.iter().enumerate().map(|(k, n)| if used[k] { base.index.get(&**n).copied().unwrap_or(u32::MAX) } else { 0 }).collect();
+                    if remap.contains(&u32::MAX) {
+                        let b = Arc::make_mut(base);
+                        for (k, n) in s.dict.names.iter().enumerate() {
+                            if remap[k] == u32::MAX {
+                                remap[k] = b.intern(n);
+                            }
+                        }
+                    }
                     s.codes.iter().map(|&k| remap[k as usize]).collect()
                 }
             }
@@ -213,6 +222,35 @@ fn run_starts(c: &Column, max: usize) -> Option<Vec<usize>> {
         ColData::Sym(s) => runs(&s.codes, max, |a, b| a == b),
         ColData::Str(_) | ColData::Array(_) => None,
     )
+}
+
+/// Segments encoded per step of `write_pack`: enough to keep the encoding workers busy
+/// while the previous step's images are written.
+const PACK_STEP: usize = 8;
+
+/// Write a pack file of `segs` (see `segment`): the segments are encoded a few at a time
+/// on rayon while the images of the previous few are written, so the copy into the page
+/// cache (one thread's work per file) overlaps encoding instead of following it with the
+/// other workers idle. The header, which needs every image's length, is written last at
+/// the start of the file (room for it is left first); the file is referenced by no
+/// committed manifest until `commit` has synced it, so the order of its writes is free.
+fn write_pack<S: Sync>(path: &Path, segs: &[(u64, String, S)], enc: impl Fn(&(u64, String, S)) -> Vec<u8> + Sync) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+    let mut f = catalog::create_new(path)?;
+    let werr = |e: std::io::Error| catalog::io_err(path, e);
+    let head_len = segment::pack_header_len(segs.len());
+    f.write_all(&vec![0u8; head_len]).map_err(werr)?;
+    let mut ids: Vec<(u64, usize)> = Vec::with_capacity(segs.len());
+    let mut pending: Vec<Vec<u8>> = Vec::new();
+    for step in segs.chunks(PACK_STEP) {
+        let (images, wrote) = rayon::join(|| step.par_iter().map(&enc).collect::<Vec<Vec<u8>>>(), || pending.iter().try_for_each(|b| f.write_all(b)));
+        wrote.map_err(werr)?;
+        ids.extend(step.iter().zip(&images).map(|(s, b)| (s.0, b.len())));
+        pending = images;
+    }
+    pending.iter().try_for_each(|b| f.write_all(b)).map_err(werr)?;
+    f.write_all_at(&segment::pack_header(&ids), 0).map_err(werr)
 }
 
 impl Appender {
@@ -582,17 +620,12 @@ impl Appender {
         files.into_par_iter().try_for_each(|(p, segs, pack)| {
             let tdir = &self.tdir;
             let meta = &self.meta;
-            let images: Vec<Vec<u8>> = segs.par_iter().map(|(id, dir, cols)| segment::encode(cols, &meta.owner(tdir, dir, *id))).collect();
+            let enc = |(id, dir, cols): &(u64, String, Vec<Column>)| segment::encode(cols, &meta.owner(tdir, dir, *id));
             if !pack {
+                let images: Vec<Vec<u8>> = segs.par_iter().map(enc).collect();
                 return images.iter().try_for_each(|b| catalog::write_new(&p, b));
             }
-            let ids: Vec<(u64, usize)> = segs.iter().zip(&images).map(|((id, _, _), b)| (*id, b.len())).collect();
-            // the header, then the segment images as encoded (not copied into one buffer)
-            let head = segment::pack_header(&ids);
-            let mut parts: Vec<&[u8]> = Vec::with_capacity(images.len() + 1);
-            parts.push(&head);
-            parts.extend(images.iter().map(|b| b.as_slice()));
-            catalog::write_new_parts(&p, &parts)
+            write_pack(&p, &segs, enc)
         })
     }
 
@@ -1044,6 +1077,82 @@ pub(crate) mod tests {
         let e = crate::query::load(&h, None, &[], None).unwrap_err();
         assert!(e.message.contains(".pack"), "{}", e.message);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A pack of more segments than `write_pack` encodes per step (20 symbol ranges of
+    /// one date): the header written last at the start of the file names every segment,
+    /// and each partition reads back its own rows.
+    #[test]
+    fn packs_of_many_segments_written_in_steps_read_back() {
+        let dir = scratch("packsteps");
+        let bounds: Vec<String> = (0..=20).map(|k| format!("S{k:02}")).collect();
+        let levels = vec![
+            Level::Value(Column::from_vec(DataType::Date, vec![18000])),
+            Level::Range(Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(bounds.iter().map(|s| s.as_str()))))),
+        ];
+        let meta = DbMeta { levels, engine: "OLAP".into() };
+        write_db_meta(&dir, &meta).unwrap();
+        let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+        let names: Vec<String> = ["date", "sym", "x"].iter().map(|s| s.to_string()).collect();
+        Appender::create(&dir, "pt", names.clone(), types, vec!["date".into(), "sym".into()]).unwrap().commit().unwrap();
+        let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+        let h = TableHandle { db, name: "pt".into() };
+        let n = 20 * 500;
+        let syms: Vec<String> = (0..n).map(|k| format!("S{:02}x", k % 20)).collect();
+        let t = Table::new(
+            names,
+            vec![
+                Column::from_vec(DataType::Date, vec![18000; n]),
+                Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(syms.iter().map(|s| s.as_str())))),
+                Column::from_vec(DataType::Double, (0..n).map(|k| k as f64 * 0.5).collect::<Vec<f64>>()),
+            ],
+        )
+        .unwrap();
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.push(&t, None).unwrap();
+        ap.commit().unwrap();
+        let meta = read_table(&dir, "pt").unwrap();
+        assert_eq!(meta.parts.len(), 20);
+        assert!(meta.parts.len() > PACK_STEP);
+        let files: Vec<_> = std::fs::read_dir(dir.join("pt").join("20190414")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert!(files[0].ends_with(".pack"));
+        let parts = crate::query::load_partitions(&h, None, &[], None).unwrap();
+        assert_eq!(parts.len(), 20);
+        for (k, p) in parts.iter().enumerate() {
+            assert_eq!(p.rows(), 500);
+            // partition k holds the symbol S{k}x: rows k, k + 20, ...; x = row / 2
+            for r in 0..p.rows() {
+                assert_eq!(p.cols[1].str_at(r), Some(format!("S{k:02}x").as_str()));
+                assert_eq!(p.cols[2].f64_at(r), Some((k + 20 * r) as f64 * 0.5));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Conforming pieces whose symbols the base already holds leaves the base shared (no
+    /// copy per piece); a new symbol is added; codes follow the base either way.
+    #[test]
+    fn conform_copies_the_symbol_base_only_for_new_names() {
+        let mut base = Arc::new(SymbolDict::default());
+        let first = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["IBM", "MSFT", "IBM"])));
+        let a = conform_column(&first, DataType::Symbol, &mut base, "s").unwrap();
+        // `a` shares the base now, as buffered pieces do
+        let held = base.clone();
+        let known = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["MSFT", "", "IBM"])));
+        let b = conform_column(&known, DataType::Symbol, &mut base, "s").unwrap();
+        assert!(Arc::ptr_eq(&base, &held), "the base was copied for known names");
+        let fresh = Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(["ORCL", "IBM"])));
+        let c = conform_column(&fresh, DataType::Symbol, &mut base, "s").unwrap();
+        assert!(!Arc::ptr_eq(&base, &held));
+        assert_eq!(held.names.len(), 3);
+        let text = |c: &Column| (0..c.len()).map(|r| c.str_at(r).unwrap_or("?").to_string()).collect::<Vec<_>>();
+        assert_eq!(text(&a), ["IBM", "MSFT", "IBM"]);
+        assert_eq!(text(&b), ["MSFT", "", "IBM"]);
+        assert_eq!(text(&c), ["ORCL", "IBM"]);
+        let ColData::Sym(s) = &*c.data else { panic!() };
+        assert_eq!(s.codes, vec![3, 1]);
+        assert!(Arc::ptr_eq(&s.dict, &base));
     }
 
     #[test]
