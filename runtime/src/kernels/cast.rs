@@ -234,11 +234,12 @@ crate::simd_fn! {
 crate::simd_fn! {
     fn rescale_part[S: Native, D: Native](v: &[S], p: Rescale, out: &mut [MaybeUninit<D>]) -> () {
         let (pd, pdf, dvf) = (p.per_day, p.per_day as f64, p.div as f64);
-        // SAFETY (both casts): |x| < 2^53 (checked by `apply`) and the divisors are >= 1,
-        // so the floored quotient is finite and within i64; an unchecked cast vectorises
-        // where `as` (saturating, NaN -> 0) does not
+        // SAFETY: x is an i64 and the divisors are >= 1, so the floored quotient is finite
+        // and within i64 (exact for the non-null values, |x| < 2^53 as `apply` checked);
+        // an unchecked cast vectorises where `as` (saturating, NaN -> 0) does not
         let floor_div = |x: i64, d: f64| unsafe { (x as f64 / d).floor().to_int_unchecked::<i64>() };
-        let tod = |x: i64| if pd > 0 { x - floor_div(x, pdf) * pd } else { x };
+        // wrapping: only a null's sentinel can overflow here, and its result is discarded
+        let tod = |x: i64| if pd > 0 { x.wrapping_sub(floor_div(x, pdf).wrapping_mul(pd)) } else { x };
         let put = |o: &mut MaybeUninit<D>, x: S, y: i64| {
             let d = D::from_i64(y);
             o.write(if x.is_null() || d.to_i64() != y { D::NULL } else { d });
