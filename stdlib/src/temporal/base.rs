@@ -125,9 +125,10 @@ pub(crate) fn day_bool(name: &str, v: &Value, f: &dyn Fn(i64) -> bool) -> Result
 pub(crate) fn tod_int<F: Fn(i64) -> i32>(name: &str, v: &Value, unit_ns: i64, f: &F) -> Result<Value> {
     use beluga_runtime::kernels::cast::Rescale;
     ops::unary_col(v, &|c: &Column| {
+        // a plan exists only for DATE and the types with a time of day (not MONTH)
         let fast = match (Rescale::to_unit(c.ty, unit_ns, true), &*c.data) {
-            (Some(p), ColData::I32(x)) if has_time(c.ty) || c.ty == DataType::Date => p.apply::<_, i64>(x),
-            (Some(p), ColData::I64(x)) if has_time(c.ty) => p.apply::<_, i64>(x),
+            (Some(p), ColData::I32(x)) => p.apply::<_, i64>(x),
+            (Some(p), ColData::I64(x)) => p.apply::<_, i64>(x),
             _ => None,
         };
         let n = match fast {
