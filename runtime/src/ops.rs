@@ -303,14 +303,34 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
                 _ => (scalar_col(y)?.0.ty, ()),
             };
             // align numeric representations so 1 in 1.0 2.0 works
-            let xc = if xc.ty != yc_ty && xc.ty.is_numeric() && yc_ty.is_numeric() {
+            // two temporal types meet in the finer one, as the comparison operators do
+            // (`2023.01.04 in [2023.01.04T00:00:00]` is true)
+            let mut y_conv = None;
+            let xc = if xc.ty != yc_ty && xc.ty.is_temporal() && yc_ty.is_temporal() {
+                let fine = cmp::comparable_temporal(xc.ty, yc_ty)?;
+                if fine != yc_ty {
+                    y_conv = Some(fine);
+                }
+                crate::kernels::temporal_to(&xc, fine)?
+            } else if xc.ty != yc_ty && xc.ty.is_numeric() && yc_ty.is_numeric() {
                 crate::kernels::cast::cast_column(&xc, yc_ty)?
             } else if xc.ty.is_literal() && yc_ty.is_literal() && xc.ty != yc_ty {
                 crate::kernels::cast::cast_column(&xc, yc_ty)?
             } else {
                 xc
             };
-            let keys = keys_of(y)?;
+            let keys = match y_conv {
+                Some(fine) => {
+                    let yc = match y {
+                        Value::Set(s) => s.items.clone(),
+                        Value::Dict(d) => d.keys.clone(),
+                        Value::Table(t) => t.cols[0].clone(),
+                        _ => scalar_col(y)?.0,
+                    };
+                    keys_of(&Value::Vector(crate::kernels::temporal_to(&yc, fine)?))?
+                }
+                None => keys_of(y)?,
+            };
             let r: Vec<i8> = (0..xc.len()).map(|i| keys.contains(&Key::of(&xc, i)) as i8).collect();
             let c = Column::from_vec(DataType::Bool, r);
             Ok(if xs { Value::Scalar(c) } else { Value::Vector(c) })

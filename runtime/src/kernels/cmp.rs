@@ -111,6 +111,26 @@ pub fn ord_f64(x: f64, y: f64) -> Ordering {
     }
 }
 
+/// The type two different temporal types are compared in: the finer of the two, the
+/// coarser converted to it (`2023.01.04T13:30:10.001 > 2023.01.04` compares timestamps).
+/// MONTH compares only with MONTH, and a date-time never with a time of day, although
+/// both conversions exist (tutorials/ddb_comparison_rules_of_time_types.md, section 3).
+pub fn comparable_temporal(ta: DataType, tb: DataType) -> Result<DataType> {
+    let dated = |t: DataType| !matches!(t, DataType::Minute | DataType::Second | DataType::Time | DataType::NanoTime);
+    if ta == DataType::Month || tb == DataType::Month {
+        let other = if ta == DataType::Month { tb } else { ta };
+        return Err(Error::type_err(format!(
+            "Can't compare {ta} with {tb}: a MONTH compares only with a MONTH (convert the {other} with month())"
+        )));
+    }
+    if dated(ta) != dated(tb) {
+        return Err(Error::type_err(format!(
+            "Can't compare {ta} with {tb}: a time of day has no date (convert with time(), second() or minute())"
+        )));
+    }
+    Ok(if unit_rank(ta) >= unit_rank(tb) { ta } else { tb })
+}
+
 /// Compare two columns element-wise (BOOL result).
 pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<Column> {
     // a broadcast operand must hold its one value (callers may pass an empty vector as one)
@@ -172,7 +192,7 @@ pub fn compare(op: CmpOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Result<
         // integral / temporal: align temporal units first
         let (ca, cb);
         let (a, b) = if ta.is_temporal() && tb.is_temporal() && ta != tb {
-            let fine = if unit_rank(ta) >= unit_rank(tb) { ta } else { tb };
+            let fine = comparable_temporal(ta, tb)?;
             ca = crate::kernels::temporal_to(a, fine)?;
             cb = crate::kernels::temporal_to(b, fine)?;
             (&ca, &cb)
