@@ -404,6 +404,22 @@ fn take(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     }
 }
 
+/// A conversion function named like a type stands for that type where a type is expected
+/// (`array(int, 10)`, `matrix(double, 2, 3)`, `table(1:0, `a`b, [symbol, double])`, as the
+/// manual's older examples write them); tuples are mapped item by item.
+pub fn type_from_function(i: &CallCtx, v: Value) -> Value {
+    match v {
+        Value::Function(Func::Builtin(id)) => match DataType::from_name(i.registry().get(id).name) {
+            Some(t) if i.registry().get(id).name.chars().all(|c| c.is_ascii_lowercase()) => Value::Type(t),
+            _ => v,
+        },
+        Value::Tuple(items) if items.iter().any(|x| matches!(x, Value::Function(Func::Builtin(_)))) => {
+            Value::tuple(items.iter().map(|x| type_from_function(i, x.clone())).collect())
+        }
+        other => other,
+    }
+}
+
 /// Parse a type argument: a type constant or a type name string.
 pub fn type_arg(name: &str, v: &Value) -> Result<DataType> {
     match v {
@@ -460,7 +476,10 @@ fn try_default_column(ty: DataType, n: usize) -> Result<Column> {
 /// `array(type, [size], [capacity], [defaultValue])`.
 /// The first argument may be an existing vector (a template): its type is the new vector's,
 /// and its length the default initial size (funcs/a/array.md: `y = array(x)`).
-fn array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn array(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
+    if let Some(v) = a.first_mut() {
+        *v = type_from_function(i, std::mem::replace(v, Value::Void));
+    }
     if let Some(et) = beluga_runtime::value::array_elem_type(&a[0]) {
         // array vector: `size` empty rows (DolphinDB allows only 0 here; more rows are empty)
         let n = opt(&a, 1).map(|v| int_arg("array", v, "size")).transpose()?.unwrap_or(0);
@@ -500,9 +519,9 @@ fn array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 }
 
 /// `table(X as a, ...)` or `table(capacity:size, colNames, colTypes)`.
-fn table(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    let _ = i;
+fn table(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
     if a.len() == 3 {
+        a[2] = type_from_function(i, std::mem::replace(&mut a[2], Value::Void));
         if let (Value::Pair(shape), true) = (&a[0], a[1].data_type().is_literal()) {
             let size = shape.i64_at(1).unwrap_or(0).max(0) as usize;
             let names = col("table", &a[1])?;
@@ -783,6 +802,11 @@ pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
     let n = converted.first().map(|c| c.len()).unwrap_or(0);
     if converted.iter().any(|c| c.len() != n) {
         return Err(Error::size("The columns to append have different lengths"));
+    }
+    // a keyed or indexed table: a row whose key exists replaces it, as `insert into` does
+    if !t.keys.is_empty() {
+        *t = crate::table::insert_rows(t, &converted)?;
+        return Ok(());
     }
     for (k, c) in converted.iter().enumerate() {
         t.cols[k].append(c);

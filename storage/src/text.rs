@@ -453,7 +453,7 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
 
 fn common_args(args: &[Value], f: &str, at: usize) -> Result<(String, Option<Arc<Table>>, usize)> {
     let delim = match opt(args, at) {
-        Some(v) => str_of(f, v, "delimiter")?.to_string(),
+        Some(v) => delimiter_of(f, v)?,
         None => ",".to_string(),
     };
     let schema = match opt(args, at + 1) {
@@ -569,7 +569,7 @@ pub fn load_text(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 pub fn extract_text_schema(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_of("extractTextSchema", &args[0], "filename")?;
     let delim = match opt(&args, 1) {
-        Some(v) => str_of("extractTextSchema", v, "delimiter")?.to_string(),
+        Some(v) => delimiter_of("extractTextSchema", v)?,
         None => ",".into(),
     };
     let skip = opt(&args, 2).and_then(|v| v.as_i64()).unwrap_or(0).clamp(0, 1024) as usize;
@@ -704,7 +704,7 @@ fn cell(out: &mut Vec<u8>, c: &Column, r: usize, delim: &[u8]) {
 pub fn save_text(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let path = str_of("saveText", &args[1], "filename")?.to_string();
     let delim = match opt(&args, 2) {
-        Some(v) => str_of("saveText", v, "delimiter")?.to_string(),
+        Some(v) => delimiter_of("saveText", v)?,
         None => ",".into(),
     };
     let append = opt(&args, 3).and_then(|v| v.as_bool()).unwrap_or(false);
@@ -972,4 +972,17 @@ mod tests {
         assert!(super::like("TAQ20070801.csv", "TAQ%.csv"));
         assert!(!super::like("x.csv", "TAQ%.csv"));
     }
+}
+
+/// The delimiter argument: a string, or a CHAR (`loadText(f, ',')`, `delimiter='#'`).
+fn delimiter_of(f: &str, v: &Value) -> Result<String> {
+    if let Value::Scalar(c) = v {
+        if c.ty == DataType::Char {
+            return match c.i64_at(0) {
+                Some(b) if (1..128).contains(&b) => Ok((b as u8 as char).to_string()),
+                _ => Err(Error::arg(format!("The delimiter argument of [{f}] must be an ASCII character"))),
+            };
+        }
+    }
+    Ok(str_of(f, v, "delimiter")?.to_string())
 }

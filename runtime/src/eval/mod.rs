@@ -411,7 +411,16 @@ impl Interpreter {
         if let Some(v) = self.get_shared(name) {
             return Ok(v);
         }
-        self.resolve_function(name)
+        self.resolve_function(name).or_else(|e| self.column_ignoring_case(name).ok_or(e))
+    }
+
+    /// Column names are case-insensitive, as in SQL (`<Volume>` in a stream engine's metrics
+    /// over a column `volume`): the last resort of a name that is no variable or function.
+    fn column_ignoring_case(&self, name: &str) -> Option<Value> {
+        self.col_scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()))
     }
 
     pub fn resolve_function(&self, name: &str) -> Result<Value> {

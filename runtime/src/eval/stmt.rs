@@ -403,7 +403,10 @@ impl Interpreter {
                 Value::Table(t) if t.rows() == targets.len() => {
                     (0..t.rows()).map(|i| self.element(&v, i)).collect::<Result<_>>()?
                 }
-                Value::Vector(c) if c.len() == targets.len() => (0..c.len()).map(|i| Value::Scalar(c.slice(i, i + 1))).collect(),
+                // a pair too: `rows, cols = m.shape()` (func_progr_cases tutorial)
+                Value::Vector(c) | Value::Pair(c) if c.len() == targets.len() => {
+                    (0..c.len()).map(|i| Value::Scalar(c.slice(i, i + 1))).collect()
+                }
                 other if other.is_scalar() => vec![other.clone(); targets.len()],
                 _ => {
                     return Err(Error::size(format!(

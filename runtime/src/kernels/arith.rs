@@ -332,6 +332,9 @@ fn temporal_arith(op: ArithOp, a: &Column, sa: bool, b: &Column, sb: bool) -> Re
             Ok(wrap_day(shift_temporal(op, ta, a, sa, b, sb)))
         }
         ArithOp::Add if tb.is_temporal() && int_like(ta) => Ok(wrap_day(shift_temporal(op, tb, a, sa, b, sb))),
+        // two values of one temporal type add their counts (the streaming tutorials' idiom
+        // `2018.10.08T01:01:01.001 + timestamp(1..n)` shifts by n milliseconds)
+        ArithOp::Add if ta == tb => Ok(wrap_day(shift_temporal(op, ta, a, sa, b, sb))),
         ArithOp::Sub if ta == tb => {
             let ty = if ta.physical() == Physical::I64 { DataType::Long } else { DataType::Int };
             Ok(compute(op, ty, a, sa, b, sb))

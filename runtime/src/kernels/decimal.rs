@@ -70,7 +70,9 @@ fn fits(width: u32, x: i128) -> bool {
     match width {
         32 => x > i32::MIN as i128 && x <= i32::MAX as i128,
         64 => x > i64::MIN as i128 && x <= i64::MAX as i128,
-        _ => x != NULL,
+        // DECIMAL128 holds at most 38 digits (DECIMAL_Calculation_Characteristics: a product
+        // of 39 digits is a "Decimal math overflow" although it would fit an i128)
+        _ => x != NULL && x.unsigned_abs() < 10u128.pow(38),
     }
 }
 
@@ -473,7 +475,10 @@ pub fn avg(col: &Column) -> f64 {
             n += 1;
         }
     }
-    if n == 0 { f64::NULL } else { acc as f64 / p / n as f64 }
+    // one division by n·10^scale: the correctly rounded quotient when both fit 2^53, so
+    // `avg` of 123.0003 .. 123.0300 (DECIMAL64(4)) equals 123.01515 as the manual shows
+    // (dividing by 10^scale first rounds twice and gives 123.01514999999999)
+    if n == 0 { f64::NULL } else { acc as f64 / (p * n as f64) }
 }
 
 #[cfg(test)]

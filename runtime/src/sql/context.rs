@@ -30,6 +30,20 @@ enum RowOrder {
 }
 
 impl Segments {
+    /// The source row of every row of the grouped frame.
+    fn source_rows(&self) -> Vec<usize> {
+        match &self.order {
+            RowOrder::Perm(p) => p.clone(),
+            RowOrder::Dest(d) => {
+                let mut src = vec![0usize; d.len()];
+                for (s, &t) in d.iter().enumerate() {
+                    src[t as usize] = s;
+                }
+                src
+            }
+        }
+    }
+
     /// The frame with every group contiguous.
     pub fn apply(&self, frame: &Frame) -> Frame {
         match &self.order {
@@ -122,6 +136,12 @@ pub(crate) fn context(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Sel
                 Some((off, cnt)) => sel.extend(limit_slice(&part, off, cnt)),
                 None => sel.extend(part),
             }
+        }
+        // `limit` (unlike `top`) keeps the kept rows in the table's order
+        // (progr/sql/contextBy.md: `context by sym limit 2` lists C, MS, MS, IBM, IBM, C)
+        if p.limit.is_some() && p.csort.is_empty() && p.order.is_empty() {
+            let source = seg.source_rows();
+            sel.sort_unstable_by_key(|&r| source[r]);
         }
         keep = Some(sel);
     }

@@ -61,7 +61,10 @@ fn matrix_columns(v: &Value, out: &mut Vec<Column>) -> Result<()> {
 
 /// `matrix(X1, [X2], ...)` (columns side by side) or
 /// `matrix(dataType, rows, cols, [columnsCapacity], [defaultValue])`.
-fn matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn matrix(i: &mut CallCtx, mut a: Vec<Value>) -> Result<Value> {
+    if let Some(v) = a.first_mut() {
+        *v = crate::core::type_from_function(i, std::mem::replace(v, Value::Void));
+    }
     if let Value::Type(ty) = &a[0] {
         let rows = a.get(1).and_then(|v| v.as_i64()).filter(|&r| r >= 0);
         let cols = a.get(2).and_then(|v| v.as_i64()).filter(|&c| c >= 0);

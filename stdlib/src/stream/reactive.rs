@@ -32,7 +32,9 @@ struct Reactive {
     /// the compiled form of each metric (None: evaluated over the history)
     plans: Vec<Option<Plan>>,
     keys: Vec<usize>,
-    filter: Option<Arc<Expr>>,
+    /// `filter`: computed per key like a metric (it may hold state, `value != prev(value)`),
+    /// as the last entry of `metrics`; its column selects the rows that are output
+    filter: bool,
     state: AHashMap<Vec<Key>, KeyState>,
     purge: Option<Purge>,
 }
@@ -200,6 +202,17 @@ impl EngineCore for Reactive {
             names.push(format!("factor{}", j + 1));
             cols.push(concat_columns(parts)?.take_usize(&inv));
         }
+        let keep = if self.filter {
+            names.pop();
+            let c = cols.pop().ok_or_else(|| Error::runtime("internal: the filter gave no column"))?;
+            if c.len() != n && c.len() != 1 {
+                return Err(Error::type_err("filter must give one boolean per row"));
+            }
+            let at = |r: usize| if c.len() == 1 { 0 } else { r };
+            Some((0..n).map(|r| c.i64_at(at(r)).is_some_and(|x| x != 0)).collect::<Vec<bool>>())
+        } else {
+            None
+        };
         let mut out = Table::new(names, cols)?;
         if let Some(p) = self.purge.as_mut() {
             // each key's last row of this batch is its latest output
@@ -211,19 +224,8 @@ impl EngineCore for Reactive {
                 p.latest.insert(k, out.slice(r, r + 1));
             }
         }
-        if let Some(f) = &self.filter {
-            match eval_on(i, &rows, f)? {
-                Value::Vector(c) if c.len() == n => {
-                    let mask: Vec<bool> = (0..n).map(|r| c.i64_at(r).map(|x| x != 0).unwrap_or(false)).collect();
-                    out = out.filter(&mask);
-                }
-                v @ Value::Scalar(_) => {
-                    if !v.as_bool().unwrap_or(false) {
-                        out = out.slice(0, 0);
-                    }
-                }
-                other => return Err(Error::type_err(format!("filter must give one boolean per row, not {}", describe(&other)))),
-            }
+        if let Some(mask) = keep {
+            out = out.filter(&mask);
         }
         Ok(Some(out))
     }
@@ -236,12 +238,15 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createReactiveStateEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let c = common(i, W, &args[0], &args[2])?;
-    let metrics = metric_exprs(W, &args[1])?;
+    let mut metrics = metric_exprs(W, &args[1])?;
     let keys = key_names(W, get(4), &c.dummy)?;
     let filter = match get(5) {
-        Some(Value::Code(e)) => Some(e.clone()),
+        Some(Value::Code(e)) => {
+            metrics.push(e.clone());
+            true
+        }
         Some(other) => return Err(Error::arg(format!("{W}: filter must be metacode, not {}", describe(other)))),
-        None => None,
+        None => false,
     };
     for (k, what) in [(6, "snapshotDir"), (11, "raftGroup")] {
         if get(k).is_some() {

@@ -128,6 +128,11 @@ fn classify(s: &str) -> Kind {
     let b = t.as_bytes();
     let body = if matches!(b[0], b'-' | b'+') { &b[1..] } else { b };
     if !body.is_empty() && body.iter().all(|c| c.is_ascii_digit()) {
+        // a code with leading zeros (stock code 000001, zip code 02134) is text: as an
+        // integer it would lose them (tutorials/import_csv.md reads `000001` as SYMBOL)
+        if body.len() > 1 && body[0] == b'0' {
+            return Kind::Text;
+        }
         return match int_field(b) {
             Some(v) if i32::try_from(v).is_ok() && v != i32::MIN as i64 => Kind::Int(false),
             Some(_) => Kind::Int(true),
@@ -230,6 +235,8 @@ mod tests {
         assert_eq!(classify("NA"), Kind::Text);
         assert_eq!(classify("12.5"), Kind::Float);
         assert_eq!(classify("-3"), Kind::Int(false));
+        assert_eq!(classify("000001"), Kind::Text);
+        assert_eq!(classify("0"), Kind::Int(false));
         assert_eq!(classify("5000000000"), Kind::Int(true));
         assert_eq!(clean_name("1_test"), "c1_test");
         assert_eq!(clean_name("test-a!"), "test_a_");
