@@ -9,7 +9,7 @@ use crate::catalog::{PartMeta, TableMeta};
 use crate::column_file::{ColumnFile, Decodable};
 use crate::handle::TableHandle;
 use crate::partition::Level;
-use crate::query::{block_keep, filter_mask, prune, Filter};
+use crate::query::{block_all, block_keep, filter_mask, prune, Filter};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
 use beluga_runtime::table_source::{PartInfo, Pred};
@@ -341,6 +341,14 @@ impl BlockSrc {
         }
     }
 
+    /// The type the column is stored with.
+    fn ty(&self) -> DataType {
+        match self {
+            BlockSrc::Cached(d, _) => d.col.ty,
+            BlockSrc::File(f) => f.ty,
+        }
+    }
+
     /// The rows of block `k` (a cached entry must hold it).
     fn block(&self, k: usize, symbols: &Arc<SymbolDict>) -> Result<Column> {
         match self {
@@ -400,6 +408,14 @@ fn by_blocks(
         let mut mask: Option<Vec<bool>> = None;
         let mut none_left = false;
         for f in filters {
+            // a condition the block's min/max prove for every row costs no decoding
+            let decided = match f.cols()[..] {
+                [c] => srcs[c].as_ref().is_some_and(|s| block_all(f, s.ty(), &s.blocks()[b])),
+                _ => false,
+            };
+            if decided {
+                continue;
+            }
             for c in f.cols() {
                 if bc[c].is_none() {
                     let src = srcs[c].as_ref().ok_or_else(|| Error::runtime("internal: filter column without a source"))?;
