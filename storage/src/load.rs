@@ -226,7 +226,13 @@ fn load_segment(
     if keep.as_ref().is_some_and(|k| !k.iter().any(|&b| b)) {
         return Ok(None);
     }
-    if rows && !filters.is_empty() {
+    // an `in` over many values builds its lookup once per call: per block that would be
+    // repeated a few hundred times (SYMBOL columns test their codes once per segment)
+    let per_block_cheap = filters.iter().all(|f| match f {
+        Filter::In(c, v) => st.meta.types[*c] == DataType::Symbol || v.size() <= 256,
+        _ => true,
+    });
+    if rows && !filters.is_empty() && per_block_cheap {
         if let Some(new) = first_read(st, tdir, part, seg, want, filters, &mut files)? {
             return by_blocks(st, tdir, part, seg, want, filters, &mut files, &new, keep.as_deref(), inexact);
         }
@@ -402,12 +408,16 @@ fn by_blocks(
     let nblocks = layout.len();
     let mut pieces: Vec<Vec<Column>> = want.iter().map(|_| Vec::new()).collect();
     let mut bc: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    // per filter on a SYMBOL column: its result per code of the symbol base, evaluated once
+    // for the segment (as the whole-column path does) instead of once per block
+    let seg_rows: usize = layout.iter().map(|&r| r as usize).sum();
+    let mut per_code: Vec<Option<(Arc<SymbolDict>, Vec<bool>)>> = filters.iter().map(|_| None).collect();
     let mut kept_any = false;
     for b in (0..nblocks).filter(|&b| keep.is_none_or(|k| k[b])) {
         bc.iter_mut().for_each(|c| *c = None);
         let mut mask: Option<Vec<bool>> = None;
         let mut none_left = false;
-        for f in filters {
+        for (fi, f) in filters.iter().enumerate() {
             // a condition the block's min/max prove for every row costs no decoding
             let decided = match f.cols()[..] {
                 [c] => srcs[c].as_ref().is_some_and(|s| block_all(f, s.ty(), &s.blocks()[b])),
@@ -422,7 +432,23 @@ fn by_blocks(
                     bc[c] = Some(src.block(b, symbols)?);
                 }
             }
-            match filter_mask(f, &bc) {
+            let got = match (&f.cols()[..], &per_code[fi]) {
+                ([c], Some((dict, table))) => match bc[*c].as_ref().map(|col| &*col.data) {
+                    Some(ColData::Sym(s)) if Arc::ptr_eq(&s.dict, dict) => Some(s.codes.iter().map(|&k| table[k as usize]).collect()),
+                    _ => filter_mask(f, &bc),
+                },
+                ([c], None) => match bc[*c].as_ref().map(|col| &*col.data) {
+                    Some(ColData::Sym(s)) if s.dict.names.len() < seg_rows => {
+                        let table = code_mask(f, *c, &s.dict, ncols);
+                        let m = table.as_ref().map(|t| s.codes.iter().map(|&k| t[k as usize]).collect());
+                        per_code[fi] = table.map(|t| (s.dict.clone(), t));
+                        m.or_else(|| filter_mask(f, &bc))
+                    }
+                    _ => filter_mask(f, &bc),
+                },
+                _ => filter_mask(f, &bc),
+            };
+            match got {
                 Some(m) => {
                     mask = Some(match mask {
                         None => m,
@@ -471,6 +497,16 @@ fn by_blocks(
             })
             .collect(),
     ))
+}
+
+/// A condition on SYMBOL column `c` evaluated once per code of `dict` (a column holding
+/// each code once, through the same `filter_mask` as rows): the result of a row is the
+/// entry of its code. None when the condition is not evaluated row by row here.
+fn code_mask(f: &Filter, c: usize, dict: &Arc<SymbolDict>, ncols: usize) -> Option<Vec<bool>> {
+    let codes: Vec<u32> = (0..dict.names.len() as u32).collect();
+    let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    cols[c] = Some(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict: dict.clone() })));
+    filter_mask(f, &cols).filter(|m| m.len() == dict.names.len())
 }
 
 /// The positions of the `kept` true entries of `m`, in order, written without a branch per

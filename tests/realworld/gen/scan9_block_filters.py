@@ -71,3 +71,9 @@ o = np.lexsort((c.k.values, -c.seq.values.astype(np.float64)))[:4]
 print("Q13 k", c.k.values[o].tolist())
 o = np.lexsort((c.k.values, c.seq.values.astype(np.float64)))[:3]
 print("Q14 k", c.k.values[o].tolist())
+q15 = df[df.device.isin(["d1", "d4"]) & (df.status == "charging")]
+print("Q15 count", len(q15), "sum val", q15.val.sum())
+q16 = df[df.level.isin(list(range(0, 300, 3))) & (df.status == "charging")]
+print("Q16 count", len(q16), "sum memu", int(q16.memu.sum()))
+q17 = df[df.level.isin(list(range(-300, 100, 2))) & (df.status == "charging")]
+print("Q17 count", len(q17), "sum memu", int(q17.memu.sum()))
