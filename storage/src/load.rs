@@ -233,8 +233,9 @@ fn load_segment(
         _ => true,
     });
     if rows && !filters.is_empty() && per_block_cheap {
-        if let Some(new) = first_read(st, tdir, part, seg, want, filters, &mut files)? {
-            return by_blocks(st, tdir, part, seg, want, filters, &mut files, &new, keep.as_deref(), inexact);
+        let at = SegAt { st, tdir, part, seg };
+        if let Some(new) = first_read(at, want, filters, &mut files)? {
+            return by_blocks(at, want, filters, &mut files, &new, keep.as_deref(), inexact);
         }
     }
     // then only the rows of the blocks kept: decoded just for them on a cache miss
@@ -255,24 +256,13 @@ fn load_segment(
                 cols[c] = Some(rows_of(c, &mut files, None)?);
             }
         }
-        if let Some(m) = filter_mask(f, &cols) {
-            mask = Some(match mask {
-                None => m,
-                Some(old) => old.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
-            });
-        } else if let Some(x) = inexact {
-            // this condition is left to the executor: the rows kept are a superset
-            x.store(true, Ordering::Relaxed);
-        }
+        and_mask(&mut mask, filter_mask(f, &cols), inexact);
     }
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
     // late materialisation: the other columns only at the rows the filters kept
-    let idx = mask.and_then(|m| {
-        let kept = m.iter().filter(|&&b| b).count();
-        (kept < m.len()).then(|| mask_rows(&m, kept))
-    });
+    let idx = kept_rows(mask);
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
         let col = match (cols[c].take(), &idx) {
@@ -285,19 +275,21 @@ fn load_segment(
     Ok(Some(out))
 }
 
+/// Where a segment is: its table's state and folder, partition folder and id.
+#[derive(Clone, Copy)]
+struct SegAt<'a> {
+    st: &'a TableState,
+    tdir: &'a Path,
+    part: &'a str,
+    seg: u64,
+}
+
 /// The sources of the columns a filtered read of a segment needs (filter columns and
 /// `want`), filled into `files`; per column, whether it is read for the first time
 /// (`TableState::first_use`), None when no column is: the segment is then read block by
 /// block (`by_blocks`) when one is.
-fn first_read(
-    st: &TableState,
-    tdir: &Path,
-    part: &str,
-    seg: u64,
-    want: &[usize],
-    filters: &[Filter],
-    files: &mut [Option<SegSource>],
-) -> Result<Option<Vec<bool>>> {
+fn first_read(at: SegAt, want: &[usize], filters: &[Filter], files: &mut [Option<SegSource>]) -> Result<Option<Vec<bool>>> {
+    let SegAt { st, tdir, part, seg } = at;
     let mut new = vec![false; files.len()];
     for c in filters.iter().flat_map(|f| f.cols()).chain(want.iter().copied()) {
         if files[c].is_none() {
@@ -371,12 +363,8 @@ impl BlockSrc {
 /// rows of every block touches a few blocks' worth of scratch memory, not whole columns.
 /// Columns read before (second read) are decoded and cached whole first, as the column
 /// path does; cached ones are sliced per block.
-#[allow(clippy::too_many_arguments)]
 fn by_blocks(
-    st: &TableState,
-    tdir: &Path,
-    part: &str,
-    seg: u64,
+    at: SegAt,
     want: &[usize],
     filters: &[Filter],
     files: &mut [Option<SegSource>],
@@ -384,6 +372,7 @@ fn by_blocks(
     keep: Option<&[bool]>,
     inexact: Option<&AtomicBool>,
 ) -> Result<Option<Vec<Column>>> {
+    let SegAt { st, tdir, part, seg } = at;
     let ncols = files.len();
     let symbols = &st.meta.symbols;
     let mut srcs: Vec<Option<BlockSrc>> = (0..ncols).map(|_| None).collect();
@@ -448,19 +437,7 @@ fn by_blocks(
                 },
                 _ => filter_mask(f, &bc),
             };
-            match got {
-                Some(m) => {
-                    mask = Some(match mask {
-                        None => m,
-                        Some(old) => old.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
-                    })
-                }
-                None => {
-                    if let Some(x) = inexact {
-                        x.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
+            and_mask(&mut mask, got, inexact);
             if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
                 none_left = true;
                 break;
@@ -470,10 +447,7 @@ fn by_blocks(
             continue;
         }
         kept_any = true;
-        let idx = mask.and_then(|m| {
-            let kept = m.iter().filter(|&&b| b).count();
-            (kept < m.len()).then(|| mask_rows(&m, kept))
-        });
+        let idx = kept_rows(mask);
         for (k, &c) in want.iter().enumerate() {
             let col = match bc[c].take() {
                 Some(col) => col,
@@ -507,6 +481,28 @@ fn code_mask(f: &Filter, c: usize, dict: &Arc<SymbolDict>, ncols: usize) -> Opti
     let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
     cols[c] = Some(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict: dict.clone() })));
     filter_mask(f, &cols).filter(|m| m.len() == dict.names.len())
+}
+
+/// Narrow the rows kept so far (`mask`, None: all) by a condition's rows; a condition not
+/// evaluated here (None) is left to the executor: the rows kept are then a superset.
+fn and_mask(mask: &mut Option<Vec<bool>>, m: Option<Vec<bool>>, inexact: Option<&AtomicBool>) {
+    match (m, mask.as_mut()) {
+        (Some(m), None) => *mask = Some(m),
+        (Some(m), Some(old)) => old.iter_mut().zip(&m).for_each(|(a, b)| *a &= *b),
+        (None, _) => {
+            if let Some(x) = inexact {
+                x.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// The positions a mask keeps, None when it keeps every row (or there is no mask).
+fn kept_rows(mask: Option<Vec<bool>>) -> Option<Vec<usize>> {
+    mask.and_then(|m| {
+        let kept = m.iter().filter(|&&b| b).count();
+        (kept < m.len()).then(|| mask_rows(&m, kept))
+    })
 }
 
 /// The positions of the `kept` true entries of `m`, in order, written without a branch per
