@@ -75,5 +75,5 @@ q15 = df[df.device.isin(["d1", "d4"]) & (df.status == "charging")]
 print("Q15 count", len(q15), "sum val", q15.val.sum())
 q16 = df[df.level.isin(list(range(0, 300, 3))) & (df.status == "charging")]
 print("Q16 count", len(q16), "sum memu", int(q16.memu.sum()))
-q17 = df[df.level.isin(list(range(-300, 100, 2))) & (df.status == "charging")]
+q17 = df[df.level.isin(list(range(-500, 300, 2))) & (df.status == "charging")]
 print("Q17 count", len(q17), "sum memu", int(q17.memu.sum()))
