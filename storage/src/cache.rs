@@ -173,6 +173,8 @@ struct Columns {
     bytes: usize,
     budget: usize,
     stats: Stats,
+    /// segment columns read once without being admitted (see `TableState::first_use`)
+    seen: AHashSet<Key>,
 }
 
 /// Counters (for tests and `getCacheStat`-like diagnostics).
@@ -249,6 +251,7 @@ impl Columns {
         self.bytes -= freed;
         let map = &self.map;
         self.ring.retain(|k| map.contains_key(k));
+        self.seen.retain(|k| keep(k));
     }
 }
 
@@ -276,7 +279,14 @@ fn default_budget() -> usize {
 fn columns() -> MutexGuard<'static, Columns> {
     static C: OnceLock<Mutex<Columns>> = OnceLock::new();
     let m = C.get_or_init(|| {
-        Mutex::new(Columns { map: AHashMap::new(), ring: VecDeque::new(), bytes: 0, budget: default_budget(), stats: Stats::default() })
+        Mutex::new(Columns {
+            map: AHashMap::new(),
+            ring: VecDeque::new(),
+            bytes: 0,
+            budget: default_budget(),
+            stats: Stats::default(),
+            seen: AHashSet::new(),
+        })
     });
     // a panic while holding the lock leaves consistent data (every update is one step)
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -488,6 +498,24 @@ impl TableState {
         }
     }
 
+    /// A cache entry of a column holding at least the blocks `keep` marks (all when None):
+    /// `src` when it does, else those blocks decoded and cached (a cached entry of other
+    /// blocks widened to the union).
+    pub fn covering(&self, at: (&Path, &str, u64, usize), src: SegSource, keep: Option<&[bool]>) -> Result<Arc<Decoded>> {
+        let (tdir, part, seg, col) = at;
+        Ok(match src {
+            SegSource::Cached(d) if d.covers(keep) => d,
+            SegSource::Cached(d) => {
+                let want = match (keep, &d.held) {
+                    (Some(k), Some(h)) => Some(k.iter().zip(h).map(|(&a, &b)| a || b).collect()),
+                    _ => None,
+                };
+                self.decode_put(at, self.open_seg(tdir, part, seg, col)?, want)?
+            }
+            SegSource::File(f) => self.decode_put(at, f, keep.map(|k| k.to_vec()))?,
+        })
+    }
+
     /// The rows of the blocks `keep` marks (all when None) of a column, from `src`:
     /// decoding only those blocks when the cache does not hold them yet (a cached entry
     /// of other blocks is widened to the union).
@@ -495,21 +523,24 @@ impl TableState {
     #[allow(clippy::too_many_arguments)]
     pub fn seg_rows(&self, tdir: &Path, part: &str, seg: u64, col: usize, src: SegSource, keep: Option<&[bool]>, pick: Option<&[usize]>) -> Result<Column> {
         let keep = keep.filter(|k| !k.iter().all(|&b| b));
-        let d = match src {
-            SegSource::Cached(d) if d.covers(keep) => d,
-            SegSource::Cached(d) => {
-                let want = match (keep, &d.held) {
-                    (Some(k), Some(h)) => Some(k.iter().zip(h).map(|(&a, &b)| a || b).collect()),
-                    _ => None,
-                };
-                self.decode_put((tdir, part, seg, col), self.open_seg(tdir, part, seg, col)?, want)?
-            }
-            SegSource::File(f) => self.decode_put((tdir, part, seg, col), f, keep.map(|k| k.to_vec()))?,
-        };
+        let d = self.covering((tdir, part, seg, col), src, keep)?;
         Ok(match pick {
             Some(p) => d.pick(keep, p),
             None => d.rows(keep),
         })
+    }
+
+    /// Whether column `col` of segment `seg` is read for the first time (not cached, not
+    /// read before): a filtered read then decodes it block by block without keeping it,
+    /// and admits it to the cache on its second read. A cold query that needs a few rows of
+    /// many blocks so touches a few scratch blocks instead of the fresh pages of whole
+    /// decoded columns; a repeated one is served from the cache from its third run on.
+    pub fn first_use(&self, seg: u64, col: usize) -> bool {
+        let mut c = columns();
+        if c.seen.len() >= SEEN_MAX {
+            c.seen.clear();
+        }
+        c.seen.insert(Key::Seg { table: self.id, seg, col: col as u32 })
     }
 
     /// A joined column of whole segments `segs` (in order), if cached.
@@ -523,6 +554,9 @@ impl TableState {
         columns().put(key, Arc::new(Decoded::whole(c.clone(), vec![])), (0, 0, 0));
     }
 }
+
+/// Most segment columns remembered as read once (16 bytes of key each).
+const SEEN_MAX: usize = 1 << 20;
 
 fn retag(c: &Column, s: &SymCol, base: &Arc<SymbolDict>) -> Column {
     Column::new(c.ty, ColData::Sym(SymCol { codes: s.codes.clone(), dict: base.clone() }))
@@ -549,6 +583,7 @@ pub fn clear() {
     let mut c = columns();
     c.map.clear();
     c.ring.clear();
+    c.seen.clear();
     c.bytes = 0;
 }
 

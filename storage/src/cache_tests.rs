@@ -159,7 +159,7 @@ fn seg(k: u64) -> Key {
 #[test]
 fn clock_eviction_keeps_the_budget_and_recently_used_entries() {
     let one = 1000 * 8 + 64;
-    let mut c = Columns { map: AHashMap::new(), ring: VecDeque::new(), bytes: 0, budget: 3 * one, stats: Stats::default() };
+    let mut c = Columns { map: AHashMap::new(), ring: VecDeque::new(), bytes: 0, budget: 3 * one, stats: Stats::default(), seen: AHashSet::new() };
     let st = (1, 2, 3);
     for k in 0..3 {
         c.put(seg(k), entry(1000), st);
@@ -233,5 +233,38 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
     let p3 = crate::load::load_partitions(&h, None, &[], None).unwrap();
     assert_eq!(p3.iter().map(|t| t.rows()).sum::<usize>(), 45);
     assert_eq!(xs_on(&p3[0], 18000).last(), Some(&-0.5));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A filtered read of columns never read before decodes them block by block and keeps
+/// nothing; the second read keeps them decoded, the third is served from that; all three
+/// give the same rows. Forgetting the table (as a drop or `clearAllCache` does) starts the
+/// count again.
+#[test]
+fn filtered_columns_are_kept_from_their_second_read() {
+    use beluga_runtime::kernels::cmp::CmpOp;
+    use beluga_runtime::table_source::Pred;
+    let dir = scratch("secondread");
+    let h = create(&dir);
+    // 20,000 rows per day: three blocks per partition
+    append(&h, &sample(60_000, 18000, 1.0));
+    let preds = [Pred::Cmp { col: "x".into(), op: CmpOp::Ge, value: Column::from_vec(DataType::Double, vec![59_990.0]) }];
+    let want: Vec<(i64, String, u64)> =
+        rows(&sample(60_000, 18000, 1.0)).into_iter().filter(|r| f64::from_bits(r.2) >= 59_990.0).collect();
+    assert_eq!(want.len(), 10);
+    let st = table_state(h.db.dir().unwrap(), "pt").unwrap();
+    let tdir = crate::catalog::table_dir(h.db.dir().unwrap(), "pt").unwrap();
+    let p = st.meta.parts.iter().find(|p| p.rows() > 0).unwrap();
+    let (part, seg) = (p.dir.clone(), p.segs[0].id);
+    let cached = |c: usize| matches!(st.seg_source(&tdir, &part, seg, c).unwrap(), SegSource::Cached(_));
+    for round in 0..3 {
+        let t = crate::load::load(&h, None, &preds, None).unwrap();
+        assert_eq!(rows(&t), want, "read {round}");
+        assert_eq!((cached(1), cached(2)), (round > 0, round > 0), "read {round}");
+    }
+    forget(&dir);
+    let st2 = table_state(h.db.dir().unwrap(), "pt").unwrap();
+    assert_eq!(rows(&crate::load::load(&h, None, &preds, None).unwrap()), want);
+    assert!(matches!(st2.seg_source(&tdir, &part, seg, 2).unwrap(), SegSource::File(_)));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -725,14 +725,19 @@ impl ColumnFile {
 
     /// Decode the blocks marked in `keep` (all when None) into one column.
     pub fn decode(&self, keep: Option<&[bool]>, sym: Option<&Arc<SymbolDict>>) -> Result<Column> {
-        let ty = self.ty;
         let sel: Vec<usize> = (0..self.blocks.len()).filter(|&k| keep.is_none_or(|m| m[k])).collect();
+        self.decode_blocks(&sel, sym)
+    }
+
+    /// Decode the blocks `sel` (ascending indices) into one column.
+    pub fn decode_blocks(&self, sel: &[usize], sym: Option<&Arc<SymbolDict>>) -> Result<Column> {
+        let ty = self.ty;
         let n: usize = sel.iter().map(|&k| self.blocks[k].rows as usize).sum();
         let name = self.name.as_str();
         macro_rules! each {
             ($v:ident, $f:expr) => {{
                 let mut $v = Vec::with_capacity(n);
-                for &k in &sel {
+                for &k in sel {
                     let b = self.block_bytes(k)?;
                     let rows = self.blocks[k].rows as usize;
                     let codec = self.blocks[k].codec;
@@ -745,7 +750,7 @@ impl ColumnFile {
             let mut offsets = Vec::with_capacity(n + 1);
             offsets.push(0usize);
             let mut parts = Vec::with_capacity(sel.len());
-            for &k in &sel {
+            for &k in sel {
                 if self.blocks[k].codec != ARRAY {
                     return Err(corrupt(name, "array-vector block codec"));
                 }
@@ -780,7 +785,7 @@ impl ColumnFile {
             }
             beluga_runtime::types::Physical::Str => {
                 let mut s = StrCol::with_capacity(n, 0);
-                for &k in &sel {
+                for &k in sel {
                     let b = self.block_bytes(k)?;
                     decode_strings(b, self.blocks[k].rows as usize, name, &mut s)?;
                 }

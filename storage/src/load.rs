@@ -9,7 +9,7 @@ use crate::catalog::{PartMeta, TableMeta};
 use crate::column_file::{ColumnFile, Decodable};
 use crate::handle::TableHandle;
 use crate::partition::Level;
-use crate::query::{block_keep, filter_mask, prune, Filter};
+use crate::query::{block_all, block_keep, filter_mask, prune, Filter};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
 use beluga_runtime::table_source::{PartInfo, Pred};
@@ -179,7 +179,7 @@ impl Plan {
             .par_iter()
             .map(|j| {
                 let rows = self.apply == Apply::Rows;
-                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None)
+                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None, None)
             })
             .collect()
     }
@@ -204,11 +204,12 @@ fn load_segment(
     filters: &[Filter],
     rows: bool,
     inexact: Option<&AtomicBool>,
+    only: Option<&[bool]>,
 ) -> Result<Option<Vec<Column>>> {
     let ncols = st.meta.names.len();
     // filter columns first: their block directories (cache entry or file, not decoded yet)
     let mut files: Vec<Option<SegSource>> = (0..ncols).map(|_| None).collect();
-    let mut keep: Option<Vec<bool>> = None;
+    let mut keep: Option<Vec<bool>> = only.map(|o| o.to_vec());
     for f in filters {
         for c in f.cols() {
             if files[c].is_none() {
@@ -224,6 +225,18 @@ fn load_segment(
     }
     if keep.as_ref().is_some_and(|k| !k.iter().any(|&b| b)) {
         return Ok(None);
+    }
+    // an `in` over many values builds its lookup once per call: per block that would be
+    // repeated a few hundred times (SYMBOL columns test their codes once per segment)
+    let per_block_cheap = filters.iter().all(|f| match f {
+        Filter::In(c, v) => st.meta.types[*c] == DataType::Symbol || v.size() <= 256,
+        _ => true,
+    });
+    if rows && !filters.is_empty() && per_block_cheap {
+        let at = SegAt { st, tdir, part, seg };
+        if let Some(new) = first_read(at, want, filters, &mut files)? {
+            return by_blocks(at, want, filters, &mut files, &new, keep.as_deref(), inexact);
+        }
     }
     // then only the rows of the blocks kept: decoded just for them on a cache miss
     // `pick`: only these rows (positions among the kept blocks' rows), gathered straight
@@ -243,24 +256,13 @@ fn load_segment(
                 cols[c] = Some(rows_of(c, &mut files, None)?);
             }
         }
-        if let Some(m) = filter_mask(f, &cols) {
-            mask = Some(match mask {
-                None => m,
-                Some(old) => old.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
-            });
-        } else if let Some(x) = inexact {
-            // this condition is left to the executor: the rows kept are a superset
-            x.store(true, Ordering::Relaxed);
-        }
+        and_mask(&mut mask, filter_mask(f, &cols), inexact);
     }
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
     // late materialisation: the other columns only at the rows the filters kept
-    let idx = mask.and_then(|m| {
-        let kept = m.iter().filter(|&&b| b).count();
-        (kept < m.len()).then(|| mask_rows(&m, kept))
-    });
+    let idx = kept_rows(mask);
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
         let col = match (cols[c].take(), &idx) {
@@ -271,6 +273,236 @@ fn load_segment(
         out.push(col);
     }
     Ok(Some(out))
+}
+
+/// Where a segment is: its table's state and folder, partition folder and id.
+#[derive(Clone, Copy)]
+struct SegAt<'a> {
+    st: &'a TableState,
+    tdir: &'a Path,
+    part: &'a str,
+    seg: u64,
+}
+
+/// The sources of the columns a filtered read of a segment needs (filter columns and
+/// `want`), filled into `files`; per column, whether it is read for the first time
+/// (`TableState::first_use`), None when no column is: the segment is then read block by
+/// block (`by_blocks`) when one is.
+fn first_read(at: SegAt, want: &[usize], filters: &[Filter], files: &mut [Option<SegSource>]) -> Result<Option<Vec<bool>>> {
+    let SegAt { st, tdir, part, seg } = at;
+    let mut new = vec![false; files.len()];
+    for c in filters.iter().flat_map(|f| f.cols()).chain(want.iter().copied()) {
+        if files[c].is_none() {
+            files[c] = Some(st.seg_source(tdir, part, seg, c)?);
+        }
+        // every column is marked (not only up to the first new one): each is admitted on
+        // its own second read
+        if let Some(SegSource::File(_)) = &files[c] {
+            new[c] |= st.first_use(seg, c);
+        }
+    }
+    Ok(new.iter().any(|&b| b).then_some(new))
+}
+
+/// One column of a segment read block by block: rows of its cache entry, or blocks of its
+/// file decoded one at a time (never kept).
+enum BlockSrc {
+    /// the entry and, per block, its first row in the entry's column
+    Cached(Arc<cache::Decoded>, Vec<usize>),
+    File(ColumnFile),
+}
+
+impl BlockSrc {
+    fn new(src: SegSource) -> BlockSrc {
+        match src {
+            SegSource::Cached(d) => {
+                let mut at = 0usize;
+                let starts = (0..d.blocks.len())
+                    .map(|k| {
+                        let s = at;
+                        if d.held.as_ref().is_none_or(|h| h[k]) {
+                            at += d.blocks[k].rows as usize;
+                        }
+                        s
+                    })
+                    .collect();
+                BlockSrc::Cached(d, starts)
+            }
+            SegSource::File(f) => BlockSrc::File(f),
+        }
+    }
+
+    fn blocks(&self) -> &[crate::column_file::BlockMeta] {
+        match self {
+            BlockSrc::Cached(d, _) => &d.blocks,
+            BlockSrc::File(f) => &f.blocks,
+        }
+    }
+
+    /// The type the column is stored with.
+    fn ty(&self) -> DataType {
+        match self {
+            BlockSrc::Cached(d, _) => d.col.ty,
+            BlockSrc::File(f) => f.ty,
+        }
+    }
+
+    /// The rows of block `k` (a cached entry must hold it).
+    fn block(&self, k: usize, symbols: &Arc<SymbolDict>) -> Result<Column> {
+        match self {
+            BlockSrc::Cached(d, starts) => Ok(d.col.slice(starts[k], starts[k] + d.blocks[k].rows as usize)),
+            BlockSrc::File(f) => f.decode_blocks(&[k], Some(symbols)),
+        }
+    }
+}
+
+/// `load_segment` for a segment with a column read for the first time: block by block,
+/// each filter's columns decoded only for the blocks the earlier filters left rows in, the
+/// other columns only for blocks with rows left and gathered at those rows. Decoded
+/// blocks are dropped as soon as their rows are taken, so a cold query that keeps a few
+/// rows of every block touches a few blocks' worth of scratch memory, not whole columns.
+/// Columns read before (second read) are decoded and cached whole first, as the column
+/// path does; cached ones are sliced per block.
+fn by_blocks(
+    at: SegAt,
+    want: &[usize],
+    filters: &[Filter],
+    files: &mut [Option<SegSource>],
+    new: &[bool],
+    keep: Option<&[bool]>,
+    inexact: Option<&AtomicBool>,
+) -> Result<Option<Vec<Column>>> {
+    let SegAt { st, tdir, part, seg } = at;
+    let ncols = files.len();
+    let symbols = &st.meta.symbols;
+    let mut srcs: Vec<Option<BlockSrc>> = (0..ncols).map(|_| None).collect();
+    for (c, f) in files.iter_mut().enumerate() {
+        let Some(src) = f.take() else { continue };
+        let src = match src {
+            SegSource::File(f) if new[c] => SegSource::File(f),
+            // read before, or cached without these blocks: decoded and kept
+            src => SegSource::Cached(st.covering((tdir, part, seg, c), src, keep)?),
+        };
+        srcs[c] = Some(BlockSrc::new(src));
+    }
+    // every column of a segment has the same blocks (one writer cuts them all)
+    let layout: Vec<u32> = srcs.iter().flatten().next().map(|s| s.blocks().iter().map(|b| b.rows).collect()).unwrap_or_default();
+    if srcs.iter().flatten().any(|s| s.blocks().len() != layout.len() || s.blocks().iter().zip(&layout).any(|(a, &r)| a.rows != r)) {
+        let name = srcs.iter().flatten().find_map(|s| match s {
+            BlockSrc::File(f) => Some(f.name.clone()),
+            BlockSrc::Cached(..) => None,
+        });
+        return Err(crate::bin::corrupt(&name.unwrap_or_else(|| format!("{part}/{seg}")), "columns of one segment cut into different blocks"));
+    }
+    let nblocks = layout.len();
+    let mut pieces: Vec<Vec<Column>> = want.iter().map(|_| Vec::new()).collect();
+    let mut bc: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    // per filter on a SYMBOL column: its result per code of the symbol base, evaluated once
+    // for the segment (as the whole-column path does) instead of once per block
+    let seg_rows: usize = layout.iter().map(|&r| r as usize).sum();
+    let mut per_code: Vec<Option<(Arc<SymbolDict>, Vec<bool>)>> = filters.iter().map(|_| None).collect();
+    let mut kept_any = false;
+    for b in (0..nblocks).filter(|&b| keep.is_none_or(|k| k[b])) {
+        bc.iter_mut().for_each(|c| *c = None);
+        let mut mask: Option<Vec<bool>> = None;
+        let mut none_left = false;
+        for (fi, f) in filters.iter().enumerate() {
+            // a condition the block's min/max prove for every row costs no decoding
+            let decided = match f.cols()[..] {
+                [c] => srcs[c].as_ref().is_some_and(|s| block_all(f, s.ty(), &s.blocks()[b])),
+                _ => false,
+            };
+            if decided {
+                continue;
+            }
+            for c in f.cols() {
+                if bc[c].is_none() {
+                    let src = srcs[c].as_ref().ok_or_else(|| Error::runtime("internal: filter column without a source"))?;
+                    bc[c] = Some(src.block(b, symbols)?);
+                }
+            }
+            let got = match (&f.cols()[..], &per_code[fi]) {
+                ([c], Some((dict, table))) => match bc[*c].as_ref().map(|col| &*col.data) {
+                    Some(ColData::Sym(s)) if Arc::ptr_eq(&s.dict, dict) => Some(s.codes.iter().map(|&k| table[k as usize]).collect()),
+                    _ => filter_mask(f, &bc),
+                },
+                ([c], None) => match bc[*c].as_ref().map(|col| &*col.data) {
+                    Some(ColData::Sym(s)) if s.dict.names.len() < seg_rows => {
+                        let table = code_mask(f, *c, &s.dict, ncols);
+                        let m = table.as_ref().map(|t| s.codes.iter().map(|&k| t[k as usize]).collect());
+                        per_code[fi] = table.map(|t| (s.dict.clone(), t));
+                        m.or_else(|| filter_mask(f, &bc))
+                    }
+                    _ => filter_mask(f, &bc),
+                },
+                _ => filter_mask(f, &bc),
+            };
+            and_mask(&mut mask, got, inexact);
+            if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
+                none_left = true;
+                break;
+            }
+        }
+        if none_left {
+            continue;
+        }
+        kept_any = true;
+        let idx = kept_rows(mask);
+        for (k, &c) in want.iter().enumerate() {
+            let col = match bc[c].take() {
+                Some(col) => col,
+                None => srcs[c].as_ref().ok_or_else(|| Error::runtime("internal: column without a source"))?.block(b, symbols)?,
+            };
+            pieces[k].push(match &idx {
+                Some(idx) => col.take_usize(idx),
+                None => col,
+            });
+        }
+    }
+    if !kept_any {
+        return Ok(None);
+    }
+    Ok(Some(
+        pieces
+            .iter()
+            .map(|p| {
+                let refs: Vec<&Column> = p.iter().collect();
+                assemble(refs[0].ty, &refs, symbols)
+            })
+            .collect(),
+    ))
+}
+
+/// A condition on SYMBOL column `c` evaluated once per code of `dict` (a column holding
+/// each code once, through the same `filter_mask` as rows): the result of a row is the
+/// entry of its code. None when the condition is not evaluated row by row here.
+fn code_mask(f: &Filter, c: usize, dict: &Arc<SymbolDict>, ncols: usize) -> Option<Vec<bool>> {
+    let codes: Vec<u32> = (0..dict.names.len() as u32).collect();
+    let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    cols[c] = Some(Column::new(DataType::Symbol, ColData::Sym(SymCol { codes, dict: dict.clone() })));
+    filter_mask(f, &cols).filter(|m| m.len() == dict.names.len())
+}
+
+/// Narrow the rows kept so far (`mask`, None: all) by a condition's rows; a condition not
+/// evaluated here (None) is left to the executor: the rows kept are then a superset.
+fn and_mask(mask: &mut Option<Vec<bool>>, m: Option<Vec<bool>>, inexact: Option<&AtomicBool>) {
+    match (m, mask.as_mut()) {
+        (Some(m), None) => *mask = Some(m),
+        (Some(m), Some(old)) => old.iter_mut().zip(&m).for_each(|(a, b)| *a &= *b),
+        (None, _) => {
+            if let Some(x) = inexact {
+                x.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// The positions a mask keeps, None when it keeps every row (or there is no mask).
+fn kept_rows(mask: Option<Vec<bool>>) -> Option<Vec<usize>> {
+    mask.and_then(|m| {
+        let kept = m.iter().filter(|&&b| b).count();
+        (kept < m.len()).then(|| mask_rows(&m, kept))
+    })
 }
 
 /// The positions of the `kept` true entries of `m`, in order, written without a branch per
@@ -459,20 +691,14 @@ fn decode_all<T: Decodable + Send>(files: &[ColumnFile]) -> Result<Vec<T>> {
     Ok(out)
 }
 
-/// The largest non-null key of column `c` in a job's segment, from the block statistics
-/// (no decoding): None when the statistics do not tell (the segment must be read);
-/// `i64::MIN` when every key is null.
-fn seg_key_max(plan: &Plan, j: &Job, c: usize) -> Result<Option<i64>> {
+/// The largest non-null key of column `c` in each block of a job's segment, from the
+/// block statistics (no decoding; the cache entry's directory when it has one):
+/// `i64::MIN` for a block of nulls only (a block of an integer-like type without
+/// statistics holds no non-null value).
+fn block_key_max(plan: &Plan, j: &Job, c: usize) -> Result<Vec<i64>> {
     let part = &plan.st.meta.parts[j.part].dir;
-    let owner = plan.st.meta.owner(&plan.tdir, part, j.seg);
-    let file = crate::segment::open_column(&crate::catalog::col_file(&plan.tdir, part, j.seg, c), Some(&owner))?;
-    let mut hi = i64::MIN;
-    for b in &file.blocks {
-        if b.has_stats {
-            hi = hi.max(b.max);
-        }
-    }
-    Ok(Some(hi))
+    let src = plan.st.seg_source(&plan.tdir, part, j.seg, c)?;
+    Ok(src.blocks().iter().map(|b| if b.has_stats { b.max } else { i64::MIN }).collect())
 }
 
 /// The non-null values of an integer-like column, widened (None for other types).
@@ -490,19 +716,21 @@ fn push_keys(col: &Column, out: &mut Vec<i64>) -> Option<()> {
     Some(())
 }
 
-/// `load` for `select top n … order by key desc` (see `Scan::top_desc`): segments are read
-/// in descending order of their largest key (from block statistics), a few at a time on
-/// rayon, until at least n rows passing the conditions are held and the n-th largest of
-/// their keys is above every unread segment's largest key: the unread segments cannot
-/// hold any of the first n rows (not even a tie), and the rows returned keep table order,
-/// so the executor's stable top-n over them is the top-n over the whole table. Falls back
-/// to `load` when the key is not an integer-like column or a condition is not applied
-/// row by row here.
+/// `load` for `select top n … order by key desc` (see `Scan::top_desc`): the blocks of
+/// the segments are read in descending order of their largest key (from block
+/// statistics), a few at a time on rayon, until at least n rows passing the conditions
+/// are held and the n-th largest of their keys is above every unread block's largest key:
+/// the unread blocks cannot hold any of the first n rows (not even a tie). The rows
+/// returned keep table order (segment by segment, block by block), so the executor's
+/// stable top-n over them is the top-n over the whole table. In a segment whose key grows
+/// with its rows (time series appended in time order) only its last blocks are read.
+/// Falls back to `load` when the key is not an integer-like column or a condition is not
+/// applied row by row here.
 pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>, key: &str, n: usize) -> Result<Table> {
     let plan = plan(h, names, preds, only, Apply::Rows)?;
     let meta = &plan.st.meta;
     let c = match meta.col_index(key) {
-        Some(c) if plan.jobs.len() > 1 && n > 0 => c,
+        Some(c) if !plan.jobs.is_empty() && n > 0 => c,
         _ => return load(h, names, preds, only),
     };
     let ty = meta.types[c];
@@ -511,43 +739,47 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
     let Some(kpos) = kpos.filter(|_| keyed) else {
         return load(h, names, preds, only);
     };
-    let ub: Vec<Option<i64>> = plan.jobs.par_iter().map(|j| seg_key_max(&plan, j, c)).collect::<Result<_>>()?;
-    let rank = |k: usize| ub[k].map_or(i128::MAX, |v| v as i128);
-    let mut order: Vec<usize> = (0..plan.jobs.len()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(rank(k)));
+    let ub: Vec<Vec<i64>> = plan.jobs.par_iter().map(|j| block_key_max(&plan, j, c)).collect::<Result<_>>()?;
+    // (job, block), largest key first; ties in table order
+    let mut order: Vec<(usize, usize)> = ub.iter().enumerate().flat_map(|(j, m)| (0..m.len()).map(move |b| (j, b))).collect();
+    order.sort_by_key(|&(j, b)| std::cmp::Reverse(ub[j][b]));
+    let rank = |u: (usize, usize)| ub[u.0][u.1];
+    let nblocks: Vec<usize> = ub.iter().map(|m| m.len()).collect();
     let inexact = AtomicBool::new(false);
     let batch = 2 * rayon::current_num_threads().max(1);
-    let mut loaded: Vec<Option<Vec<Column>>> = (0..plan.jobs.len()).map(|_| None).collect();
+    let mut loaded: Vec<(usize, usize, Vec<Column>)> = Vec::new();
     let mut keys: Vec<i64> = Vec::new();
     let mut next = 0;
     while next < order.len() {
         if keys.len() >= n && !inexact.load(Ordering::Relaxed) {
             keys.select_nth_unstable_by(n - 1, |a, b| b.cmp(a));
             keys.truncate(n);
-            let nth = keys[n - 1];
-            if (rank(order[next])) < nth as i128 {
+            if rank(order[next]) < keys[n - 1] {
                 break;
             }
         }
         let end = (next + batch).min(order.len());
         let got: Vec<Option<Vec<Column>>> = order[next..end]
             .par_iter()
-            .map(|&k| {
+            .map(|&(k, b)| {
                 let j = &plan.jobs[k];
-                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact))
+                let mut one = vec![false; nblocks[k]];
+                one[b] = true;
+                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact), Some(&one))
             })
             .collect::<Result<_>>()?;
-        for (&k, seg) in order[next..end].iter().zip(got) {
-            if let Some(cols) = &seg {
+        for (&(k, b), cols) in order[next..end].iter().zip(got) {
+            if let Some(cols) = cols {
                 if push_keys(&cols[kpos], &mut keys).is_none() {
                     inexact.store(true, Ordering::Relaxed);
                 }
+                loaded.push((k, b, cols));
             }
-            loaded[k] = seg;
         }
         next = end;
     }
-    let segs: Vec<Vec<Column>> = loaded.into_iter().flatten().collect();
+    loaded.sort_unstable_by_key(|&(k, b, _)| (k, b));
+    let segs: Vec<Vec<Column>> = loaded.into_iter().map(|(_, _, cols)| cols).collect();
     let types = plan.types();
     let symbols = &meta.symbols;
     let cols: Vec<Column> = types.par_iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();
@@ -617,7 +849,7 @@ pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred]
             if d {
                 return Ok(None);
             }
-            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None)
+            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None, None)
         })
         .collect::<Result<_>>()?;
     let mut out = Vec::with_capacity(groups.len());

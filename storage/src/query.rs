@@ -275,6 +275,28 @@ pub(crate) fn block_keep(f: &Filter, ty: DataType, blocks: &[crate::column_file:
     Some(blocks.iter().map(|b| within(b, lo, hi)).collect())
 }
 
+/// Whether a block's statistics prove that every row of it satisfies `f` (integer-like
+/// columns only: float statistics leave NaN out, and a NULL fails every comparison a
+/// block is allowed to skip here, so a block must be known to hold none).
+pub(crate) fn block_all(f: &Filter, ty: DataType, b: &crate::column_file::BlockMeta) -> bool {
+    if !b.has_stats || !b.nulls_known || b.has_nulls || !(ty.is_integral() || ty.is_temporal()) || ty.decimal_scale().is_some() {
+        return false;
+    }
+    let key = |v: &Column| -> Option<i64> { (!v.is_null(0) && v.ty == ty && v.len() == 1).then(|| v.i64_at(0)).flatten() };
+    match f {
+        Filter::Cmp(_, op, v) => match (op, key(v)) {
+            (CmpOp::Eq, Some(x)) => b.min == x && b.max == x,
+            (CmpOp::Ge, Some(x)) => b.min >= x,
+            (CmpOp::Gt, Some(x)) => b.min > x,
+            (CmpOp::Le, Some(x)) => b.max <= x,
+            (CmpOp::Lt, Some(x)) => b.max < x,
+            _ => false,
+        },
+        Filter::Between(_, lo, hi) => matches!((key(lo), key(hi)), (Some(l), Some(h)) if b.min >= l && b.max <= h),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{block_keep, Filter};
