@@ -17,6 +17,7 @@ fn sub_matrix_cols(m: &Matrix, a: usize, b: usize) -> Value {
         cols: b - a,
         row_labels: m.row_labels.clone(),
         col_labels,
+        indexed: m.indexed,
     }))
 }
 
@@ -29,6 +30,7 @@ fn sub_matrix_rows(m: &Matrix, a: usize, b: usize) -> Value {
         cols: m.cols,
         row_labels,
         col_labels: m.col_labels.clone(),
+        indexed: m.indexed,
     }))
 }
 
@@ -449,6 +451,7 @@ fn dropna(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                     cols: m.cols,
                     row_labels,
                     col_labels: m.col_labels.clone(),
+                    indexed: m.indexed,
                 })))
             } else {
                 let keep: Vec<usize> = (0..m.cols)
@@ -468,6 +471,7 @@ fn dropna(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                     cols: keep.len(),
                     row_labels: m.row_labels.clone(),
                     col_labels,
+                    indexed: m.indexed,
                 })))
             }
         }
