@@ -223,17 +223,9 @@ fn subarray(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn slice(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    match &args[0] {
-        Value::Matrix(m) if args.len() == 2 => match &args[1] {
-            // slice(m, rows): row selection
-            Value::Pair(_) => {
-                let (a, b) = pair_range("slice", &args[1], m.rows)?;
-                Ok(sub_matrix_rows(m, a, b))
-            }
-            _ => i.index_value(args[0].clone(), vec![args[1].clone(), Value::Void]),
-        },
-        _ => i.index_value(args[0].clone(), args[1..].to_vec()),
-    }
+    // slice(obj, index) is obj[index]: on a matrix, a column (scalar) or columns (vector or
+    // pair); slice(obj, rows, cols) is obj[rows, cols] (funcs/s/slice.md, matrix.md §2.2.1)
+    i.index_value(args[0].clone(), args[1..].to_vec())
 }
 
 fn cell_at(i: &mut CallCtx, obj: &Value, r: i64, c: i64) -> Result<Value> {
@@ -278,6 +270,11 @@ fn cells(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn row(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    // a pair of row positions: those rows as a matrix (tutorials/matrix.md §2.2.1 m.row(0:2))
+    if let (Value::Matrix(m), Value::Pair(_)) = (&args[0], &args[1]) {
+        let (a, b) = pair_range("row", &args[1], m.rows)?;
+        return Ok(sub_matrix_rows(m, a, b));
+    }
     let k = int_arg("row", &args[1], "index")?;
     match &args[0] {
         Value::Matrix(m) => {
