@@ -74,6 +74,8 @@ pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
         }
         (Value::Tuple(x), _) => Ok(Value::tuple(x.iter().map(|p| elementwise(p, &b, f)).collect::<Result<_>>()?)),
         (_, Value::Tuple(y)) => Ok(Value::tuple(y.iter().map(|q| elementwise(&a, q, f)).collect::<Result<_>>()?)),
+        // two indexed series/matrices meet on their labels, not their positions
+        (Value::Matrix(m), Value::Matrix(n)) if m.indexed && n.indexed => align_indexed(m, n, f),
         (Value::Matrix(m), _) => {
             let (cb, sb) = match &b {
                 Value::Matrix(n) => {
@@ -122,6 +124,72 @@ pub fn elementwise(a: &Value, b: &Value, f: ColFn) -> Result<Value> {
             })
         }
     }
+}
+
+/// The labels of a matrix axis as a column.
+fn axis_labels(l: &Option<Box<Value>>) -> Option<&Column> {
+    match l.as_deref() {
+        Some(Value::Vector(c)) => Some(c),
+        _ => None,
+    }
+}
+
+/// The sorted union of two label columns and, for each union label, its position in `a`
+/// and in `b` (-1 where that side lacks it). `b` is converted to the type of `a`.
+fn label_union(a: &Column, b: &Column) -> Result<(Column, Vec<i64>, Vec<i64>)> {
+    let b = if b.ty != a.ty { cast_column(b, a.ty)? } else { b.clone() };
+    let index = |c: &Column| -> AHashMap<Key, i64> { (0..c.len()).map(|i| (Key::of(c, i), i as i64)).collect() };
+    let (ia, ib) = (index(a), index(&b));
+    let extra: Vec<usize> = (0..b.len()).filter(|&i| !ia.contains_key(&Key::of(&b, i))).collect();
+    let all = Column::concat(a.ty, &[a, &b.take_usize(&extra)]);
+    let order = crate::kernels::order::argsort(&all, true);
+    let labels = all.take_usize(&order);
+    let pos = |ix: &AHashMap<Key, i64>| -> Vec<i64> { (0..labels.len()).map(|i| *ix.get(&Key::of(&labels, i)).unwrap_or(&-1)).collect() };
+    let (pa, pb) = (pos(&ia), pos(&ib));
+    Ok((labels, pa, pb))
+}
+
+/// A binary operation between two indexed operands (indexed series or indexed matrices):
+/// rows meet by row label and columns by column label, over the union of both (NULL where
+/// one side has no cell); an indexed series (no column labels) spreads over the columns of
+/// an indexed matrix (funcs/i/indexedSeries.md, tutorials/panel_data.md).
+fn align_indexed(m: &Matrix, n: &Matrix, f: ColFn) -> Result<Value> {
+    let (Some(rm), Some(rn)) = (axis_labels(&m.row_labels), axis_labels(&n.row_labels)) else {
+        return Err(Error::arg("An indexed series or matrix must have row labels"));
+    };
+    let (rows, prm, prn) = label_union(rm, rn)?;
+    let series = |x: &Matrix| x.col_labels.is_none() && x.cols == 1;
+    // column positions of each side per output column, and the output column labels
+    let (cols, pcm, pcn): (Option<Column>, Vec<i64>, Vec<i64>) = match (axis_labels(&m.col_labels), axis_labels(&n.col_labels)) {
+        (Some(cm), Some(cn)) => {
+            let (l, a, b) = label_union(cm, cn)?;
+            (Some(l), a, b)
+        }
+        (Some(cm), None) if series(n) => (Some(cm.clone()), (0..m.cols as i64).collect(), vec![0; m.cols]),
+        (None, Some(cn)) if series(m) => (Some(cn.clone()), vec![0; n.cols], (0..n.cols as i64).collect()),
+        (None, None) if m.cols == n.cols => (None, (0..m.cols as i64).collect(), (0..n.cols as i64).collect()),
+        _ => return Err(Error::size("The columns of two indexed matrices must carry labels to be aligned")),
+    };
+    let cells = |x: &Matrix, pr: &[i64], pc: &[i64]| -> Vec<i64> {
+        let mut idx = Vec::with_capacity(pr.len() * pc.len());
+        for &c in pc {
+            for &r in pr {
+                idx.push(if r < 0 || c < 0 { -1 } else { c * x.rows as i64 + r });
+            }
+        }
+        idx
+    };
+    let left = m.data.take(&cells(m, &prm, &pcm));
+    let right = n.data.take(&cells(n, &prn, &pcn));
+    let data = f(&left, false, &right, false)?;
+    Ok(Value::Matrix(Arc::new(Matrix {
+        data,
+        rows: rows.len(),
+        cols: pcm.len(),
+        row_labels: Some(Box::new(Value::Vector(rows))),
+        col_labels: cols.map(|c| Box::new(Value::Vector(c))),
+        indexed: true,
+    })))
 }
 
 fn tile(c: &Column, times: usize) -> Column {
@@ -592,6 +660,7 @@ fn join_matrix(m: &Matrix, extra: &Column, extra_cols: usize) -> Result<Value> {
         cols: m.cols + extra_cols,
         row_labels: m.row_labels.clone(),
         col_labels: None,
+        indexed: false,
     })))
 }
 
@@ -641,7 +710,7 @@ pub fn dot(a: &Value, b: &Value) -> Result<Value> {
     } else {
         Column::from_vec(DataType::Double, out)
     };
-    Ok(Value::Matrix(Arc::new(Matrix { data, rows: r1, cols: c2, row_labels: None, col_labels: None })))
+    Ok(Value::Matrix(Arc::new(Matrix { data, rows: r1, cols: c2, row_labels: None, col_labels: None, indexed: false })))
 }
 
 /// Values for products and sums of products: nulls count as 0.
@@ -723,7 +792,7 @@ pub fn reshape(a: &Value, rows: i64, cols: i64) -> Result<Value> {
     if rows * cols != n || rows < 0 {
         return Err(Error::size(format!("The size of the vector ({n}) doesn't match the shape {rows}:{cols}")));
     }
-    Ok(Value::Matrix(Arc::new(Matrix { data, rows: rows as usize, cols: cols as usize, row_labels: None, col_labels: None })))
+    Ok(Value::Matrix(Arc::new(Matrix { data, rows: rows as usize, cols: cols as usize, row_labels: None, col_labels: None, indexed: false })))
 }
 
 pub fn not_value(v: &Value) -> Result<Value> {
@@ -895,6 +964,7 @@ pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
             cols: m.cols,
             row_labels: m.row_labels.clone(),
             col_labels: m.col_labels.clone(),
+            indexed: m.indexed,
         })),
         Value::Set(s) => {
             let items = cast_column(&s.items, to)?;
@@ -947,6 +1017,7 @@ mod cast_tests {
             cols: 2,
             row_labels: None,
             col_labels: None,
+            indexed: false,
         }));
         assert!(matches!(cast_value(&m, Double).unwrap(), Value::Matrix(m) if m.data.ty == Double && m.rows == 2));
         let t = cast_value(&Value::tuple(vec![Value::int(1), Value::string("2")]), Long).unwrap();

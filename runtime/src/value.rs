@@ -65,6 +65,10 @@ pub struct Matrix {
     pub cols: usize,
     pub row_labels: Option<Box<Value>>,
     pub col_labels: Option<Box<Value>>,
+    /// An indexed series (`indexedSeries`, `setIndexedSeries!`) or indexed matrix
+    /// (`setIndexedMatrix!`): binary operations with another indexed operand align on the
+    /// labels (outer join) instead of positions (`ops::align_indexed`).
+    pub indexed: bool,
 }
 
 impl Matrix {

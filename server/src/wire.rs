@@ -306,7 +306,7 @@ impl<'a, R: BufRead> Decoder<'a, R> {
                 if self.discarding() {
                     return Ok(Value::Void);
                 }
-                Ok(Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels, col_labels })))
+                Ok(Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels, col_labels, indexed: false })))
             }
             FORM_SET => {
                 let v = self.value()?;
@@ -1268,7 +1268,7 @@ mod tests {
         // [38][3] labels, [38][3] rows cols, then one scale word and the unscaled values,
         // column-major (the layout the JS client 3.1.48 reads back as DECIMAL64 scale 2)
         let data = Column::from_vec(DataType::Decimal64(2), vec![125i64, 250, 375, i64::MIN]);
-        let m = Value::Matrix(Arc::new(Matrix { data, rows: 2, cols: 2, row_labels: None, col_labels: None }));
+        let m = Value::Matrix(Arc::new(Matrix { data, rows: 2, cols: 2, row_labels: None, col_labels: None, indexed: false }));
         let mut e = Encoder::new(Box::new(|_| String::new()));
         e.object(&m);
         assert_eq!(&e.out[..5], &[38, 3, 0, 38, 3]);

@@ -223,7 +223,7 @@ fn shape_arg_raw(name: &str, v: &Value) -> Result<Shape> {
 fn wrap(shape: Shape, c: Column) -> Value {
     match shape {
         Shape::Vec(_) => Value::Vector(c),
-        Shape::Mat(r, k) => Value::Matrix(Arc::new(Matrix { data: c, rows: r, cols: k, row_labels: None, col_labels: None })),
+        Shape::Mat(r, k) => Value::Matrix(Arc::new(Matrix { data: c, rows: r, cols: k, row_labels: None, col_labels: None, indexed: false })),
     }
 }
 

@@ -60,7 +60,7 @@ fn assemble_rule(results: Vec<Value>, names: &[String], rule: Rule) -> Result<Va
             }
             let refs: Vec<&Column> = cols.iter().collect();
             let data = Column::concat(ty, &refs);
-            return Ok(Value::Matrix(Arc::new(Matrix { data, rows: n, cols: cols.len(), row_labels: None, col_labels: None })));
+            return Ok(Value::Matrix(Arc::new(Matrix { data, rows: n, cols: cols.len(), row_labels: None, col_labels: None, indexed: false })));
         }
     }
     if results.iter().all(|v| matches!(v, Value::Dict(_))) {
@@ -376,6 +376,7 @@ impl Interpreter {
                             cols: ny,
                             row_labels: labels_of(&x),
                             col_labels: labels_of(&y),
+                            indexed: false,
                         })));
                     }
                     Err(e) if is_fatal(&e) => return Err(e),
@@ -401,6 +402,7 @@ impl Interpreter {
                     cols: ys.len(),
                     row_labels: labels_of(&x),
                     col_labels: labels_of(&y),
+                    indexed: false,
                 })));
             }
         }
@@ -594,6 +596,9 @@ const VECTOR_SAFE: &[&str] = &[
 fn labels_of(v: &Value) -> Option<Box<Value>> {
     match v {
         Value::Vector(c) | Value::Pair(c) => Some(Box::new(Value::Vector(c.clone()))),
+        // a matrix's elements are its columns: they carry its column labels
+        // (func_progr_cases.md: cross(corr, retMatrix) is labelled by the stock codes)
+        Value::Matrix(m) => m.col_labels.clone(),
         _ => None,
     }
 }

@@ -412,8 +412,9 @@ impl Interpreter {
                 }
                 Value::Matrix(m) => {
                     let mut m = Arc::unwrap_or_clone(m);
-                    let rs = positions(&selection(&i, m.rows)?, m.rows)?;
-                    let cs = positions(&selection(&j, m.cols)?, m.cols)?;
+                    // an empty slot (`m[i,] = X`, `m[,j] = X`) stands for every row or column
+                    let rs = if idx[0].is_none() { (0..m.rows).collect() } else { positions(&selection(&i, m.rows)?, m.rows)? };
+                    let cs = if idx[1].is_none() { (0..m.cols).collect() } else { positions(&selection(&j, m.cols)?, m.cols)? };
                     let mut pos = Vec::new();
                     for &c in &cs {
                         for &r in &rs {
@@ -642,6 +643,7 @@ fn sub_matrix(m: &Matrix, rows: Option<&[i64]>, cols: Option<&[i64]>) -> Result<
         cols: cv.len(),
         row_labels: pick_labels(&m.row_labels, &rv),
         col_labels: pick_labels(&m.col_labels, &cv),
+        indexed: m.indexed,
     })))
 }
 

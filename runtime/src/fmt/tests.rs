@@ -45,6 +45,7 @@ fn matrix(data: Column, rows: usize, cols: usize) -> Matrix {
         cols,
         row_labels: None,
         col_labels: None,
+        indexed: false,
     }
 }
 

@@ -109,7 +109,7 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
         let top_aggregate = matches!(&it.expr.kind, ExprKind::Call(g, _) if is_aggregate_call(i, g, &|n| frame.has(n)));
         let v = if has_aggregate(i, &it.expr, frame) && top_aggregate {
             let data = cell_aggregate(i, frame, &it.expr, &cell, ncells)?;
-            Value::Matrix(Arc::new(Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None }))
+            Value::Matrix(Arc::new(Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None, indexed: false }))
         } else {
             // `rowSum(ffill(last(x)))`: every aggregate inside is first computed per cell as a
             // matrix, then the rest of the item runs on matrices (columns bound to their
@@ -135,7 +135,7 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
             });
             let mut scope = Scope::new();
             for (n, c) in frame.names.iter().zip(&frame.cols) {
-                let m = Matrix { data: c.take(last), rows: nrow, cols: ncol, row_labels: None, col_labels: None };
+                let m = Matrix { data: c.take(last), rows: nrow, cols: ncol, row_labels: None, col_labels: None, indexed: false };
                 scope.insert(n.clone(), Value::Matrix(Arc::new(m)));
             }
             for (a, k) in &frame.aliases {
@@ -145,7 +145,7 @@ pub(crate) fn pivot(i: &mut Interpreter, p: &Prepared, frame: &Frame, g: &[Selec
             }
             for (k, a) in aggs.iter().enumerate() {
                 let data = cell_aggregate(i, frame, a, &cell, ncells)?;
-                let m = Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None };
+                let m = Matrix { data, rows: nrow, cols: ncol, row_labels: None, col_labels: None, indexed: false };
                 scope.insert(format!("__pivot_cell{k}"), Value::Matrix(Arc::new(m)));
             }
             eval_in(i, scope, &body)?

@@ -358,6 +358,22 @@ grouped_kernels! {
 
 fn grouped_impl(op: Op, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
     check(col.len(), gid, n)?;
+    // an array-vector column: count gives the rows of each group, every other aggregate
+    // runs over all the elements of the group's rows (progr/sql/pivotBy.md, example 6)
+    if let Some(a) = col.as_array() {
+        if op == Op::Count {
+            let mut c = vec![0i32; n];
+            for &g in gid {
+                c[g as usize] += 1;
+            }
+            return Ok(Column::from_vec(DataType::Int, c));
+        }
+        let mut elem_gid = Vec::with_capacity(a.data.len());
+        for (r, &g) in gid.iter().enumerate() {
+            elem_gid.extend(std::iter::repeat_n(g, a.row_len(r)));
+        }
+        return grouped_impl(op, &a.data, &elem_gid, n);
+    }
     if col.ty.decimal_scale().is_some() {
         use beluga_runtime::kernels::decimal as dec;
         match op {

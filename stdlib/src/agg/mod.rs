@@ -159,6 +159,8 @@ pub fn avg_col(c: &Column) -> Result<Value> {
 pub fn count_col(c: &Column) -> usize {
     match &*c.data {
         ColData::Sym(_) | ColData::Str(_) => (0..c.len()).filter(|&i| !c.is_null(i)).count(),
+        // an array-vector column counts its rows, as count(arrayVector) does
+        ColData::Array(a) => a.rows(),
         d => with_numeric!(d, v => count_valid(v)).unwrap_or(0),
     }
 }

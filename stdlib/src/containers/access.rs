@@ -17,6 +17,7 @@ fn sub_matrix_cols(m: &Matrix, a: usize, b: usize) -> Value {
         cols: b - a,
         row_labels: m.row_labels.clone(),
         col_labels,
+        indexed: m.indexed,
     }))
 }
 
@@ -29,6 +30,7 @@ fn sub_matrix_rows(m: &Matrix, a: usize, b: usize) -> Value {
         cols: m.cols,
         row_labels,
         col_labels: m.col_labels.clone(),
+        indexed: m.indexed,
     }))
 }
 
@@ -221,17 +223,9 @@ fn subarray(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn slice(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    match &args[0] {
-        Value::Matrix(m) if args.len() == 2 => match &args[1] {
-            // slice(m, rows): row selection
-            Value::Pair(_) => {
-                let (a, b) = pair_range("slice", &args[1], m.rows)?;
-                Ok(sub_matrix_rows(m, a, b))
-            }
-            _ => i.index_value(args[0].clone(), vec![args[1].clone(), Value::Void]),
-        },
-        _ => i.index_value(args[0].clone(), args[1..].to_vec()),
-    }
+    // slice(obj, index) is obj[index]: on a matrix, a column (scalar) or columns (vector or
+    // pair); slice(obj, rows, cols) is obj[rows, cols] (funcs/s/slice.md, matrix.md §2.2.1)
+    i.index_value(args[0].clone(), args[1..].to_vec())
 }
 
 fn cell_at(i: &mut CallCtx, obj: &Value, r: i64, c: i64) -> Result<Value> {
@@ -276,6 +270,11 @@ fn cells(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 }
 
 fn row(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    // a pair of row positions: those rows as a matrix (tutorials/matrix.md §2.2.1 m.row(0:2))
+    if let (Value::Matrix(m), Value::Pair(_)) = (&args[0], &args[1]) {
+        let (a, b) = pair_range("row", &args[1], m.rows)?;
+        return Ok(sub_matrix_rows(m, a, b));
+    }
     let k = int_arg("row", &args[1], "index")?;
     match &args[0] {
         Value::Matrix(m) => {
@@ -449,6 +448,7 @@ fn dropna(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                     cols: m.cols,
                     row_labels,
                     col_labels: m.col_labels.clone(),
+                    indexed: m.indexed,
                 })))
             } else {
                 let keep: Vec<usize> = (0..m.cols)
@@ -468,6 +468,7 @@ fn dropna(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                     cols: keep.len(),
                     row_labels: m.row_labels.clone(),
                     col_labels,
+                    indexed: m.indexed,
                 })))
             }
         }

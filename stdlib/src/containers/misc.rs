@@ -172,6 +172,7 @@ fn loc(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                     cols: 1,
                     row_labels: Some(Box::new(Value::Vector(rl.take_usize(&rows)))),
                     col_labels: m.col_labels.clone(),
+                    indexed: m.indexed,
                 })));
             }
             Ok(Value::Matrix(Arc::new(Matrix {
@@ -180,6 +181,7 @@ fn loc(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                 cols: cols.len(),
                 row_labels: Some(Box::new(Value::Vector(rl.take_usize(&rows)))),
                 col_labels: Some(Box::new(Value::Vector(cl.take_usize(&cols)))),
+                indexed: m.indexed,
             })))
         }
         Value::Table(t) => {

@@ -221,6 +221,7 @@ fn clear(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             cols: 0,
             row_labels: m.row_labels.clone(),
             col_labels: None,
+            indexed: false,
         })),
         Value::Set(s) => Value::Set(Arc::new(rebuild_set(s.items.slice(0, 0)))),
         Value::Dict(d) => Value::Dict(Arc::new(rebuild_dict(d, &[]))),
@@ -309,6 +310,7 @@ pub fn join_values(x: &Value, y: &Value) -> Result<Value> {
             cols: m.cols + c.len() / m.rows,
             row_labels: m.row_labels.clone(),
             col_labels: None,
+            indexed: false,
         })));
     }
     beluga_runtime::eval::ops::join(x, y)

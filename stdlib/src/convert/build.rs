@@ -28,7 +28,7 @@ fn elem(c: &Column, i: usize) -> Value {
 }
 
 fn matrix_value(data: Column, rows: usize, cols: usize) -> Value {
-    Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels: None, col_labels: None }))
+    Value::Matrix(Arc::new(Matrix { data, rows, cols, row_labels: None, col_labels: None, indexed: false }))
 }
 
 /// Columns of one `matrix` argument.
@@ -141,6 +141,7 @@ fn transpose(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             cols: m.rows,
             row_labels: m.col_labels.clone(),
             col_labels: m.row_labels.clone(),
+            indexed: false,
         }))),
         Value::Vector(c) => Ok(matrix_value(c.clone(), 1, c.len())),
         Value::Tuple(items) => {
@@ -448,6 +449,7 @@ fn indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
         cols: 1,
         row_labels: Some(Box::new(Value::Vector(idx.clone()))),
         col_labels: None,
+        indexed: true,
     })))
 }
 
@@ -459,18 +461,18 @@ fn row_labels_of(m: &Matrix) -> Option<&Column> {
 }
 
 fn is_indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if m.cols == 1 && row_labels_of(m).is_some())))
+    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if m.indexed && m.cols == 1 && row_labels_of(m).is_some())))
 }
 
 fn is_indexed_matrix(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
-    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if row_labels_of(m).is_some() && m.col_labels.is_some())))
+    Ok(Value::bool(matches!(&a[0], Value::Matrix(m) if m.indexed && row_labels_of(m).is_some() && m.col_labels.is_some())))
 }
 
 fn set_indexed(name: &str, a: &[Value], series: bool) -> Result<Value> {
     let Value::Matrix(m) = &a[0] else { return Err(Error::unsupported(name, describe(&a[0]))) };
     let on = opt(a, 1).and_then(|v| v.as_bool()).unwrap_or(true);
     if !on {
-        return Ok(a[0].clone());
+        return Ok(Value::Matrix(Arc::new(Matrix { indexed: false, ..(**m).clone() })));
     }
     let Some(labels) = row_labels_of(m) else {
         return Err(Error::arg(format!("The matrix of [{name}] must have row labels")));
@@ -482,7 +484,7 @@ fn set_indexed(name: &str, a: &[Value], series: bool) -> Result<Value> {
         return Err(Error::arg(format!("The matrix of [{name}] must have column labels")));
     }
     sorted_labels(name, labels)?;
-    Ok(a[0].clone())
+    Ok(Value::Matrix(Arc::new(Matrix { indexed: true, ..(**m).clone() })))
 }
 
 fn set_indexed_series(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
@@ -499,8 +501,11 @@ fn is_ordered_dict(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 
 /// `toArray(X)`: an aggregate that makes the values of X one row of an array vector, so
 /// `select toArray(v) from t group by k` gives an `ELEM[]` column (arrayVector.md).
-fn to_array(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
+fn to_array(ctx: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     match &a[0] {
+        // a matrix: its cells column by column (best_practice_for_factor_calculation.md §6.2
+        // keeps a per-group correlation matrix as one row)
+        Value::Matrix(m) => to_array(ctx, vec![Value::Vector(m.data.clone())]),
         Value::Scalar(c) | Value::Vector(c) | Value::Pair(c) => {
             if DataType::array_of(c.ty).is_none() {
                 return Err(Error::type_err(format!("toArray: {} values cannot form an array vector", c.ty)));

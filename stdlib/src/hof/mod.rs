@@ -53,7 +53,7 @@ fn gather(v: &Value, idx: &[usize]) -> Value {
         Value::Table(t) => Value::table(t.take_usize(idx)),
         Value::Matrix(m) => {
             let pos: Vec<usize> = (0..m.cols).flat_map(|c| idx.iter().map(move |&r| c * m.rows + r)).collect();
-            Value::Matrix(Arc::new(Matrix { data: m.data.take_usize(&pos), rows: idx.len(), cols: m.cols, row_labels: None, col_labels: m.col_labels.clone() }))
+            Value::Matrix(Arc::new(Matrix { data: m.data.take_usize(&pos), rows: idx.len(), cols: m.cols, row_labels: None, col_labels: m.col_labels.clone(), indexed: false }))
         }
         other => other.clone(),
     }
@@ -380,7 +380,7 @@ fn by_row(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 
 fn transpose(m: &Matrix) -> Matrix {
     let idx: Vec<usize> = (0..m.rows).flat_map(|r| (0..m.cols).map(move |c| c * m.rows + r)).collect();
-    Matrix { data: m.data.take_usize(&idx), rows: m.cols, cols: m.rows, row_labels: m.col_labels.clone(), col_labels: m.row_labels.clone() }
+    Matrix { data: m.data.take_usize(&idx), rows: m.cols, cols: m.rows, row_labels: m.col_labels.clone(), col_labels: m.row_labels.clone(), indexed: false }
 }
 
 fn by_column(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
@@ -739,6 +739,7 @@ fn pivot(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         cols: nc,
         row_labels: Some(Box::new(Value::Vector(rows.take_usize(&rfirst)))),
         col_labels: Some(Box::new(Value::Vector(cols.take_usize(&cfirst)))),
+        indexed: false,
     })))
 }
 

@@ -434,7 +434,7 @@ fn diag(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             let mut ext = c.clone();
             ext.append(&zero);
             let idx: Vec<usize> = (0..n * n).map(|p| if p % n == p / n { p / n } else { n }).collect();
-            Ok(Value::Matrix(Arc::new(Matrix { data: ext.take_usize(&idx), rows: n, cols: n, row_labels: None, col_labels: None })))
+            Ok(Value::Matrix(Arc::new(Matrix { data: ext.take_usize(&idx), rows: n, cols: n, row_labels: None, col_labels: None, indexed: false })))
         }
         other => Err(crate::math_util::form_err("diag", other)),
     }
@@ -461,7 +461,7 @@ fn repmat(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
             (c % cols) * rows + r % rows
         })
         .collect();
-    Ok(Value::Matrix(Arc::new(Matrix { data: data.take_usize(&idx), rows: nr, cols: nc, row_labels: None, col_labels: None })))
+    Ok(Value::Matrix(Arc::new(Matrix { data: data.take_usize(&idx), rows: nr, cols: nc, row_labels: None, col_labels: None, indexed: false })))
 }
 
 /// `gram(X)`: X' X.

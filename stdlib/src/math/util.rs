@@ -74,7 +74,7 @@ pub fn dcol(v: Vec<f64>) -> Column {
 
 /// A DOUBLE matrix (column-major values).
 pub fn dmat(data: Vec<f64>, rows: usize, cols: usize) -> Value {
-    Value::Matrix(Arc::new(Matrix { data: dcol(data), rows, cols, row_labels: None, col_labels: None }))
+    Value::Matrix(Arc::new(Matrix { data: dcol(data), rows, cols, row_labels: None, col_labels: None, indexed: false }))
 }
 
 /// A numeric argument as an f64 matrix (column-major): matrix, vector (one column), scalar (1x1),

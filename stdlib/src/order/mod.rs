@@ -59,7 +59,7 @@ fn sort_value(name: &str, x: &Value, asc: bool) -> Result<Value> {
         // a matrix sorts all of its elements and keeps its shape
         Value::Matrix(m) => {
             let data = m.data.take_usize(&argsort(&m.data, asc));
-            Ok(Value::Matrix(Arc::new(Matrix { data, rows: m.rows, cols: m.cols, row_labels: None, col_labels: None })))
+            Ok(Value::Matrix(Arc::new(Matrix { data, rows: m.rows, cols: m.cols, row_labels: None, col_labels: None, indexed: false })))
         }
         Value::Tuple(items) if items.is_empty() => Ok(x.clone()),
         other => Err(Error::unsupported(name, describe(other))),

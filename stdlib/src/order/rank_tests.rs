@@ -149,7 +149,7 @@ fn rank_equals_the_naive_definition() {
 }
 
 fn matrix(rows: usize, cols: usize, v: Vec<f64>) -> Value {
-    Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, v), rows, cols, row_labels: None, col_labels: None }))
+    Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, v), rows, cols, row_labels: None, col_labels: None, indexed: false }))
 }
 
 #[test]

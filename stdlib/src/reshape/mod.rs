@@ -39,6 +39,7 @@ fn matrix_from_cols(cols: Vec<Column>, rows: usize, row_labels: Option<Column>, 
         cols: cols.len(),
         row_labels: row_labels.map(|c| Box::new(Value::Vector(c))),
         col_labels: col_labels.map(|c| Box::new(Value::Vector(c))),
+        indexed: false,
     })))
 }
 
@@ -100,17 +101,17 @@ fn eye(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     for k in 0..n {
         data[k * n + k] = 1.0;
     }
-    Ok(Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, data), rows: n, cols: n, row_labels: None, col_labels: None })))
+    Ok(Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, data), rows: n, cols: n, row_labels: None, col_labels: None, indexed: false })))
 }
 
 fn transpose(m: &Matrix) -> Matrix {
     let idx: Vec<usize> = (0..m.rows).flat_map(|r| (0..m.cols).map(move |c| c * m.rows + r)).collect();
-    Matrix { data: m.data.take_usize(&idx), rows: m.cols, cols: m.rows, row_labels: m.col_labels.clone(), col_labels: m.row_labels.clone() }
+    Matrix { data: m.data.take_usize(&idx), rows: m.cols, cols: m.rows, row_labels: m.col_labels.clone(), col_labels: m.row_labels.clone(), indexed: false }
 }
 
 fn row_subset(m: &Matrix, rows: &[usize]) -> Matrix {
     let idx: Vec<usize> = (0..m.cols).flat_map(|c| rows.iter().map(move |&r| c * m.rows + r)).collect();
-    Matrix { data: m.data.take_usize(&idx), rows: rows.len(), cols: m.cols, row_labels: None, col_labels: m.col_labels.clone() }
+    Matrix { data: m.data.take_usize(&idx), rows: rows.len(), cols: m.cols, row_labels: None, col_labels: m.col_labels.clone(), indexed: false }
 }
 
 /// Aggregate `func` over the columns of `m`: one value per column.
@@ -214,6 +215,7 @@ fn panel(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
                 cols: out_c,
                 row_labels: Some(Box::new(Value::Vector(row_keys.clone()))),
                 col_labels: Some(Box::new(Value::Vector(col_keys.clone()))),
+                indexed: false,
             }))
         })
         .collect();

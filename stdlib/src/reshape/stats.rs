@@ -121,7 +121,7 @@ fn pca(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         sing.push((lam * (n - 1) as f64).sqrt());
     }
     let comp: Vec<f64> = (0..p).flat_map(|c| axes.iter().map(move |a| a[c])).collect();
-    let components = Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, comp), rows: k, cols: p, row_labels: None, col_labels: None }));
+    let components = Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, comp), rows: k, cols: p, row_labels: None, col_labels: None, indexed: false }));
     dict(vec![("components", components), ("explainedVarianceRatio", dvec(ratio)), ("singularValues", dvec(sing))])
 }
 

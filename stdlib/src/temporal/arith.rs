@@ -531,6 +531,7 @@ fn as_freq(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
         cols: m.cols,
         row_labels: Some(Box::new(Value::Vector(new_index))),
         col_labels: m.col_labels.clone(),
+        indexed: m.indexed,
     })))
 }
 

@@ -7,10 +7,11 @@
 
 use crate::window::{check_num, opt_bool, opt_str, win_spec, Bounds, Prep, Slice, WinLen};
 use crate::window_order::{cmp_native, Fenwick};
-use beluga_runtime::column::Column;
+use beluga_runtime::column::{ArrayVec, Column};
 use beluga_runtime::null::Native;
 use beluga_runtime::{DataType, Error, Result, Value};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// `mavg(X, weights)`: weighted average over the last size(weights) rows; nulls drop out with
 /// their weights; the first size(weights)-1 rows are null. O(n·w) by nature.
@@ -118,8 +119,20 @@ pub fn p_mmax_positive_streak(a: &[Value]) -> Result<Prep<'_>> {
 }
 
 /// Rows of a tuple result: one vector per window, built from the column by row indexes.
+/// One window per row: an array vector of X's element type (funcs/t/tmovingWindowData.md,
+/// movingWindowData/movingWindowIndex); types an array vector cannot hold stay a tuple.
 fn tuple_of_rows(col: &Column, rows: &[Vec<i64>]) -> Value {
-    Value::tuple(rows.iter().map(|r| Value::Vector(col.take(r))).collect())
+    if col.ty.is_literal() || col.as_array().is_some() {
+        return Value::tuple(rows.iter().map(|r| Value::Vector(col.take(r))).collect());
+    }
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    offsets.push(0);
+    let mut flat = Vec::with_capacity(rows.iter().map(|r| r.len()).sum());
+    for r in rows {
+        flat.extend_from_slice(r);
+        offsets.push(flat.len());
+    }
+    Value::ArrayVector(Arc::new(ArrayVec::new(offsets, col.take(&flat))))
 }
 
 /// Index lists of each window; with `fixed`, padded at the front with -1 (null) to `w`.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 fn matrix(rows: usize, cols: usize, f: impl Fn(usize) -> f64) -> Value {
     let data: Vec<f64> = (0..rows * cols).map(f).collect();
-    Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, data), rows, cols, row_labels: None, col_labels: None }))
+    Value::Matrix(Arc::new(Matrix { data: Column::from_vec(DataType::Double, data), rows, cols, row_labels: None, col_labels: None, indexed: false }))
 }
 
 /// Equal element by element: nulls in the same places, values bit for bit.
@@ -84,6 +84,7 @@ fn matrix_window_error_is_reported_from_the_parallel_path() {
         cols: 50,
         row_labels: None,
         col_labels: None,
+        indexed: false,
     }));
     let r = interp().call_builtin_by_name("mavg", vec![m, Value::Scalar(Column::from_vec(DataType::Long, vec![3i64]))]);
     assert!(r.is_err(), "mavg over a SYMBOL matrix must fail");

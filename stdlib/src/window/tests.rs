@@ -79,8 +79,8 @@ fn pairs_and_regressions() {
 
 #[test]
 fn moving_window_rows() {
-    check("movingWindowData(-1 3 -4 0 5, 3, true)", "([,,-1],[,-1,3],[-1,3,-4],[3,-4,0],[-4,0,5])");
-    check("movingTopNIndex(X=2 5 6 1 2 4, window=4, top=2, ascending=false, fixed=true)", "([,0],[1,0],[2,1],[2,1],[2,1],[2,5])");
+    check("movingWindowData(-1 3 -4 0 5, 3, true)", "[[,,-1],[,-1,3],[-1,3,-4],[3,-4,0],[-4,0,5]]");
+    check("movingTopNIndex(X=2 5 6 1 2 4, window=4, top=2, ascending=false, fixed=true)", "[[,0],[1,0],[2,1],[2,1],[2,1],[2,5]]");
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn time_windows() {
     check("tmcount(1 1 1 2 5 6, 1 4 NULL -1 NULL 4, 3)\ntmfirst(1 1 1 2 5 6, 1 4 NULL -1 NULL 4, 3)", "[1,2,2,3,0,1]\n[1,1,1,1,,]");
     check("tmrank(1 1 3 5 8 15 15 20, 5 2 4 1 2 8 9 10, ascending=true, window=3)", "[0,0,1,0,0,0,1,0]");
     check("tmsum(2021.01.31 2021.02.28 2021.03.31, 1 2 3, 1M)", "[1,3,3]");
-    check("T = 2022.01.01T09:00:00 + 1 1 2 3 6 7\ntmovingWindowData(T, 1..6, 3s, leftClosed=true)", "([1],[1,2],[1,2,3],[1,2,3,4],[4,5],[5,6])");
+    check("T = 2022.01.01T09:00:00 + 1 1 2 3 6 7\ntmovingWindowData(T, 1..6, 3s, leftClosed=true)", "[[1],[1,2],[1,2,3],[1,2,3,4],[4,5],[5,6]]");
     check("tmsum(3 2 1, 1 2 3, 2)", "Error: The time column of [tmsum] must be non-decreasing");
 }
 
