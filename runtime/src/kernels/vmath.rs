@@ -23,13 +23,6 @@ use std::mem::MaybeUninit;
 const LN2_HI: f64 = f64::from_bits(0x3fe62e42fee00000);
 const LN2_LO: f64 = f64::from_bits(0x3dea39ef35793c76);
 const INV_LN2: f64 = f64::from_bits(0x3ff71547652b82fe);
-const LG1: f64 = f64::from_bits(0x3FE5555555555593);
-const LG2: f64 = f64::from_bits(0x3FD999999997FA04);
-const LG3: f64 = f64::from_bits(0x3FD2492494229359);
-const LG4: f64 = f64::from_bits(0x3FCC71C51D8E78AF);
-const LG5: f64 = f64::from_bits(0x3FC7466496CB03DE);
-const LG6: f64 = f64::from_bits(0x3FC39A09D078C69F);
-const LG7: f64 = f64::from_bits(0x3FC2F112DF3E5244);
 const P1: f64 = f64::from_bits(0x3FC555555555553E);
 const P2: f64 = f64::from_bits(0xBF66C16C16BEBD93);
 const P3: f64 = f64::from_bits(0x3F11566AAF25DE2C);
@@ -42,30 +35,6 @@ const EXP_MAX: f64 = 708.0;
 /// |y| bound of the polynomial pow: the double-double logarithm's error times |y|
 /// stays well below half an ulp.
 const POW_Y_MAX: f64 = 16.0;
-
-/// `x = 2^k * m`, m in [sqrt(2)/2, sqrt(2)), for positive normal x (fdlibm's split, in
-/// 64-bit lanes only so it vectorises): returns (k as f64, m).
-#[inline(always)]
-fn split(x: f64) -> (f64, f64) {
-    let bits = x.to_bits();
-    let mant = bits & 0x000f_ffff_ffff_ffff;
-    // 1 << 52 when m's mantissa is at least sqrt(2)'s: then m is halved and k raised
-    let i = mant.wrapping_add(0x95f64 << 32) & (1 << 52);
-    let m = f64::from_bits(mant | (i ^ 0x3ff0_0000_0000_0000));
-    let e = (bits >> 52).wrapping_add(i >> 52);
-    // 2^52 + e, exactly, minus 2^52 + 1023
-    let dk = f64::from_bits(0x4330_0000_0000_0000 | e) - 4503599627371519.0;
-    (dk, m)
-}
-
-/// fdlibm's R(z): log(1+f) = 2s + s*R(s*s), s = f/(2+f).
-#[inline(always)]
-fn lg_poly(z: f64) -> f64 {
-    let w = z * z;
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    t2 + t1
-}
 
 /// fdlibm's exp from a reduced argument: e^(hi - lo) * 2^k, the result normal.
 #[inline(always)]
@@ -97,27 +66,12 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
     (p, a.mul_add(b, -p))
 }
 
-/// ln(x) as hi + lo (about 2^-60 absolute), for positive normal finite x.
+/// ln(x) as hh + ll, |ll| <= ulp(hh)/2 (about 2^-65 absolute), for positive normal finite x.
 #[inline(always)]
 fn ln_dd(x: f64) -> (f64, f64) {
-    let (dk, m) = split(x);
-    let f = m - 1.0; // exact (Sterbenz)
-    let d = 2.0 + f;
-    let dl = f - (d - 2.0); // 2 + f = d + dl exactly
-    // one division: s need not be the rounded quotient, the residual below corrects it
-    let inv = 1.0 / d;
-    let s = f * inv;
-    let (sd, sde) = two_prod(s, d);
-    let sl = (((f - sd) - sde) - s * dl) * inv; // f/(2+f) = s + sl
-    let tail = s * lg_poly(s * s) + 2.0 * sl + dk * LN2_LO;
-    let a = dk * LN2_HI; // exact: LN2_HI has 21 trailing zero bits
-    let b = 2.0 * s;
-    let h = a + b;
-    let bb = h - a;
-    let e = (a - (h - bb)) + (b - bb); // two-sum error
-    let l = e + tail;
-    let hh = h + l;
-    (hh, l - (hh - h))
+    let (hi, lo) = ln_parts(x);
+    let hh = hi + lo;
+    (hh, lo - (hh - hi))
 }
 
 /// x^y for positive normal finite x and finite non-integer |y| <= POW_Y_MAX whose
@@ -217,6 +171,13 @@ const LOGC_LO: [f64; 16] = [
 /// and all but one correctly rounded; within 1 ulp of glibc over 42M values.
 #[inline(always)]
 fn ln_core(x: f64) -> f64 {
+    let (hi, lo) = ln_parts(x);
+    hi + lo
+}
+
+/// `ln_core`'s result before the last addition: ln x = hi + lo, |lo| small beside |hi|.
+#[inline(always)]
+fn ln_parts(x: f64) -> (f64, f64) {
     let ix = x.to_bits();
     let tmp = ix.wrapping_sub(LN_OFF);
     let i = ((tmp >> 48) & 15) as usize;
@@ -238,7 +199,7 @@ fn ln_core(x: f64) -> f64 {
     let p810 = r2.mul_add(c[10], r.mul_add(c[9], c[8]));
     let q = r8.mul_add(p810, r4.mul_add(p47, p03));
     let lo = r2.mul_add(q, (e2 + kd.mul_add(LN2_LO, LOGC_LO[i])) + rl.mul_add(-r, rl));
-    hi + lo
+    (hi, lo)
 }
 
 multiversion! {
@@ -265,47 +226,56 @@ fn ln_fix(x: &[f64], out: &mut [MaybeUninit<f64>]) {
     }
 }
 
-/// `ln_core` over 8 lanes at a time with the tables in registers (`vpermt2pd`): LLVM
-/// turns the table loads of the portable loop into gathers, which made it 2x slower
-/// than the division-based fdlibm loop it replaces on this machine (AMD Zen 5).
+/// The AVX-512 loops of `ln` and `pow`: `ln_core` and `pow_core` over 8 lanes at a time,
+/// the same operations in the same order (bit-identical results) with the tables in
+/// registers (`vpermt2pd`): LLVM turns the table loads of the portable loops into gathers,
+/// which made `ln` 2x slower than the division-based fdlibm loop it replaced on this
+/// machine (AMD Zen 5); with the permutes it is ~1.45x faster than that loop.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-fn ln_avx512(x: &[f64], out: &mut [MaybeUninit<f64>]) {
+mod avx512 {
+    use super::*;
     use std::arch::x86_64::*;
-    let n = x.len().min(out.len());
-    let ld = |t: &[f64; 16], h: usize| {
-        // SAFETY: h is 0 or 8, so t[h..h + 8] is inside the 16-element table
-        unsafe { _mm512_loadu_pd(t.as_ptr().add(h)) }
-    };
-    let (inv0, inv1) = (ld(&INVC, 0), ld(&INVC, 8));
-    let (lh0, lh1) = (ld(&LOGC_HI, 0), ld(&LOGC_HI, 8));
-    let (ll0, ll1) = (ld(&LOGC_LO, 0), ld(&LOGC_LO, 8));
-    let off = _mm512_set1_epi64(LN_OFF as i64);
-    let emask = _mm512_set1_epi64((0xfffu64 << 52) as i64);
-    let one = _mm512_set1_pd(1.0);
-    let minpos = _mm512_set1_pd(f64::MIN_POSITIVE);
-    let inf = _mm512_set1_pd(f64::INFINITY);
-    let ln2hi = _mm512_set1_pd(LN2_HI);
-    let ln2lo = _mm512_set1_pd(LN2_LO);
-    let c = |j: usize| _mm512_set1_pd(LN_C[j]);
-    let mut bad: u8 = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: i + 8 <= n <= x.len()
-        let v = unsafe { _mm512_loadu_pd(x.as_ptr().add(i)) };
-        bad |= !(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(v, minpos) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(v, inf));
+
+    /// The tables and constants, loaded once per slice.
+    pub(super) struct Ln {
+        inv: (__m512d, __m512d),
+        lh: (__m512d, __m512d),
+        ll: (__m512d, __m512d),
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn tables() -> Ln {
+        let ld = |t: &[f64; 16]| {
+            // SAFETY: both halves lie inside the 16-element table
+            unsafe { (_mm512_loadu_pd(t.as_ptr()), _mm512_loadu_pd(t.as_ptr().add(8))) }
+        };
+        Ln { inv: ld(&INVC), lh: ld(&LOGC_HI), ll: ld(&LOGC_LO) }
+    }
+
+    /// Lanes of v that are positive, normal and finite.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn ln_ok8(v: __m512d) -> __mmask8 {
+        _mm512_cmp_pd_mask::<_CMP_GE_OQ>(v, _mm512_set1_pd(f64::MIN_POSITIVE)) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(v, _mm512_set1_pd(f64::INFINITY))
+    }
+
+    /// `ln_parts` of 8 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn ln_parts8(t: &Ln, v: __m512d) -> (__m512d, __m512d) {
+        let c = |j: usize| _mm512_set1_pd(LN_C[j]);
         let ix = _mm512_castpd_si512(v);
-        let tmp = _mm512_sub_epi64(ix, off);
+        let tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(LN_OFF as i64));
         let idx = _mm512_srli_epi64::<48>(tmp); // the permutes read its low 4 bits
         let kd = _mm512_cvtepi64_pd(_mm512_srai_epi64::<52>(tmp));
-        let z = _mm512_castsi512_pd(_mm512_sub_epi64(ix, _mm512_and_si512(tmp, emask)));
-        let invc = _mm512_permutex2var_pd(inv0, idx, inv1);
-        let lhi = _mm512_permutex2var_pd(lh0, idx, lh1);
-        let llo = _mm512_permutex2var_pd(ll0, idx, ll1);
+        let z = _mm512_castsi512_pd(_mm512_sub_epi64(ix, _mm512_and_si512(tmp, _mm512_set1_epi64((0xfffu64 << 52) as i64))));
+        let invc = _mm512_permutex2var_pd(t.inv.0, idx, t.inv.1);
+        let lhi = _mm512_permutex2var_pd(t.lh.0, idx, t.lh.1);
+        let llo = _mm512_permutex2var_pd(t.ll.0, idx, t.ll.1);
         let p = _mm512_mul_pd(z, invc);
         let rl = _mm512_fmsub_pd(z, invc, p);
-        let r = _mm512_sub_pd(p, one);
-        let w = _mm512_add_pd(_mm512_mul_pd(kd, ln2hi), lhi);
+        let r = _mm512_sub_pd(p, _mm512_set1_pd(1.0));
+        let w = _mm512_add_pd(_mm512_mul_pd(kd, _mm512_set1_pd(LN2_HI)), lhi);
         let hi = _mm512_add_pd(w, r);
         let e2 = _mm512_sub_pd(r, _mm512_sub_pd(hi, w));
         let r2 = _mm512_mul_pd(r, r);
@@ -315,18 +285,139 @@ fn ln_avx512(x: &[f64], out: &mut [MaybeUninit<f64>]) {
         let p47 = _mm512_fmadd_pd(r2, _mm512_fmadd_pd(r, c(7), c(6)), _mm512_fmadd_pd(r, c(5), c(4)));
         let p810 = _mm512_fmadd_pd(r2, c(10), _mm512_fmadd_pd(r, c(9), c(8)));
         let q = _mm512_fmadd_pd(r8, p810, _mm512_fmadd_pd(r4, p47, p03));
-        let lo = _mm512_fmadd_pd(r2, q, _mm512_add_pd(_mm512_add_pd(e2, _mm512_fmadd_pd(kd, ln2lo, llo)), _mm512_fnmadd_pd(rl, r, rl)));
-        // SAFETY: i + 8 <= n <= out.len(); MaybeUninit<f64> has f64's layout
-        unsafe { _mm512_storeu_pd(out.as_mut_ptr().add(i) as *mut f64, _mm512_add_pd(hi, lo)) };
-        i += 8;
+        let lo = _mm512_fmadd_pd(r2, q, _mm512_add_pd(_mm512_add_pd(e2, _mm512_fmadd_pd(kd, _mm512_set1_pd(LN2_LO), llo)), _mm512_fnmadd_pd(rl, r, rl)));
+        (hi, lo)
     }
-    let mut bad = bad != 0;
-    for j in i..n {
-        bad |= !ln_ok(x[j]);
-        out[j].write(ln_core(x[j]));
+
+    /// `exp_core` of 8 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    fn exp8(x: __m512d, xl: __m512d) -> __m512d {
+        let (m, a, s) = (_mm512_mul_pd, _mm512_add_pd, _mm512_sub_pd);
+        let k1 = |v: f64| _mm512_set1_pd(v);
+        let t = a(m(x, k1(INV_LN2)), k1(SHIFT));
+        let k = _mm512_sub_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(SHIFT.to_bits() as i64));
+        let kd = s(t, k1(SHIFT));
+        let hi = s(x, m(kd, k1(LN2_HI)));
+        let lo = s(m(kd, k1(LN2_LO)), xl);
+        let r = s(hi, lo);
+        let tt = m(r, r);
+        let c = s(r, m(tt, a(k1(P1), m(tt, a(k1(P2), m(tt, a(k1(P3), m(tt, a(k1(P4), m(tt, k1(P5)))))))))));
+        let y = s(k1(1.0), s(s(lo, _mm512_div_pd(m(r, c), s(k1(2.0), c))), hi));
+        _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(y), _mm512_slli_epi64::<52>(k)))
     }
-    if bad {
-        ln_fix(&x[..n], &mut out[..n]);
+
+    /// `pow_core` of 8 lanes: (x^y, the exponent y ln x for the range check).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    fn pow8(t: &Ln, x: __m512d, y: __m512d) -> (__m512d, __m512d) {
+        let (hi, lo) = ln_parts8(t, x);
+        let lh = _mm512_add_pd(hi, lo);
+        let ll = _mm512_sub_pd(lo, _mm512_sub_pd(lh, hi));
+        let ph = _mm512_mul_pd(y, lh);
+        let pe = _mm512_fmsub_pd(y, lh, ph);
+        let pl = _mm512_add_pd(pe, _mm512_mul_pd(y, ll));
+        let h = _mm512_add_pd(ph, pl);
+        let l = _mm512_sub_pd(pl, _mm512_sub_pd(h, ph));
+        (exp8(h, l), h)
+    }
+
+    /// Lanes of the exponent h that keep the result normal.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    fn exp_ok8(h: __m512d) -> __mmask8 {
+        _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(h), _mm512_set1_pd(EXP_MAX))
+    }
+
+    /// `ln_slice` (whole slice; the tail and the fix-ups through the scalar code).
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn ln(x: &[f64], out: &mut [MaybeUninit<f64>]) {
+        let n = x.len().min(out.len());
+        let t = tables();
+        let mut bad: u8 = 0;
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n <= x.len()
+            let v = unsafe { _mm512_loadu_pd(x.as_ptr().add(i)) };
+            bad |= !ln_ok8(v);
+            let (hi, lo) = ln_parts8(&t, v);
+            // SAFETY: i + 8 <= n <= out.len(); MaybeUninit<f64> has f64's layout
+            unsafe { _mm512_storeu_pd(out.as_mut_ptr().add(i) as *mut f64, _mm512_add_pd(hi, lo)) };
+            i += 8;
+        }
+        let mut bad = bad != 0;
+        for j in i..n {
+            bad |= !ln_ok(x[j]);
+            out[j].write(ln_core(x[j]));
+        }
+        if bad {
+            ln_fix(&x[..n], &mut out[..n]);
+        }
+    }
+
+    /// The general loop of `pow_slice_scalar` (y finite, not an integer, |y| <= 16);
+    /// returns whether some lane needs libm (the caller's second pass).
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn pow_scalar(x: &[f64], y: f64, out: &mut [MaybeUninit<f64>]) -> bool {
+        let n = x.len().min(out.len());
+        let t = tables();
+        let yv = _mm512_set1_pd(y);
+        let one = _mm512_set1_pd(1.0);
+        let mut bad: u8 = 0;
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n <= x.len()
+            let v = unsafe { _mm512_loadu_pd(x.as_ptr().add(i)) };
+            let ok = ln_ok8(v);
+            let (r, h) = pow8(&t, _mm512_mask_blend_pd(ok, one, v), yv);
+            bad |= !(ok & exp_ok8(h));
+            // SAFETY: i + 8 <= n <= out.len(); MaybeUninit<f64> has f64's layout
+            unsafe { _mm512_storeu_pd(out.as_mut_ptr().add(i) as *mut f64, r) };
+            i += 8;
+        }
+        let mut bad = bad != 0;
+        for j in i..n {
+            let ok = ln_ok(x[j]);
+            let (r, h) = pow_core(if ok { x[j] } else { 1.0 }, y);
+            bad |= !(ok && exp_ok(h));
+            out[j].write(r);
+        }
+        bad
+    }
+
+    /// The loop of `pow_slice`; returns whether some lane needs libm.
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+    pub(super) fn pow_vec(x: &[f64], y: &[f64], out: &mut [MaybeUninit<f64>]) -> bool {
+        let n = x.len().min(y.len()).min(out.len());
+        let t = tables();
+        let one = _mm512_set1_pd(1.0);
+        let half = _mm512_set1_pd(0.5);
+        let shift = _mm512_set1_pd(SHIFT);
+        let ymax = _mm512_set1_pd(POW_Y_MAX);
+        let mut bad: u8 = 0;
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n <= x.len(), y.len()
+            let (v, w) = unsafe { (_mm512_loadu_pd(x.as_ptr().add(i)), _mm512_loadu_pd(y.as_ptr().add(i))) };
+            // pow_y_ok: |y| <= 16 and y not an integer
+            let yok = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(w), ymax)
+                & _mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(_mm512_sub_pd(_mm512_add_pd(w, shift), shift), w);
+            let ok = ln_ok8(v) & yok;
+            let (r, h) = pow8(&t, _mm512_mask_blend_pd(ok, one, v), _mm512_mask_blend_pd(ok, half, w));
+            bad |= !(ok & exp_ok8(h));
+            // SAFETY: i + 8 <= n <= out.len(); MaybeUninit<f64> has f64's layout
+            unsafe { _mm512_storeu_pd(out.as_mut_ptr().add(i) as *mut f64, r) };
+            i += 8;
+        }
+        let mut bad = bad != 0;
+        for j in i..n {
+            let (a, b) = (x[j], y[j]);
+            let ok = ln_ok(a) && pow_y_ok(b);
+            let (r, h) = pow_core(if ok { a } else { 1.0 }, if ok { b } else { 0.5 });
+            bad |= !(ok && exp_ok(h));
+            out[j].write(r);
+        }
+        bad
     }
 }
 
@@ -335,7 +426,7 @@ pub fn ln_slice(x: &[f64], out: &mut [MaybeUninit<f64>]) {
     #[cfg(target_arch = "x86_64")]
     if has_avx512() {
         // SAFETY: the CPU has AVX-512 F/DQ/VL/BW (and so AVX2 and FMA)
-        return unsafe { ln_avx512(x, out) };
+        return unsafe { avx512::ln(x, out) };
     }
     ln_slice_port(x, out)
 }
@@ -391,11 +482,27 @@ multiversion! {
             return;
         }
         let mut bad = false;
-        for (o, &a) in out.iter_mut().zip(x) {
-            let ok = ln_ok(a);
-            let (r, h) = pow_core(if ok { a } else { 1.0 }, y);
-            bad |= !(ok && exp_ok(h));
-            o.write(r);
+        #[cfg(target_arch = "x86_64")]
+        let simd = has_avx512();
+        #[cfg(not(target_arch = "x86_64"))]
+        let simd = false;
+        if simd {
+            #[cfg(target_arch = "x86_64")]
+            {
+                // SAFETY: the CPU has AVX-512 F/DQ/VL/BW (and so AVX2 and FMA); the
+                // AVX-512 copy of this function calls it without `unsafe`
+                #[allow(unused_unsafe)]
+                {
+                    bad = unsafe { avx512::pow_scalar(x, y, out) };
+                }
+            }
+        } else {
+            for (o, &a) in out.iter_mut().zip(x) {
+                let ok = ln_ok(a);
+                let (r, h) = pow_core(if ok { a } else { 1.0 }, y);
+                bad |= !(ok && exp_ok(h));
+                o.write(r);
+            }
         }
         if bad {
             for (o, &a) in out.iter_mut().zip(x) {
@@ -411,11 +518,27 @@ multiversion! {
     /// `out[i] = x[i]^y[i]` (libm's `pow` where the polynomial path does not apply).
     pub fn pow_slice(x: &[f64], y: &[f64], out: &mut [MaybeUninit<f64>]) {
         let mut bad = false;
-        for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-            let ok = ln_ok(a) && pow_y_ok(b);
-            let (r, h) = pow_core(if ok { a } else { 1.0 }, if ok { b } else { 0.5 });
-            bad |= !(ok && exp_ok(h));
-            o.write(r);
+        #[cfg(target_arch = "x86_64")]
+        let simd = has_avx512();
+        #[cfg(not(target_arch = "x86_64"))]
+        let simd = false;
+        if simd {
+            #[cfg(target_arch = "x86_64")]
+            {
+                // SAFETY: the CPU has AVX-512 F/DQ/VL/BW (and so AVX2 and FMA); the
+                // AVX-512 copy of this function calls it without `unsafe`
+                #[allow(unused_unsafe)]
+                {
+                    bad = unsafe { avx512::pow_vec(x, y, out) };
+                }
+            }
+        } else {
+            for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                let ok = ln_ok(a) && pow_y_ok(b);
+                let (r, h) = pow_core(if ok { a } else { 1.0 }, if ok { b } else { 0.5 });
+                bad |= !(ok && exp_ok(h));
+                o.write(r);
+            }
         }
         if bad {
             for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
@@ -628,6 +751,41 @@ mod tests {
         for i in 1..200_000 {
             let (p, q) = unsafe { (b[i - 1 + 27].assume_init(), b[i + 27].assume_init()) };
             assert!(p <= q, "ln not monotone at {:e}", xs[i + 27]);
+        }
+    }
+
+    /// `pow`'s AVX-512 loops give the bits of the portable `pow_core` (every build the same).
+    #[test]
+    fn pow_builds_agree_bit_for_bit() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut xs = specials();
+        for _ in 0..100_000 {
+            xs.push(rng.pos(-60, 60));
+        }
+        for _ in 0..100_000 {
+            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+            xs.push(0.9 + 0.2 * u);
+        }
+        let ys: Vec<f64> = (0..xs.len()).map(|i| [2.5, -0.5, 1.0 / 3.0, 7.25, -15.9, 3.0, 0.5][i % 7]).collect();
+        let mut a = vec![MaybeUninit::uninit(); xs.len()];
+        let mut b = vec![MaybeUninit::uninit(); xs.len()];
+        for cut in [xs.len(), xs.len() - 3] {
+            pow_slice_scalar(&xs[..cut], 2.5, &mut a[..cut]);
+            pow_slice(&xs[..cut], &ys[..cut], &mut b[..cut]);
+            for i in 0..cut {
+                let x = xs[i];
+                let (p, q) = unsafe { (a[i].assume_init(), b[i].assume_init()) };
+                if ln_ok(x) && exp_ok(pow_core(x, 2.5).1) {
+                    assert_eq!(p.to_bits(), pow_core(x, 2.5).0.to_bits(), "pow({x:e}, 2.5)");
+                }
+                let y = ys[i];
+                if ln_ok(x) && pow_y_ok(y) && exp_ok(pow_core(x, y).1) {
+                    assert_eq!(q.to_bits(), pow_core(x, y).0.to_bits(), "pow({x:e}, {y})");
+                } else {
+                    let w = x.powf(y);
+                    assert!(q.to_bits() == w.to_bits() || (q.is_nan() && w.is_nan()), "pow({x:e}, {y}) = {q:e}, libm {w:e}");
+                }
+            }
         }
     }
 
