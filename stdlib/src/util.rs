@@ -59,25 +59,17 @@ pub fn map_f64_slices(
             return Err(Error::unsupported(name, c.ty));
         }
         let x = as_native::<f64>(c);
-        // the null rule runs per 2Ki-element piece, right after the kernel wrote it, so it
-        // reads both from L1 (one pass over a whole 1M-element chunk was ~20% of `log`)
         let fill = |start: usize, o: &mut [std::mem::MaybeUninit<f64>]| {
-            for (j, o) in o.chunks_mut(NULL_RULE_PIECE).enumerate() {
-                let s = start + j * NULL_RULE_PIECE;
-                let i = &x[s..s + o.len()];
-                block(i, o);
-                // SAFETY: `block` wrote every element of `o`
-                null_rule(unsafe { par::assume_init_mut(o) }, i);
-            }
+            let i = &x[start..start + o.len()];
+            block(i, o);
+            // SAFETY: `block` wrote every element of `o`
+            null_rule(unsafe { par::assume_init_mut(o) }, i);
         };
         // SAFETY: `fill` writes every element of each part (block's contract)
         let out = unsafe { par::build_vec(x.len(), par_min, &fill) };
         Ok(Column::from_vec(DataType::Double, out))
     })
 }
-
-/// Elements per kernel call in `map_f64_slices` (16 KiB in, 16 KiB out).
-const NULL_RULE_PIECE: usize = 2048;
 
 beluga_runtime::simd_fn! {
     /// `map_f64_slices`' null rule on results `o` of inputs `i`, branch-free so it
