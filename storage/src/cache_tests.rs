@@ -222,8 +222,10 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
         op: beluga_runtime::kernels::cmp::CmpOp::Gt,
         value: Column::from_vec(DataType::Double, vec![20.0]),
     };
+    // (a segment keeping more than half of its rows comes back whole: the caller filters)
     let f = crate::load::load_partitions(&h, None, &[gt], None).unwrap();
     let mut got: Vec<f64> = f.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    got.retain(|&x| x > 20.0);
     got.sort_by(f64::total_cmp);
     let mut want: Vec<f64> = (20..30).map(|k| k as f64 + 0.5).chain((0..12).map(|k| (k as f64 + 0.5) * 100.0)).collect();
     want.sort_by(f64::total_cmp);
@@ -233,5 +235,38 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
     let p3 = crate::load::load_partitions(&h, None, &[], None).unwrap();
     assert_eq!(p3.iter().map(|t| t.rows()).sum::<usize>(), 45);
     assert_eq!(xs_on(&p3[0], 18000).last(), Some(&-0.5));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn split_scans_return_segments_a_filter_keeps_mostly_as_cached() {
+    let dir = scratch("dense");
+    let h = create(&dir);
+    // 3,000 rows over three days (one segment each), x = 0.5, 1.5, ...
+    append(&h, &sample(3000, 18000, 1.0));
+    let whole = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let cmp = |op, v: f64| beluga_runtime::table_source::Pred::Cmp {
+        col: "x".into(),
+        op,
+        value: Column::from_vec(DataType::Double, vec![v]),
+    };
+    use beluga_runtime::kernels::cmp::CmpOp;
+    // x > 10 keeps all but a few rows of the first day: every segment comes back whole,
+    // sharing the cached columns (no gathered copy)
+    let dense = crate::load::load_partitions(&h, None, &[cmp(CmpOp::Gt, 10.0)], None).unwrap();
+    assert_eq!(dense.len(), 3);
+    for (a, b) in whole.iter().zip(&dense) {
+        assert_eq!(a.rows(), b.rows());
+        assert!(a.cols.iter().zip(&b.cols).all(|(x, y)| Arc::ptr_eq(&x.data, &y.data)));
+    }
+    // x < 10 keeps few rows: exactly those, gathered
+    let sparse = crate::load::load_partitions(&h, None, &[cmp(CmpOp::Lt, 10.0)], None).unwrap();
+    let got: Vec<f64> = sparse.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    let mut got = got;
+    got.sort_by(f64::total_cmp);
+    assert_eq!(got, (0..10).map(|k| k as f64 + 0.5).collect::<Vec<_>>());
+    // `load` (one table, exact rows) still filters a dense condition row by row
+    let one = crate::load::load(&h, None, &[cmp(CmpOp::Gt, 10.0)], None).unwrap();
+    assert_eq!(one.rows(), 2990);
     let _ = std::fs::remove_dir_all(&dir);
 }

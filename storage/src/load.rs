@@ -179,7 +179,7 @@ impl Plan {
             .par_iter()
             .map(|j| {
                 let rows = self.apply == Apply::Rows;
-                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None)
+                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None, false)
             })
             .collect()
     }
@@ -204,6 +204,7 @@ fn load_segment(
     filters: &[Filter],
     rows: bool,
     inexact: Option<&AtomicBool>,
+    superset: bool,
 ) -> Result<Option<Vec<Column>>> {
     let ncols = st.meta.names.len();
     // filter columns first: their block directories (cache entry or file, not decoded yet)
@@ -256,10 +257,13 @@ fn load_segment(
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
-    // late materialisation: the other columns only at the rows the filters kept
+    // late materialisation: the other columns only at the rows the filters kept; with
+    // `superset`, a filter keeping more than half of the rows returns them all instead
+    // (the caller filters again): the cached columns shared, not a gathered copy of
+    // nearly the same size beside them
     let idx = mask.and_then(|m| {
         let kept = m.iter().filter(|&&b| b).count();
-        (kept < m.len()).then(|| mask_rows(&m, kept))
+        (kept < m.len() && !(superset && kept * 2 > m.len())).then(|| mask_rows(&m, kept))
     });
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
@@ -534,7 +538,7 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
             .par_iter()
             .map(|&k| {
                 let j = &plan.jobs[k];
-                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact))
+                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact), false)
             })
             .collect::<Result<_>>()?;
         for (&k, seg) in order[next..end].iter().zip(got) {
@@ -559,6 +563,9 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
 /// One table per surviving partition (for per-partition execution, `map` queries).
 /// Partitions without a row passing the simple conditions are left out; conditions the
 /// partition key decides cost nothing, and unfiltered tables share the cached columns.
+/// A segment whose row conditions keep more than half of its rows is returned whole
+/// (`TableSource::scan` lets a source return rows failing a predicate): the executor
+/// evaluates the conditions again and can aggregate under the mask instead of a copy.
 ///
 /// A partition read whole (no condition left for its rows) that has several segments, as
 /// a partition appended to by several imports or CSV chunks has, is served like `load`
@@ -617,7 +624,7 @@ pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred]
             if d {
                 return Ok(None);
             }
-            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None)
+            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None, true)
         })
         .collect::<Result<_>>()?;
     let mut out = Vec::with_capacity(groups.len());
