@@ -61,6 +61,10 @@ pub struct Scan<'a> {
     pub preds: &'a [Pred],
     pub partitions: Option<&'a [String]>,
     pub split: bool,
+    /// With `split`: a partition stored in several segments may come as one batch per
+    /// segment (for a caller that merges what it computes per batch, as map-reduce
+    /// aggregates do), so that segments returned whole need not be copied into one.
+    pub segments: bool,
     /// `(column, n)` for `select top n <columns> … order by column desc` when every `where`
     /// condition is among `preds`: the source may leave out partitions that cannot hold
     /// any of the first n rows of that order (keys below the n-th largest key found).

@@ -572,7 +572,10 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
 /// serves a whole table: from its joined columns in the cache (a later query copies
 /// nothing), and on a miss its segments are decoded straight into those columns (one
 /// allocation per column, no per-segment copy kept beside them).
-pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>) -> Result<Vec<Table>> {
+///
+/// `segments` (see `Scan::segments`): a partition whose rows were filtered comes as one
+/// table per segment instead of the segments' columns copied into one.
+pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>, segments: bool) -> Result<Vec<Table>> {
     let plan = plan(h, names, preds, only, Apply::Rows)?;
     let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
     // the jobs of each partition (consecutive in `plan.jobs`)
@@ -634,6 +637,14 @@ pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred]
             None => {
                 let segs: Vec<Vec<Column>> = loaded[g.clone()].iter_mut().filter_map(Option::take).collect();
                 if segs.is_empty() {
+                    continue;
+                }
+                if segments && key.is_none() && segs.len() > 1 {
+                    for cols in segs {
+                        let mut t = Table::new(names.clone(), cols)?;
+                        t.name = Some(h.name.clone());
+                        out.push(t);
+                    }
                     continue;
                 }
                 let cols: Vec<Column> = types.iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();

@@ -1117,7 +1117,7 @@ pub(crate) mod tests {
         let files: Vec<_> = std::fs::read_dir(dir.join("pt").join("20190414")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(files.len(), 1, "{files:?}");
         assert!(files[0].ends_with(".pack"));
-        let parts = crate::query::load_partitions(&h, None, &[], None).unwrap();
+        let parts = crate::query::load_partitions(&h, None, &[], None, false).unwrap();
         assert_eq!(parts.len(), 20);
         for (k, p) in parts.iter().enumerate() {
             assert_eq!(p.rows(), 500);

@@ -423,7 +423,9 @@ fn meta_count(i: &mut Interpreter, p: &Prepared, q: &SelectQuery) -> Result<Opti
 
 /// Load the partitions, run the map step on rayon and reduce; None when no row survives.
 fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &SelectQuery) -> Result<Option<Reduced>> {
-    let Some(sources) = super::source::partitions(i, q.from.as_ref(), need)? else {
+    // a partition of several segments may come as one source per segment: the reduce
+    // step merges partial groups of any batches
+    let Some(sources) = super::source::partitions(i, q.from.as_ref(), need, true)? else {
         return Ok(None);
     };
     if sources.is_empty() {

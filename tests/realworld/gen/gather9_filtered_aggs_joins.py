@@ -1,5 +1,5 @@
 """Generator of tests/realworld/gather9_filtered_aggs_joins.dos: quotes of three days in a
-date-partitioned database, aggregated under a dense and a sparse filter, and joined to a
+date-partitioned database (two segments a day), aggregated under a dense and a sparse filter, and joined to a
 symbol table. Expected values from pandas. Run: python3 gather9_filtered_aggs_joins.py > ../gather9_filtered_aggs_joins.dos"""
 import numpy as np
 import pandas as pd
@@ -45,8 +45,17 @@ def fmt(x):
     return f"{x:.2f}" if isinstance(x, float) else str(x)
 
 
-csv = "date,sym,time,bid,ofr,qty\\n" + "".join(
-    f"{r.date},{r.sym},{fmt_t(r.time)},{fmt(r.bid)},{fmt(r.ofr)},{fmt(r.qty)}\\n" for r in df.itertuples())
+def csv_of(part):
+    return "date,sym,time,bid,ofr,qty\\n" + "".join(
+        f"{r.date},{r.sym},{fmt_t(r.time)},{fmt(r.bid)},{fmt(r.ofr)},{fmt(r.qty)}\\n" for r in part.itertuples())
+
+
+# two files, each holding part of every day (the first 60% of its rows, then the rest):
+# every date partition gets two segments, in table order
+pos = df.groupby("date").cumcount()
+size = df.groupby("date")["date"].transform("size")
+early_part = pos < (size * 0.6).astype(int)
+csv_a, csv_b = csv_of(df[early_part]), csv_of(df[~early_part])
 
 info = pd.DataFrame({"sym": ["AAPL", "IBM", "MSFT", "ORCL", "ZZZ"],
                      "sector": ["tech", "tech", "tech", "software", "none"],
@@ -127,7 +136,7 @@ lj_xom = lj[lj["sym"] == "XOM"]
 dup = pd.DataFrame({"sym": ["IBM", "IBM", "MSFT"], "tag": ["a", "b", "c"]})
 jd = df.merge(dup, on="sym", how="inner")
 
-print(f"""// Quotes of three days in a database partitioned by date (one segment a day), with
+print(f"""// Quotes of three days in a database partitioned by date (two imports: two segments a day), with
 // NULL bids, offers and sizes, aggregated per symbol and day under a filter that keeps
 // most rows (the regular session, ~90%: the partitions come back whole and the
 // aggregates run under the mask) and one that keeps few (bid > 170: gathered rows), and
@@ -139,10 +148,13 @@ print(f"""// Quotes of three days in a database partitioned by date (one segment
 root = "/tmp/beluga_gather9_quotes"
 if (exists(root)) rmdir(root, true)
 mkdir(root)
-saveTextFile("{csv}", root + "/quotes.csv")
+saveTextFile("{csv_a}", root + "/quotes_a.csv")
+saveTextFile("{csv_b}", root + "/quotes_b.csv")
 schema = table(`date`sym`time`bid`ofr`qty as name, `DATE`SYMBOL`SECOND`DOUBLE`DOUBLE`INT as type)
 db = database(root + "/db", VALUE, 2026.03.02..2026.03.04)
-loadTextEx(db, `quotes, `date, root + "/quotes.csv", , schema)
+// two imports: every day's partition holds two segments
+loadTextEx(db, `quotes, `date, root + "/quotes_a.csv", , schema)
+loadTextEx(db, `quotes, `date, root + "/quotes_b.csv", , schema)
 assert 1, (exec count(*) from loadTable(root + "/db", `quotes)) == {len(df)}
 
 @testing: case = "dense_filter_group_by"
