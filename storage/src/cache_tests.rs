@@ -222,7 +222,7 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
         op: beluga_runtime::kernels::cmp::CmpOp::Gt,
         value: Column::from_vec(DataType::Double, vec![20.0]),
     };
-    // (a segment keeping more than half of its rows comes back whole: the caller filters)
+    // (a segment keeping most of its rows comes back whole: the caller filters)
     let f = crate::load::load_partitions(&h, None, &[gt.clone()], None, false).unwrap();
     let mut got: Vec<f64> = f.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
     got.retain(|&x| x > 20.0);

@@ -12,7 +12,7 @@ use crate::partition::Level;
 use crate::query::{block_keep, filter_mask, prune, Filter};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
-use beluga_runtime::table_source::{PartInfo, Pred};
+use beluga_runtime::table_source::{mostly_kept, PartInfo, Pred};
 use beluga_runtime::{with_numeric, DataType, Error, Result, Table};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -258,12 +258,12 @@ fn load_segment(
         return Ok(None);
     }
     // late materialisation: the other columns only at the rows the filters kept; with
-    // `superset`, a filter keeping more than half of the rows returns them all instead
-    // (the caller filters again): the cached columns shared, not a gathered copy of
-    // nearly the same size beside them
+    // `superset`, filters keeping most rows (`mostly_kept`) return them all instead (the
+    // caller filters again): the cached columns shared, not a gathered copy of nearly the
+    // same size beside them
     let idx = mask.and_then(|m| {
         let kept = m.iter().filter(|&&b| b).count();
-        (kept < m.len() && !(superset && kept * 2 > m.len())).then(|| mask_rows(&m, kept))
+        (kept < m.len() && !(superset && mostly_kept(kept, m.len()))).then(|| mask_rows(&m, kept))
     });
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
@@ -563,7 +563,7 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
 /// One table per surviving partition (for per-partition execution, `map` queries).
 /// Partitions without a row passing the simple conditions are left out; conditions the
 /// partition key decides cost nothing, and unfiltered tables share the cached columns.
-/// A segment whose row conditions keep more than half of its rows is returned whole
+/// A segment whose row conditions keep most of its rows (`mostly_kept`) is returned whole
 /// (`TableSource::scan` lets a source return rows failing a predicate): the executor
 /// evaluates the conditions again and can aggregate under the mask instead of a copy.
 ///

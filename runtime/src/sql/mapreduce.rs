@@ -484,8 +484,8 @@ fn undecided(i: &mut Interpreter, q: &SelectQuery, need: &Need, where_: &[Expr])
 
 /// The `where` conditions (row-wise, so evaluating each on every row and combining the
 /// masks selects what applying them one after another selects) on one partition: the
-/// frame the grouping reads and, when the conditions keep more than half of its rows, the
-/// kept rows as a mask instead of a copy of every column at them (a scan that keeps most
+/// frame the grouping reads and, when the conditions keep most of its rows (`mostly_kept`,
+/// as a scan returning whole segments does), the kept rows as a mask instead of a copy of every column at them (a scan that keeps most
 /// rows hands over its cached columns; gathering them would hold every column twice).
 fn select_rows(w: &mut Interpreter, mut frame: Frame, where_: &[Expr]) -> Result<(Frame, Option<Vec<bool>>)> {
     let mut sel: Option<Vec<bool>> = None;
@@ -500,7 +500,7 @@ fn select_rows(w: &mut Interpreter, mut frame: Frame, where_: &[Expr]) -> Result
         if kept == frame.rows {
             continue;
         }
-        if kept * 2 > frame.rows {
+        if crate::table_source::mostly_kept(kept, frame.rows) {
             sel = Some(m);
         } else {
             frame = frame.take(&mask_rows(&m));
