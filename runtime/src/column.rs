@@ -596,6 +596,30 @@ impl Column {
         Column::new(self.ty, data)
     }
 
+    /// Rows selected by 32-bit index; an index out of range (`u32::MAX` on purpose)
+    /// gives null. Half the index bytes of `take` for the row numbers of a join.
+    pub fn take_u32(&self, idx: &[u32]) -> Column {
+        fn pick<T: Native>(v: &[T], idx: &[u32]) -> Vec<T> {
+            idx.iter().map(|&i| v.get(i as usize).copied().unwrap_or(T::NULL)).collect()
+        }
+        let data = match &*self.data {
+            ColData::I128(v) if self.ty.decimal_scale().is_some() => {
+                ColData::I128(idx.iter().map(|&i| v.get(i as usize).copied().unwrap_or(DECIMAL_NULL)).collect())
+            }
+            d => map_numeric!(d, v => pick(v, idx),
+                ColData::Sym(s) => ColData::Sym(SymCol {
+                    codes: idx.iter().map(|&i| s.codes.get(i as usize).copied().unwrap_or(0)).collect(),
+                    dict: s.dict.clone(),
+                }),
+                ColData::Str(_) | ColData::Array(_) => {
+                    let wide: Vec<i64> = idx.iter().map(|&i| if (i as usize) < self.len() { i as i64 } else { -1 }).collect();
+                    return self.take(&wide);
+                }
+            ),
+        };
+        Column::new(self.ty, data)
+    }
+
     /// Rows by usize index (all in range).
     pub fn take_usize(&self, idx: &[usize]) -> Column {
         fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {

@@ -69,8 +69,8 @@ fn hits_share_data_and_every_write_is_seen() {
     let b = load_all(&mut i, &h);
     assert!(a.cols.iter().zip(&b.cols).all(|(x, y)| Arc::ptr_eq(&x.data, &y.data)));
     // per-partition tables share the cached segment columns
-    let p1 = crate::load::load_partitions(&h, None, &[], None).unwrap();
-    let p2 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let p1 = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
+    let p2 = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
     assert_eq!(p1.len(), 3);
     assert!(p1.iter().zip(&p2).all(|(x, y)| Arc::ptr_eq(&x.cols[2].data, &y.cols[2].data)));
     // the manifest is kept too
@@ -199,7 +199,7 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
     append(&h, &a);
     append(&h, &b);
     assert!(h.meta().unwrap().parts.iter().all(|p| p.segs.len() == 2));
-    let p1 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let p1 = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
     assert_eq!(p1.len(), 3);
     for (k, t) in p1.iter().enumerate() {
         // one partition per day, its rows in segment order: the first append's, then the second's
@@ -211,10 +211,10 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
         assert_eq!(t.cols[1].str_at(0), Some(["IBM", "MSFT", "NA"][k]));
     }
     // a second query shares every column of every partition (nothing copied)
-    let p2 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let p2 = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
     assert!(p1.iter().zip(&p2).all(|(x, y)| x.cols.iter().zip(&y.cols).all(|(u, v)| Arc::ptr_eq(&u.data, &v.data))));
     // a subset of the columns: the same joined columns
-    let only_x = crate::load::load_partitions(&h, Some(&["x".to_string()]), &[], None).unwrap();
+    let only_x = crate::load::load_partitions(&h, Some(&["x".to_string()]), &[], None, false).unwrap();
     assert!(p1.iter().zip(&only_x).all(|(x, y)| Arc::ptr_eq(&x.cols[2].data, &y.cols[0].data)));
     // a condition on rows still filters them (segment by segment)
     let gt = beluga_runtime::table_source::Pred::Cmp {
@@ -222,15 +222,24 @@ fn partitions_of_several_segments_are_joined_once_and_shared() {
         op: beluga_runtime::kernels::cmp::CmpOp::Gt,
         value: Column::from_vec(DataType::Double, vec![20.0]),
     };
-    let f = crate::load::load_partitions(&h, None, &[gt], None).unwrap();
+    // (a segment keeping most of its rows comes back whole: the caller filters)
+    let f = crate::load::load_partitions(&h, None, &[gt.clone()], None, false).unwrap();
     let mut got: Vec<f64> = f.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    got.retain(|&x| x > 20.0);
     got.sort_by(f64::total_cmp);
     let mut want: Vec<f64> = (20..30).map(|k| k as f64 + 0.5).chain((0..12).map(|k| (k as f64 + 0.5) * 100.0)).collect();
     want.sort_by(f64::total_cmp);
     assert_eq!(got, want);
+    // with `segments`, each filtered partition comes as one table per segment: same rows
+    let fs = crate::load::load_partitions(&h, None, &[gt], None, true).unwrap();
+    assert_eq!((f.len(), fs.len()), (3, 6));
+    let mut got: Vec<f64> = fs.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    got.retain(|&x| x > 20.0);
+    got.sort_by(f64::total_cmp);
+    assert_eq!(got, want);
     // an append makes the joined columns stale: the new rows are seen
     append(&h, &sample(3, 18000, -1.0));
-    let p3 = crate::load::load_partitions(&h, None, &[], None).unwrap();
+    let p3 = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
     assert_eq!(p3.iter().map(|t| t.rows()).sum::<usize>(), 45);
     assert_eq!(xs_on(&p3[0], 18000).last(), Some(&-0.5));
     let _ = std::fs::remove_dir_all(&dir);
@@ -266,5 +275,38 @@ fn filtered_columns_are_kept_from_their_second_read() {
     let st2 = table_state(h.db.dir().unwrap(), "pt").unwrap();
     assert_eq!(rows(&crate::load::load(&h, None, &preds, None).unwrap()), want);
     assert!(matches!(st2.seg_source(&tdir, &part, seg, 2).unwrap(), SegSource::File(_)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn split_scans_return_segments_a_filter_keeps_mostly_as_cached() {
+    let dir = scratch("dense");
+    let h = create(&dir);
+    // 3,000 rows over three days (one segment each), x = 0.5, 1.5, ...
+    append(&h, &sample(3000, 18000, 1.0));
+    let whole = crate::load::load_partitions(&h, None, &[], None, false).unwrap();
+    let cmp = |op, v: f64| beluga_runtime::table_source::Pred::Cmp {
+        col: "x".into(),
+        op,
+        value: Column::from_vec(DataType::Double, vec![v]),
+    };
+    use beluga_runtime::kernels::cmp::CmpOp;
+    // x > 10 keeps all but a few rows of the first day: every segment comes back whole,
+    // sharing the cached columns (no gathered copy)
+    let dense = crate::load::load_partitions(&h, None, &[cmp(CmpOp::Gt, 10.0)], None, false).unwrap();
+    assert_eq!(dense.len(), 3);
+    for (a, b) in whole.iter().zip(&dense) {
+        assert_eq!(a.rows(), b.rows());
+        assert!(a.cols.iter().zip(&b.cols).all(|(x, y)| Arc::ptr_eq(&x.data, &y.data)));
+    }
+    // x < 10 keeps few rows: exactly those, gathered
+    let sparse = crate::load::load_partitions(&h, None, &[cmp(CmpOp::Lt, 10.0)], None, false).unwrap();
+    let got: Vec<f64> = sparse.iter().flat_map(|t| (0..t.rows()).map(|r| t.cols[2].f64_at(r).unwrap()).collect::<Vec<_>>()).collect();
+    let mut got = got;
+    got.sort_by(f64::total_cmp);
+    assert_eq!(got, (0..10).map(|k| k as f64 + 0.5).collect::<Vec<_>>());
+    // `load` (one table, exact rows) still filters a dense condition row by row
+    let one = crate::load::load(&h, None, &[cmp(CmpOp::Gt, 10.0)], None).unwrap();
+    assert_eq!(one.rows(), 2990);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -97,7 +97,7 @@ impl TableSource for TableHandle {
     }
     fn scan(&self, req: Scan<'_>) -> Result<Vec<Table>> {
         if req.split {
-            load::load_partitions(self, req.columns, req.preds, req.partitions)
+            load::load_partitions(self, req.columns, req.preds, req.partitions, req.segments)
         } else if let Some((key, n)) = req.top_desc {
             Ok(vec![load::load_top_desc(self, req.columns, req.preds, req.partitions, key, n)?])
         } else {

@@ -12,7 +12,7 @@ use crate::partition::Level;
 use crate::query::{block_all, block_keep, filter_mask, prune, Filter};
 use beluga_runtime::column::{ColData, Column, SymCol, SymbolDict};
 use beluga_runtime::null::Native;
-use beluga_runtime::table_source::{PartInfo, Pred};
+use beluga_runtime::table_source::{mostly_kept, PartInfo, Pred};
 use beluga_runtime::{with_numeric, DataType, Error, Result, Table};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -179,7 +179,7 @@ impl Plan {
             .par_iter()
             .map(|j| {
                 let rows = self.apply == Apply::Rows;
-                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None, None)
+                load_segment(&self.st, &self.tdir, &meta.parts[j.part].dir, j.seg, &self.want, &self.filters[j.filters], rows, None, None, false)
             })
             .collect()
     }
@@ -205,6 +205,7 @@ fn load_segment(
     rows: bool,
     inexact: Option<&AtomicBool>,
     only: Option<&[bool]>,
+    superset: bool,
 ) -> Result<Option<Vec<Column>>> {
     let ncols = st.meta.names.len();
     // filter columns first: their block directories (cache entry or file, not decoded yet)
@@ -261,8 +262,12 @@ fn load_segment(
     if mask.as_ref().is_some_and(|m| !m.iter().any(|&b| b)) {
         return Ok(None);
     }
-    // late materialisation: the other columns only at the rows the filters kept
-    let idx = kept_rows(mask);
+    // late materialisation: the other columns only at the rows the filters kept; with
+    // `superset`, filters keeping most rows (`mostly_kept`) return them all instead (the
+    // caller filters again): the cached columns shared, not a gathered copy of nearly the
+    // same size beside them
+    let dense = superset && mask.as_ref().is_some_and(|m| mostly_kept(m.iter().filter(|&&b| b).count(), m.len()));
+    let idx = if dense { None } else { kept_rows(mask) };
     let mut out = Vec::with_capacity(want.len());
     for &c in want {
         let col = match (cols[c].take(), &idx) {
@@ -765,7 +770,7 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
                 let j = &plan.jobs[k];
                 let mut one = vec![false; nblocks[k]];
                 one[b] = true;
-                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact), Some(&one))
+                load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, Some(&inexact), Some(&one), false)
             })
             .collect::<Result<_>>()?;
         for (&(k, b), cols) in order[next..end].iter().zip(got) {
@@ -791,13 +796,19 @@ pub fn load_top_desc(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], 
 /// One table per surviving partition (for per-partition execution, `map` queries).
 /// Partitions without a row passing the simple conditions are left out; conditions the
 /// partition key decides cost nothing, and unfiltered tables share the cached columns.
+/// A segment whose row conditions keep most of its rows (`mostly_kept`) is returned whole
+/// (`TableSource::scan` lets a source return rows failing a predicate): the executor
+/// evaluates the conditions again and can aggregate under the mask instead of a copy.
 ///
 /// A partition read whole (no condition left for its rows) that has several segments, as
 /// a partition appended to by several imports or CSV chunks has, is served like `load`
 /// serves a whole table: from its joined columns in the cache (a later query copies
 /// nothing), and on a miss its segments are decoded straight into those columns (one
 /// allocation per column, no per-segment copy kept beside them).
-pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>) -> Result<Vec<Table>> {
+///
+/// `segments` (see `Scan::segments`): a partition whose rows were filtered comes as one
+/// table per segment instead of the segments' columns copied into one.
+pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred], only: Option<&[String]>, segments: bool) -> Result<Vec<Table>> {
     let plan = plan(h, names, preds, only, Apply::Rows)?;
     let (names, types, symbols) = (plan.names(), plan.types(), &plan.st.meta.symbols);
     // the jobs of each partition (consecutive in `plan.jobs`)
@@ -849,7 +860,7 @@ pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred]
             if d {
                 return Ok(None);
             }
-            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None, None)
+            load_segment(&plan.st, &plan.tdir, &meta.parts[j.part].dir, j.seg, &plan.want, &plan.filters[j.filters], true, None, None, true)
         })
         .collect::<Result<_>>()?;
     let mut out = Vec::with_capacity(groups.len());
@@ -859,6 +870,14 @@ pub fn load_partitions(h: &TableHandle, names: Option<&[String]>, preds: &[Pred]
             None => {
                 let segs: Vec<Vec<Column>> = loaded[g.clone()].iter_mut().filter_map(Option::take).collect();
                 if segs.is_empty() {
+                    continue;
+                }
+                if segments && key.is_none() && segs.len() > 1 {
+                    for cols in segs {
+                        let mut t = Table::new(names.clone(), cols)?;
+                        t.name = Some(h.name.clone());
+                        out.push(t);
+                    }
                     continue;
                 }
                 let cols: Vec<Column> = types.iter().enumerate().map(|(k, ty)| assemble_col(*ty, &segs, k, symbols)).collect();

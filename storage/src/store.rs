@@ -1258,7 +1258,7 @@ pub(crate) mod tests {
         let files: Vec<_> = std::fs::read_dir(dir.join("pt").join("20190414")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(files.len(), 1, "{files:?}");
         assert!(files[0].ends_with(".pack"));
-        let parts = crate::query::load_partitions(&h, None, &[], None).unwrap();
+        let parts = crate::query::load_partitions(&h, None, &[], None, false).unwrap();
         assert_eq!(parts.len(), 20);
         for (k, p) in parts.iter().enumerate() {
             assert_eq!(p.rows(), 500);
@@ -1313,7 +1313,7 @@ pub(crate) mod tests {
         push(&mut ap, runs(1000, &[18001, 18002, 18000], "b"));
         push(&mut ap, runs(2000, &[18002], "a"));
         ap.commit().unwrap();
-        let parts = crate::query::load_partitions(&h, None, &[], None).unwrap();
+        let parts = crate::query::load_partitions(&h, None, &[], None, false).unwrap();
         assert_eq!(parts.len(), 3);
         for p in &parts {
             let day = p.cols[0].i64_at(0).unwrap() as i32;

@@ -247,7 +247,7 @@ pub(crate) fn select(i: &mut Interpreter, q: &SelectQuery) -> Result<Value> {
     let (needed, star) = needed_names(q);
     let need = Need { names: needed, all: star, push: q.where_.clone(), top_desc: top_desc_hint(q) };
     if q.map {
-        if let Some(parts) = super::source::partitions(i, q.from.as_ref(), &need)? {
+        if let Some(parts) = super::source::partitions(i, q.from.as_ref(), &need, false)? {
             return select_map(i, q, parts, need);
         }
     }

@@ -4,7 +4,7 @@
 //! equi-join pairs, as-of and window search) is in `crate::kernels::join`; its names are
 //! re-exported here so `sql::join::` paths keep working.
 
-pub use crate::kernels::join::{align_key_types, cross_pairs, equi_pairs, rows_by_id, shared_key_ids, EquiKind, NO_ID};
+pub use crate::kernels::join::{align_key_types, cross_pairs, equi_pairs, lookup_rows, rows_by_id, shared_key_ids, EquiKind, NO_ID};
 use crate::column::{ColData, Column};
 use crate::error::{Error, Result};
 use crate::kernels::cast::cast_column;
@@ -50,6 +50,16 @@ pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &La
             cols[lc] = if merged.ty != left.cols[lc].ty { cast_column(&merged, left.cols[lc].ty).unwrap_or(merged) } else { merged };
         }
     }
+    let (kept, right_names) = right_columns(right, layout, &mut names);
+    cols.extend(take_all(&kept, ri));
+    let mut t = Table::new(names, cols)?;
+    t.name = None;
+    Ok((t, right_names))
+}
+
+/// The right columns a result keeps, their names appended to `names`, and per right
+/// column its name in the result (None = dropped).
+fn right_columns(right: &Table, layout: &Layout, names: &mut Vec<String>) -> (Vec<Column>, Vec<Option<String>>) {
     let mut right_names = Vec::with_capacity(right.ncols());
     let mut kept: Vec<Column> = Vec::with_capacity(right.ncols());
     for (k, (n, c)) in right.names.iter().zip(&right.cols).enumerate() {
@@ -65,6 +75,26 @@ pub fn assemble(left: &Table, right: &Table, li: &[i64], ri: &[i64], layout: &La
         kept.push(c.clone());
         right_names.push(Some(name));
     }
+    (kept, right_names)
+}
+
+/// `assemble` for `lookup_rows`' 32-bit rows: the left columns shared when every left row
+/// is kept in order (`li` None), else gathered; the right ones gathered at `ri`.
+fn assemble_lookup(left: &Table, right: &Table, li: Option<&[u32]>, ri: &[u32], layout: &Layout) -> Result<(Table, Vec<Option<String>>)> {
+    let par = ri.len() >= super::frame::PAR_MIN_LEN;
+    let take_all = |cols: &[Column], idx: &[u32]| -> Vec<Column> {
+        if par {
+            cols.par_iter().map(|c| c.take_u32(idx)).collect()
+        } else {
+            cols.iter().map(|c| c.take_u32(idx)).collect()
+        }
+    };
+    let mut names: Vec<String> = left.names.clone();
+    let mut cols: Vec<Column> = match li {
+        None => left.cols.clone(),
+        Some(li) => take_all(&left.cols, li),
+    };
+    let (kept, right_names) = right_columns(right, layout, &mut names);
     cols.extend(take_all(&kept, ri));
     let mut t = Table::new(names, cols)?;
     t.name = None;
@@ -118,9 +148,15 @@ pub fn equi_join(
     right_name: &str,
 ) -> Result<(Table, Vec<Option<String>>)> {
     let KeyIds { lk: _, rk, lids, rids, n } = key_ids(left, right, lkeys, rkeys)?;
-    let (li, ri) = equi_pairs(&lids, &rids, n, kind, lkeep, rkeep);
     let keep: Vec<usize> = if kind == EquiKind::Full { rk.clone() } else { vec![] };
-    assemble(left, right, &li, &ri, &Layout { right_keys: &rk, keep_right: &keep, right_name, coalesce_keys: None })
+    let layout = Layout { right_keys: &rk, keep_right: &keep, right_name, coalesce_keys: None };
+    // at most one right row per key: one 32-bit right row per result row, no pair vectors
+    if let Some((li, ri)) = lookup_rows(&lids, &rids, n, kind, lkeep, rkeep) {
+        drop(lids);
+        return assemble_lookup(left, right, li.as_deref(), &ri, &layout);
+    }
+    let (li, ri) = equi_pairs(&lids, &rids, n, kind, lkeep, rkeep);
+    assemble(left, right, &li, &ri, &layout)
 }
 
 /// Right outer join: every right row, matched with all left rows; key columns coalesced.

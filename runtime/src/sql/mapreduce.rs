@@ -16,7 +16,7 @@
 //! error: the caller then runs the query the ordinary way, which reports it.
 
 use super::exec::{finish_output, plain, prepare, result_scope, Output, Prepared};
-use super::frame::{apply_where, eval_in, mask_rows, to_column, to_mask, Frame, Scope};
+use super::frame::{eval_in, mask_rows, to_column, to_mask, Frame, Scope};
 use super::group::eval_keys;
 use super::keys::group_ids;
 use super::mapreduce_agg::{agg_of, disjoint_parts, merge, partial, Agg, Partial};
@@ -423,7 +423,9 @@ fn meta_count(i: &mut Interpreter, p: &Prepared, q: &SelectQuery) -> Result<Opti
 
 /// Load the partitions, run the map step on rayon and reduce; None when no row survives.
 fn map_reduce(i: &mut Interpreter, p: &Prepared, plan: &Shape, need: &Need, q: &SelectQuery) -> Result<Option<Reduced>> {
-    let Some(sources) = super::source::partitions(i, q.from.as_ref(), need)? else {
+    // a partition of several segments may come as one source per segment: the reduce
+    // step merges partial groups of any batches
+    let Some(sources) = super::source::partitions(i, q.from.as_ref(), need, true)? else {
         return Ok(None);
     };
     if sources.is_empty() {
@@ -480,21 +482,80 @@ fn undecided(i: &mut Interpreter, q: &SelectQuery, need: &Need, where_: &[Expr])
     all.into_iter().filter(|c| !skip.contains(&text(c))).collect()
 }
 
+/// The `where` conditions (row-wise, so evaluating each on every row and combining the
+/// masks selects what applying them one after another selects) on one partition: the
+/// frame the grouping reads and, when the conditions keep most of its rows (`mostly_kept`,
+/// as a scan returning whole segments does), the kept rows as a mask instead of a copy of every column at them (a scan that keeps most
+/// rows hands over its cached columns; gathering them would hold every column twice).
+fn select_rows(w: &mut Interpreter, mut frame: Frame, where_: &[Expr]) -> Result<(Frame, Option<Vec<bool>>)> {
+    let mut sel: Option<Vec<bool>> = None;
+    for c in where_ {
+        let v = eval_in(w, frame.scope(), c)?;
+        let Some(m) = to_mask(&v, frame.rows)? else { continue };
+        let m = match sel.take() {
+            Some(s) => s.iter().zip(&m).map(|(a, b)| *a && *b).collect(),
+            None => m,
+        };
+        let kept = m.iter().filter(|&&b| b).count();
+        if kept == frame.rows {
+            continue;
+        }
+        if crate::table_source::mostly_kept(kept, frame.rows) {
+            sel = Some(m);
+        } else {
+            frame = frame.take(&mask_rows(&m));
+        }
+    }
+    Ok((frame, sel))
+}
+
+/// Group ids of the selected rows (`sel[r]`) numbered by first selected appearance, every
+/// other row in the extra group `n` (the returned count); a group none of whose rows is
+/// selected disappears. Also the first selected row of each group.
+fn select_groups(gid: &mut [u32], n: usize, sel: &[bool]) -> (usize, Vec<usize>) {
+    let mut new = vec![u32::MAX; n];
+    let mut first = Vec::new();
+    for (r, (g, &s)) in gid.iter_mut().zip(sel).enumerate() {
+        if !s {
+            *g = u32::MAX;
+            continue;
+        }
+        let slot = &mut new[*g as usize];
+        if *slot == u32::MAX {
+            *slot = first.len() as u32;
+            first.push(r);
+        }
+        *g = *slot;
+    }
+    let live = first.len() as u32;
+    gid.iter_mut().filter(|g| **g == u32::MAX).for_each(|g| *g = live);
+    (first.len(), first)
+}
+
 /// The map step on one partition: None when no row survives the `where` conditions.
 fn map_part(w: &mut Interpreter, frame: Frame, where_: &[Expr], group: &[SelectItem], leaves: &[Leaf]) -> Result<Option<PartOut>> {
-    let frame = apply_where(w, frame, where_)?;
-    if frame.rows == 0 {
+    let (frame, sel) = select_rows(w, frame, where_)?;
+    if frame.rows == 0 || sel.as_ref().is_some_and(|s| !s.contains(&true)) {
         return Ok(None);
     }
     let (keys, knames, gid, groups) = if group.is_empty() {
-        (vec![], vec![], vec![0u32; frame.rows], 1)
+        let gid = match &sel {
+            Some(s) => s.iter().map(|&b| u32::from(!b)).collect(),
+            None => vec![0u32; frame.rows],
+        };
+        (vec![], vec![], gid, 1)
     } else {
         let (kcols, knames) = eval_keys(w, &frame, group)?;
         let refs: Vec<&Column> = kcols.iter().collect();
-        let g = group_ids(&refs);
+        let mut g = group_ids(&refs);
+        if let Some(s) = &sel {
+            (g.n, g.first) = select_groups(&mut g.gid, g.n, s);
+        }
         let keys = kcols.iter().map(|c| c.take_usize(&g.first)).collect();
         (keys, knames, g.gid, g.n)
     };
+    // the rows left out by a mask fall in one extra group, whose partials are dropped
+    let slots = groups + usize::from(sel.is_some());
     let mut aggs = Vec::with_capacity(leaves.len());
     for l in leaves {
         let mut args = Vec::with_capacity(l.args.len());
@@ -502,7 +563,9 @@ fn map_part(w: &mut Interpreter, frame: Frame, where_: &[Expr], group: &[SelectI
             let v = eval_in(w, frame.scope(), x)?;
             args.push(to_column(&v, frame.rows, "an aggregate argument")?);
         }
-        aggs.push(partial(l.agg, &args, &gid, groups)?);
+        let mut p = partial(l.agg, &args, &gid, slots)?;
+        p.truncate(groups);
+        aggs.push(p);
     }
     Ok(Some(PartOut { keys, knames, aggs, groups }))
 }

@@ -108,6 +108,34 @@ pub(super) enum Partial {
     Weighted(Vec<f64>, Vec<f64>, Vec<i64>),
 }
 
+impl Partial {
+    /// Keep the states of the first `n` groups.
+    pub(super) fn truncate(&mut self, n: usize) {
+        match self {
+            Partial::Col(c) => {
+                if c.len() > n {
+                    *c = c.slice(0, n);
+                }
+            }
+            Partial::Count(c) => c.truncate(n),
+            Partial::Avg(s, c) => {
+                s.truncate(n);
+                c.truncate(n);
+            }
+            Partial::Var(c, m, q) => {
+                c.truncate(n);
+                m.truncate(n);
+                q.truncate(n);
+            }
+            Partial::Weighted(a, b, c) => {
+                a.truncate(n);
+                b.truncate(n);
+                c.truncate(n);
+            }
+        }
+    }
+}
+
 pub(super) fn kernel(k: Kernel, c: &Column, gid: &[u32], n: usize) -> Result<Column> {
     (k.f)(c, gid, n).unwrap_or_else(|| Err(Error::runtime(format!("no grouped kernel for {}", k.name))))
 }

@@ -68,7 +68,7 @@ fn load_columns(needed: &Need) -> Option<Vec<String>> {
 
 /// Scan a table source for a query: the referenced columns, with the leading row-wise
 /// `where` conditions lowered to predicates; one table, or one per partition (`split`).
-pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &Need, split: bool) -> Result<Vec<Table>> {
+pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &Need, split: bool, segments: bool) -> Result<Vec<Table>> {
     let names: Vec<String> = src.schema()?.into_iter().map(|(n, _)| n).collect();
     let conds = prune_conditions(i, needed);
     let low = super::lower::lower(i, &names, &conds);
@@ -84,7 +84,7 @@ pub(crate) fn scan_source(i: &mut Interpreter, src: &dyn TableSource, needed: &N
         .map(|(c, n, _)| (c.as_str(), *n));
     let mut preds = low.preds;
     preds.extend(super::lower::key_fn_preds(i, src, &preds));
-    src.scan(Scan { columns: cols.as_deref(), preds: &preds, partitions: None, split, top_desc })
+    src.scan(Scan { columns: cols.as_deref(), preds: &preds, partitions: None, split, segments, top_desc })
 }
 
 /// Evaluate a value used as a table: tables as is, stored tables through a scan.
@@ -93,7 +93,7 @@ pub(crate) fn as_table(i: &mut Interpreter, v: Value, needed: &Need) -> Result<A
         Value::Table(t) => Ok(t),
         Value::Handle(_) => {
             let src = table_source(&v).ok_or_else(|| Error::runtime("This handle can't be used as a table in a query"))?;
-            Ok(Arc::new(crate::table_source::one(scan_source(i, src, needed, false)?)?))
+            Ok(Arc::new(crate::table_source::one(scan_source(i, src, needed, false, false)?)?))
         }
         other => Err(Error::type_err(format!(
             "The from clause must be a table, not {}",
@@ -364,13 +364,14 @@ fn filter_table(i: &mut Interpreter, t: &Arc<Table>, cond: &Expr) -> Result<Arc<
 }
 
 /// `from pt … map` on a stored table: one source per surviving partition, from a split
-/// scan of its `TableSource`. None when the from item is not a stored table (the query
-/// then runs once, as without `map`).
-pub(crate) fn partitions(i: &mut Interpreter, from: Option<&FromItem>, needed: &Need) -> Result<Option<Vec<Source>>> {
+/// scan of its `TableSource` (`segments`: a partition may come in several sources, one
+/// per segment, see `Scan::segments`). None when the from item is not a stored table (the
+/// query then runs once, as without `map`).
+pub(crate) fn partitions(i: &mut Interpreter, from: Option<&FromItem>, needed: &Need, segments: bool) -> Result<Option<Vec<Source>>> {
     let Some(FromItem::Table(Expr { kind: ExprKind::Ident(name), .. }, alias)) = from else { return Ok(None) };
     let Ok(v @ Value::Handle(_)) = i.resolve(name) else { return Ok(None) };
     let Some(src) = table_source(&v) else { return Ok(None) };
-    let parts = scan_source(i, src, needed, true)?;
+    let parts = scan_source(i, src, needed, true, segments)?;
     let mut out = Vec::with_capacity(parts.len());
     for t in parts {
         let t = named(Arc::new(t), name);

@@ -217,6 +217,55 @@ pub fn equi_pairs(
     (li, ri)
 }
 
+/// The rows of an equi-join whose right side has at most one row per key (a lookup in a
+/// dimension table: the usual `ej`/`lj` on a unique key) as 32-bit row numbers, when the
+/// row counts fit: the left rows (None: every left row, in order) and, for each, its right
+/// row (`u32::MAX`: none, filled with nulls). `LeftSemi` takes each key's first right row
+/// and needs no uniqueness. None (use `equi_pairs`) for `Full`, for a key with several
+/// right rows under `Inner`/`Left`, or for tables of 2^32 - 1 rows or more.
+pub fn lookup_rows(
+    lids: &[u32],
+    rids: &[u32],
+    n: usize,
+    kind: EquiKind,
+    lkeep: Option<&[bool]>,
+    rkeep: Option<&[bool]>,
+) -> Option<(Option<Vec<u32>>, Vec<u32>)> {
+    if kind == EquiKind::Full || lids.len() >= u32::MAX as usize || rids.len() >= u32::MAX as usize {
+        return None;
+    }
+    // the right row of each key id
+    let mut of_id = vec![u32::MAX; n];
+    for (r, &g) in rids.iter().enumerate() {
+        if g == NO_ID || rkeep.is_some_and(|k| !k[r]) {
+            continue;
+        }
+        let slot = &mut of_id[g as usize];
+        if *slot != u32::MAX {
+            if kind != EquiKind::LeftSemi {
+                return None;
+            }
+            continue;
+        }
+        *slot = r as u32;
+    }
+    let poll = crate::guard::Poll::new();
+    let ri: Vec<u32> = lids
+        .iter()
+        .enumerate()
+        .map(|(l, &g)| {
+            poll.at(l);
+            if g == NO_ID || lkeep.is_some_and(|k| !k[l]) { u32::MAX } else { of_id[g as usize] }
+        })
+        .collect();
+    if kind != EquiKind::Inner || !ri.contains(&u32::MAX) {
+        return Some((None, ri));
+    }
+    let li: Vec<u32> = (0..ri.len() as u32).filter(|&l| ri[l as usize] != u32::MAX).collect();
+    let ri = li.iter().map(|&l| ri[l as usize]).collect();
+    Some((Some(li), ri))
+}
+
 /// Cartesian product pairs, left-major.
 pub fn cross_pairs(nl: usize, nr: usize) -> (Vec<i64>, Vec<i64>) {
     let mut li = Vec::with_capacity(nl * nr);
@@ -250,6 +299,32 @@ mod tests {
         assert_eq!(equi_pairs(&a, &b, n, EquiKind::Full, None, None), (vec![0, 1, 2, 3, -1], vec![2, -1, 1, 1, 0]));
         let (a2, b2, n2) = shared_key_ids(&[&r], &[&l]).unwrap();
         assert_eq!(equi_pairs(&a2, &b2, n2, EquiKind::LeftSemi, None, None), (vec![0, 1, 2], vec![-1, 2, 0]));
+    }
+
+    #[test]
+    fn lookups_agree_with_pairs() {
+        let wide = |v: &[u32]| v.iter().map(|&x| if x == u32::MAX { -1 } else { x as i64 }).collect::<Vec<i64>>();
+        let null = <i32 as crate::null::Native>::NULL;
+        let l = ints(vec![1, 2, 3, 3, null, 5]);
+        let r = ints(vec![5, 3, 1, null]);
+        let (a, b, n) = shared_key_ids(&[&l], &[&r]).unwrap();
+        let lkeep = [true, true, true, false, true, true];
+        let rkeep = [true, true, false, true];
+        for kind in [EquiKind::Inner, EquiKind::Left, EquiKind::LeftSemi] {
+            for (lk, rk) in [(None, None), (Some(&lkeep[..]), None), (None, Some(&rkeep[..])), (Some(&lkeep[..]), Some(&rkeep[..]))] {
+                let (li, ri) = lookup_rows(&a, &b, n, kind, lk, rk).unwrap();
+                let li = li.unwrap_or_else(|| (0..l.len() as u32).collect());
+                assert_eq!((wide(&li), wide(&ri)), equi_pairs(&a, &b, n, kind, lk, rk), "{kind:?} {lk:?} {rk:?}");
+            }
+        }
+        // a key with two right rows: pairs for ej/lj, the first for lsj
+        let r2 = ints(vec![3, 1, 3]);
+        let (a, b, n) = shared_key_ids(&[&l], &[&r2]).unwrap();
+        assert!(lookup_rows(&a, &b, n, EquiKind::Inner, None, None).is_none());
+        assert!(lookup_rows(&a, &b, n, EquiKind::Left, None, None).is_none());
+        assert!(lookup_rows(&a, &b, n, EquiKind::Full, None, None).is_none());
+        let (li, ri) = lookup_rows(&a, &b, n, EquiKind::LeftSemi, None, None).unwrap();
+        assert_eq!((li, wide(&ri)), (None, vec![1, -1, 0, 0, -1, -1]));
     }
 
     #[test]
