@@ -364,12 +364,15 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
         },
         _ => {
             let (xc, xs) = scalar_col(x)?;
-            let (yc_ty, _) = match y {
-                Value::Set(s) => (s.items.ty, ()),
-                Value::Dict(d) => (d.keys.ty, ()),
-                Value::Table(t) if t.ncols() >= 1 => (t.cols[0].ty, ()),
-                _ => (scalar_col(y)?.0.ty, ()),
+            // the values `x` is looked up among (a set's items, a dict's keys, a table's
+            // first column)
+            let ycol = match y {
+                Value::Set(s) => s.items.clone(),
+                Value::Dict(d) => d.keys.clone(),
+                Value::Table(t) if t.ncols() >= 1 => t.cols[0].clone(),
+                _ => scalar_col(y)?.0,
             };
+            let yc_ty = ycol.ty;
             // align numeric representations so 1 in 1.0 2.0 works
             // two temporal types meet in the finer one, as the comparison operators do
             // (`2023.01.04 in [2023.01.04T00:00:00]` is true)
@@ -388,15 +391,7 @@ pub fn in_values(x: &Value, y: &Value) -> Result<Value> {
                 xc
             };
             let keys = match y_conv {
-                Some(fine) => {
-                    let yc = match y {
-                        Value::Set(s) => s.items.clone(),
-                        Value::Dict(d) => d.keys.clone(),
-                        Value::Table(t) => t.cols[0].clone(),
-                        _ => scalar_col(y)?.0,
-                    };
-                    keys_of(&Value::Vector(crate::kernels::temporal_to(&yc, fine)?))?
-                }
+                Some(fine) => keys_of(&Value::Vector(crate::kernels::temporal_to(&ycol, fine)?))?,
                 None => keys_of(y)?,
             };
             let r: Vec<i8> = (0..xc.len()).map(|i| keys.contains(&Key::of(&xc, i)) as i8).collect();

@@ -409,10 +409,13 @@ fn take(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 /// manual's older examples write them); tuples are mapped item by item.
 pub fn type_from_function(i: &CallCtx, v: Value) -> Value {
     match v {
-        Value::Function(Func::Builtin(id)) => match DataType::from_name(i.registry().get(id).name) {
-            Some(t) if i.registry().get(id).name.chars().all(|c| c.is_ascii_lowercase()) => Value::Type(t),
-            _ => v,
-        },
+        Value::Function(Func::Builtin(id)) => {
+            let name = i.registry().get(id).name;
+            match DataType::from_name(name) {
+                Some(t) if name.chars().all(|c| c.is_ascii_lowercase()) => Value::Type(t),
+                _ => v,
+            }
+        }
         Value::Tuple(items) if items.iter().any(|x| matches!(x, Value::Function(Func::Builtin(_)))) => {
             Value::tuple(items.iter().map(|x| type_from_function(i, x.clone())).collect())
         }
