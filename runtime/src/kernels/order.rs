@@ -178,10 +178,16 @@ fn radix_sort<T: Copy + Default>(v: &mut Vec<T>, key: impl Fn(&T) -> u64, bits: 
     let digit = bits.div_ceil(passes as u32);
     let (size, mask) = (1usize << digit, (1u64 << digit) - 1);
     let mut hist = vec![0u32; passes * size];
-    for e in v.iter() {
-        let k = key(e);
-        for (d, h) in hist.chunks_exact_mut(size).enumerate() {
-            h[((k >> (digit as usize * d)) & mask) as usize] += 1;
+    // the flag is tested every POLL_ROWS elements, so an interrupt of a sort of tens of
+    // millions waits for a fraction of one pass, not for the histogram or a whole pass
+    const POLL_ROWS: usize = 1 << 20;
+    for piece in v.chunks(POLL_ROWS) {
+        poll.now();
+        for e in piece {
+            let k = key(e);
+            for (d, h) in hist.chunks_exact_mut(size).enumerate() {
+                h[((k >> (digit as usize * d)) & mask) as usize] += 1;
+            }
         }
     }
     let mut other: Vec<T> = vec![T::default(); n];
@@ -199,10 +205,13 @@ fn radix_sort<T: Copy + Default>(v: &mut Vec<T>, key: impl Fn(&T) -> u64, bits: 
         }
         let (src, dst): (&[T], &mut [T]) = if in_v { (&v[..], &mut other[..]) } else { (&other[..], &mut v[..]) };
         let shift = digit as usize * d;
-        for e in src.iter() {
-            let b = ((key(e) >> shift) & mask) as usize;
-            dst[off[b]] = *e;
-            off[b] += 1;
+        for piece in src.chunks(POLL_ROWS) {
+            poll.now();
+            for e in piece {
+                let b = ((key(e) >> shift) & mask) as usize;
+                dst[off[b]] = *e;
+                off[b] += 1;
+            }
         }
         in_v = !in_v;
     }
