@@ -623,7 +623,7 @@ impl Column {
     /// Rows by usize index (all in range).
     pub fn take_usize(&self, idx: &[usize]) -> Column {
         fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
-            idx.iter().map(|&i| v[i]).collect()
+            crate::guard::map_polled(idx, |&i| v[i])
         }
         let data = crate::map_numeric!(&*self.data, v => pick(v, idx),
             ColData::Sym(s) => ColData::Sym(SymCol { codes: pick(&s.codes, idx), dict: s.dict.clone() }),

@@ -492,6 +492,13 @@ pub fn collect_chunked<O>(n: usize, mut f: impl FnMut(std::ops::Range<usize>, &m
     out
 }
 
+/// `src.iter().map(f).collect()`, polling between chunks (an O(n) pass over tens of
+/// millions of elements otherwise runs for a second without answering Ctrl-C).
+#[inline]
+pub fn map_polled<S, O>(src: &[S], mut f: impl FnMut(&S) -> O) -> Vec<O> {
+    collect_chunked(src.len(), |r, out| out.extend(src[r].iter().map(&mut f)))
+}
+
 // ------------------------------------------------------------------ nesting depth
 
 thread_local! {

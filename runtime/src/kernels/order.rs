@@ -77,16 +77,17 @@ fn dense_keys_by(n: usize, is_null: impl Fn(usize) -> bool, cmp: impl Fn(usize, 
 /// every non-null value a key above 0 (integers and temporals by value, floats by total
 /// order, INT128-backed types unsigned, strings and symbols by dense byte-order rank).
 pub fn sort_keys(c: &Column) -> Vec<u64> {
-    crate::match_int!(&*c.data, v => v.iter().map(|&x| int_key(x)).collect(),
-        ColData::F32(v) => v.iter().map(|&x| if crate::null::is_null_strict(x) { 0 } else { float_key(x as f64) }).collect(),
-        ColData::F64(v) => v.iter().map(|&x| float_key(x)).collect(),
+    use crate::guard::map_polled;
+    crate::match_int!(&*c.data, v => map_polled(v, |&x| int_key(x)),
+        ColData::F32(v) => map_polled(v, |&x| if crate::null::is_null_strict(x) { 0 } else { float_key(x as f64) }),
+        ColData::F64(v) => map_polled(v, |&x| float_key(x)),
         ColData::I128(v) => dense_keys_by(v.len(), |i| v[i] == 0, |a, b| (v[a] as u128).cmp(&(v[b] as u128))),
         ColData::Str(s) => dense_keys_by(s.len(), |i| s.get(i).is_empty(), |a, b| s.get(a).cmp(s.get(b))),
         ColData::Sym(s) => {
             // rank the symbol base once, then map codes
             let names = &s.dict.names;
             let rank = dense_keys_by(names.len(), |i| names[i].is_empty(), |a, b| names[a].cmp(&names[b]));
-            s.codes.iter().map(|&c| rank.get(c as usize).copied().unwrap_or(0)).collect()
+            map_polled(&s.codes, |&c| rank.get(c as usize).copied().unwrap_or(0))
         },
         // array rows order lexicographically by their elements' keys (an empty row is null)
         ColData::Array(a) => {
@@ -116,9 +117,11 @@ pub fn argsort_keys(keys: &[u64], asc: bool) -> Vec<usize> {
         return idx;
     }
     // (key, position) pairs: sorting them unstably is a stable sort of the keys
-    let mut p: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, &k)| (if asc { k } else { !k }, i as u32)).collect();
+    // every O(n) step polls: at tens of millions each runs for most of a second
+    let flip = if asc { 0 } else { u64::MAX };
+    let mut p: Vec<(u64, u32)> = crate::guard::collect_chunked(keys.len(), |r, out| out.extend(r.clone().map(|i| (keys[i] ^ flip, i as u32))));
     sort_pairs(&mut p, &mut Vec::new());
-    p.into_iter().map(|(_, i)| i as usize).collect()
+    crate::guard::map_polled(&p, |&(_, i)| i as usize)
 }
 
 /// Pairs from which [`sort_pairs`] sorts by radix instead of comparisons.
@@ -138,9 +141,12 @@ pub fn sort_pairs(p: &mut Vec<(u64, u32)>, packed: &mut Vec<u64>) {
         return;
     }
     let (mut lo, mut hi) = (u64::MAX, 0u64);
-    for &(k, _) in p.iter() {
-        lo = lo.min(k);
-        hi = hi.max(k);
+    for piece in p.chunks(crate::guard::CHUNK) {
+        crate::guard::poll();
+        for &(k, _) in piece {
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
     }
     let kbits = 64 - (hi - lo).leading_zeros();
     if kbits == 0 {
@@ -150,15 +156,21 @@ pub fn sort_pairs(p: &mut Vec<(u64, u32)>, packed: &mut Vec<u64>) {
     let pbits = 32 - p[n - 1].1.max(1).leading_zeros();
     if kbits + pbits <= 64 {
         packed.clear();
-        packed.extend(p.iter().map(|&(k, i)| ((k - lo) << pbits) | i as u64));
+        for piece in p.chunks(crate::guard::CHUNK) {
+            poll.now();
+            packed.extend(piece.iter().map(|&(k, i)| ((k - lo) << pbits) | i as u64));
+        }
         if n >= RADIX_MIN {
             radix_sort(packed, |&e| e >> pbits, kbits, &poll);
         } else {
             packed.sort_unstable();
         }
         let mask = (1u64 << pbits) - 1;
-        for (d, &e) in p.iter_mut().zip(packed.iter()) {
-            *d = ((e >> pbits) + lo, (e & mask) as u32);
+        for (dp, ep) in p.chunks_mut(crate::guard::CHUNK).zip(packed.chunks(crate::guard::CHUNK)) {
+            poll.now();
+            for (d, &e) in dp.iter_mut().zip(ep) {
+                *d = ((e >> pbits) + lo, (e & mask) as u32);
+            }
         }
     } else if n >= RADIX_MIN {
         radix_sort(p, |e| e.0 - lo, kbits, &poll);
@@ -190,7 +202,9 @@ fn radix_sort<T: Copy + Default>(v: &mut Vec<T>, key: impl Fn(&T) -> u64, bits: 
             }
         }
     }
-    let mut other: Vec<T> = vec![T::default(); n];
+    // the scratch half is hundreds of MB of fresh pages at tens of millions: filled in
+    // polled chunks too
+    let mut other: Vec<T> = crate::guard::collect_chunked(n, |r, out| out.resize(out.len() + r.len(), T::default()));
     let mut in_v = true;
     for (d, h) in hist.chunks_exact(size).enumerate() {
         if h.iter().any(|&c| c as usize == n) {
