@@ -199,11 +199,7 @@ impl Session {
         if let Some(id) = self.interp.registry.lookup(TRAMPOLINE) {
             // `name` is the trampoline with its first argument fixed to the name: the
             // other arguments are appended when it is called
-            let partial = Func::Partial(
-                Arc::new(Func::Builtin(id)),
-                Arc::new(vec![Some(Value::string(name))]),
-                Arc::new(vec![]),
-            );
+            let partial = Func::partial(Func::Builtin(id), vec![Some(Value::string(name))], vec![]);
             self.interp.functions.insert(name.to_string(), Value::Function(partial));
         }
     }
@@ -241,6 +237,7 @@ impl Session {
     /// Drop every session variable and script-defined function (not shared objects).
     pub fn clear(&mut self) {
         self.interp.globals.clear();
+        self.interp.links.clear();
         self.interp.aliases.clear();
         self.interp.consts.clear();
         let keep: Vec<(String, Value)> = self

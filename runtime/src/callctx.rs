@@ -228,6 +228,23 @@ impl CallCtx {
     pub fn put_back_table(&mut self, v: Value, held: crate::eval::Holders) {
         self.0.put_back_table(v, held)
     }
+    /// Bind the object a variable (or shared table) names, as a partial application's
+    /// fixed argument does (`Interpreter::bind_var`).
+    pub fn bind_var(&mut self, name: &str) -> Option<crate::value::Bound> {
+        self.0.bind_var(name)
+    }
+    /// The current value of a bound object.
+    pub fn bound_value(&self, b: &crate::value::Bound) -> Value {
+        self.0.bound_value(b)
+    }
+    /// Take a bound object out of its holders for an in-place change; `store_bound` puts
+    /// it back (`Interpreter::take_bound`).
+    pub fn take_bound(&mut self, b: &crate::value::Bound) -> (Value, Option<crate::eval::Holders>) {
+        self.0.take_bound(b)
+    }
+    pub fn store_bound(&mut self, b: &crate::value::Bound, v: Value, held: Option<crate::eval::Holders>) {
+        self.0.store_bound(b, v, held)
+    }
     /// The process-wide shared-table registry (`share`).
     pub fn shared(&self) -> &Shared {
         &self.0.shared

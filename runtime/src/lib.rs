@@ -29,4 +29,4 @@ pub use eval::Interpreter;
 pub use registry::{Builtin, Call, Kind, Registry};
 pub use table::Table;
 pub use types::{DataForm, DataType};
-pub use value::{Dict, Func, Key, Matrix, SetVal, Value};
+pub use value::{Bound, Dict, Func, Key, Matrix, SetVal, Value};

@@ -178,9 +178,78 @@ pub enum Func {
     Builtin(u32),
     User(Arc<UserFunc>),
     /// `f{a, , c}`: fixed positional slots (None = free) and fixed keyword arguments.
-    Partial(Arc<Func>, Arc<Vec<Option<Value>>>, Arc<Vec<(String, Value)>>),
+    /// A fixed positional argument is a `Bound`: the object itself, shared by every copy
+    /// of the partial application and by the variable it was bound from.
+    Partial(Arc<Func>, Arc<Vec<Option<Bound>>>, Arc<Vec<(String, Value)>>),
     /// `f:E` and friends.
     Template(Arc<Func>, Arc<str>),
+}
+
+impl Func {
+    /// A partial application of `inner` with these fixed values (each in a cell of its own).
+    pub fn partial(inner: Func, fixed: Vec<Option<Value>>, named: Vec<(String, Value)>) -> Func {
+        Func::Partial(Arc::new(inner), Arc::new(fixed.into_iter().map(|v| v.map(Bound::new)).collect()), Arc::new(named))
+    }
+}
+
+/// A fixed argument of a partial application (`f{t, state}`).
+///
+/// DolphinDB passes arguments by reference (progr/named_func.md: a `mutable` parameter
+/// changes the caller's object, a scalar included), and a partial application keeps the
+/// objects it was given, not copies: a stream handler `f{resultTable, stateDict}` or
+/// `cumulativeAverage{avgT, 0.0 0.0}` (tutorials/func_progr_cases.md 4.3, 5.2) updates its
+/// bound table, dictionary or vector in place, and the next call, like the script variable
+/// the object came from, sees the update. So every fixed argument — table, dictionary,
+/// vector, matrix, set, tuple or scalar alike — is held in a shared cell:
+///
+/// * `f{t}` with `t` a variable links the variable to the cell (`Interpreter::bind_var`):
+///   an in-place change through either (`append!`, `d[k] = v`, `x += 1`, a `mutable`
+///   parameter) is seen by the other; assigning the variable anew (`t = ...`) makes it
+///   another object and ends the link, as it does in DolphinDB.
+/// * `f{expr}` gets a cell of its own, kept by every copy of the partial application.
+/// * a shared table (`share t as st; f{st}`) is bound by its registered name, which is its
+///   identity across sessions.
+///
+/// Only a `mutable` parameter of a user function or the first argument of an in-place
+/// builtin (`append!`, `tableInsert`, other `!` functions) can change the object; a
+/// parameter without `mutable` still refuses in-place changes ("Constant variable [t]
+/// can't be modified.").
+#[derive(Clone)]
+pub enum Bound {
+    Cell(Arc<std::sync::Mutex<Value>>),
+    Shared(Arc<str>),
+}
+
+impl Bound {
+    pub fn new(v: Value) -> Bound {
+        Bound::Cell(Arc::new(std::sync::Mutex::new(v)))
+    }
+    /// The value of an object's own cell (None for a shared table bound by name).
+    pub fn peek(&self) -> Option<Value> {
+        match self {
+            Bound::Cell(c) => Some(c.lock().unwrap_or_else(|p| p.into_inner()).clone()),
+            Bound::Shared(_) => None,
+        }
+    }
+    pub fn same(&self, other: &Bound) -> bool {
+        match (self, other) {
+            (Bound::Cell(a), Bound::Cell(b)) => Arc::ptr_eq(a, b),
+            (Bound::Shared(a), Bound::Shared(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Cell(c) => match c.try_lock() {
+                Ok(v) => write!(f, "Bound({:?})", *v),
+                Err(_) => write!(f, "Bound(<in use>)"),
+            },
+            Bound::Shared(n) => write!(f, "Bound(shared {n})"),
+        }
+    }
 }
 
 /// Storage handles (databases, partitioned tables) implement this; runtime knows nothing of files.

@@ -283,6 +283,7 @@ fn run_job(i: &mut Interpreter, job: Job) -> Result<Value> {
 
 fn clear_session(i: &mut Interpreter) {
     i.globals.clear();
+    i.links.clear();
     i.aliases.clear();
     i.consts.clear();
     i.functions.clear();

@@ -345,20 +345,7 @@ impl Interpreter {
                 Ok((v?, vec![]))
             }
             Func::User(u) => self.call_user(u, pos, named),
-            Func::Partial(inner, fixed, fixed_named) => {
-                let mut args: Vec<Option<Value>> = Vec::with_capacity(fixed.len() + pos.len());
-                let mut rest = pos.into_iter();
-                for slot in fixed.iter() {
-                    match slot {
-                        Some(v) => args.push(Some(v.clone())),
-                        None => args.push(rest.next().flatten()),
-                    }
-                }
-                args.extend(rest);
-                let mut all_named: Vec<(String, Value)> = (**fixed_named).clone();
-                all_named.extend(named);
-                self.call_func_inplace(inner, args, all_named)
-            }
+            Func::Partial(inner, fixed, fixed_named) => self.call_partial(inner, fixed, fixed_named, pos, named),
             Func::Template(inner, kind) => {
                 let args: Vec<Value> = pos.into_iter().map(|v| v.unwrap_or(Value::Void)).collect();
                 Ok((self.apply_template(kind, inner, args)?, vec![]))
@@ -374,35 +361,48 @@ impl Interpreter {
     ) -> Result<(Value, Vec<(usize, Value)>)> {
         let def = u.def.clone();
         let fname = def.name.clone().unwrap_or_else(|| "lambda".into());
+        // a call refused before it starts hands its `mutable` arguments back (a partial
+        // application's bound objects must not be lost)
+        let fail = |this: &mut Interpreter, pos: &mut Vec<Option<Value>>, e: Error| -> Error {
+            this.unwound = def
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.mutable)
+                .filter_map(|(i, _)| pos.get_mut(i).and_then(|s| s.take()).map(|v| (i, v)))
+                .collect();
+            e
+        };
+        let mut pos = pos;
         if pos.len() > def.params.len() {
-            return Err(Error::new(
+            let e = Error::new(
                 ErrorKind::Arity,
                 format!(
                     "The function [{fname}] expects {} argument(s), but the actual number of arguments is: {}",
                     def.params.len(),
                     pos.len()
                 ),
-            ));
+            );
+            return Err(fail(self, &mut pos, e));
         }
         if self.depth >= MAX_CALL_DEPTH {
-            return Err(Error::runtime(format!(
+            let e = Error::runtime(format!(
                 "The call depth exceeded the limit of {MAX_CALL_DEPTH} (infinite recursion in [{fname}]?)"
-            )));
+            ));
+            return Err(fail(self, &mut pos, e));
         }
         let mut frame = Frame { module: u.module.clone(), ..Frame::default() };
         for (k, v) in &u.captured {
             frame.vars.insert(k.clone(), v.clone());
         }
         let given = pos.len();
-        let mut pos = pos;
         pos.resize(def.params.len(), None);
         let mut named_at: Vec<usize> = Vec::with_capacity(named.len());
         for (n, v) in named {
-            let i = def
-                .params
-                .iter()
-                .position(|p| p.name == n)
-                .ok_or_else(|| Error::arg(format!("The function [{fname}] doesn't have a parameter named {n}")))?;
+            let Some(i) = def.params.iter().position(|p| p.name == n) else {
+                let e = Error::arg(format!("The function [{fname}] doesn't have a parameter named {n}"));
+                return Err(fail(self, &mut pos, e));
+            };
             pos[i] = Some(v);
             named_at.push(i);
         }
@@ -414,14 +414,15 @@ impl Interpreter {
             .filter(|(i, p)| *i >= given && !named_at.contains(i) && p.default.is_none())
             .count();
         if missing > 0 {
-            return Err(Error::new(
+            let e = Error::new(
                 ErrorKind::Arity,
                 format!(
                     "The function [{fname}] expects {} argument(s), but the actual number of arguments is: {}",
                     def.params.len(),
                     given + named_at.len()
                 ),
-            ));
+            );
+            return Err(fail(self, &mut pos, e));
         }
         for (i, p) in def.params.iter().enumerate() {
             let v = match pos[i].take() {
@@ -454,15 +455,163 @@ impl Interpreter {
             },
             (r, _) => r,
         };
-        let frame = self.frames.pop().unwrap_or_default();
+        let mut frame = self.frames.pop().unwrap_or_default();
+        // the frame is gone: its values are moved out (a bound object changed in place
+        // keeps a single reference)
         let mutated: Vec<(usize, Value)> = def
             .params
             .iter()
             .enumerate()
             .filter(|(_, p)| p.mutable)
-            .filter_map(|(i, p)| frame.vars.get(&p.name).map(|v| (i, v.clone())))
+            .filter_map(|(i, p)| frame.vars.remove(&p.name).map(|v| (i, v)))
             .collect();
-        Ok((r?, mutated))
+        match r {
+            Ok(v) => Ok((v, mutated)),
+            Err(e) => {
+                self.unwound = mutated;
+                Err(e)
+            }
+        }
+    }
+
+    /// How a callee treats its argument at position `k`: whether it may change the object
+    /// in place (a `mutable` parameter, the first argument of an in-place builtin).
+    fn arg_mode(&self, f: &Func, k: usize) -> ArgMode {
+        match f {
+            Func::User(u) => match u.def.params.get(k) {
+                Some(p) if p.mutable => ArgMode::Move,
+                _ => ArgMode::Read,
+            },
+            Func::Builtin(id) if k == 0 => {
+                let name = self.registry.get(*id).name;
+                // these two hand the object back through inplace_out when they fail
+                if name == "append!" || name == "tableInsert" {
+                    ArgMode::Move
+                } else if name.ends_with('!') {
+                    ArgMode::Copy
+                } else {
+                    ArgMode::Read
+                }
+            }
+            Func::Partial(inner, fixed, _) => {
+                // the k-th free argument of the partial application
+                let mut free = 0;
+                for (j, s) in fixed.iter().enumerate() {
+                    if s.is_none() {
+                        if free == k {
+                            return self.arg_mode(inner, j);
+                        }
+                        free += 1;
+                    }
+                }
+                self.arg_mode(inner, fixed.len() + (k - free))
+            }
+            _ => ArgMode::Read,
+        }
+    }
+
+    /// Call a partial application. Its fixed arguments are the objects it was given
+    /// (`value::Bound`): one a callee may change in place is taken out of its cell for the
+    /// call (the callee then holds the only reference and changes it without a copy) and
+    /// its final value stored back, so the next call and the variable it was bound from
+    /// see the change. Returns the final values of the changed free arguments, by their
+    /// positions among the free arguments.
+    fn call_partial(
+        &mut self,
+        inner: &Arc<Func>,
+        fixed: &Arc<Vec<Option<crate::value::Bound>>>,
+        fixed_named: &Arc<Vec<(String, Value)>>,
+        pos: Vec<Option<Value>>,
+        named: Vec<(String, Value)>,
+    ) -> Result<(Value, Vec<(usize, Value)>)> {
+        let mut args: Vec<Option<Value>> = Vec::with_capacity(fixed.len() + pos.len());
+        // inner position -> the free argument it takes
+        let mut free_at: Vec<Option<usize>> = Vec::with_capacity(fixed.len() + pos.len());
+        // bound objects taken out or copied: (inner position, slot, mode, holders)
+        let mut taken = Vec::new();
+        let mut rest = pos.into_iter();
+        let mut free = 0;
+        for (k, slot) in fixed.iter().enumerate() {
+            match slot {
+                Some(b) => {
+                    let mode = self.arg_mode(inner, k);
+                    let v = match mode {
+                        ArgMode::Move => {
+                            let (v, held) = self.take_bound(b);
+                            if matches!(v, Value::Handle(_) | Value::Function(_)) {
+                                // a reference already: nothing to write back
+                                self.store_bound(b, v.clone(), held);
+                            } else {
+                                taken.push((k, b.clone(), mode, held));
+                            }
+                            v
+                        }
+                        ArgMode::Copy => {
+                            taken.push((k, b.clone(), mode, None));
+                            self.bound_value(b)
+                        }
+                        ArgMode::Read => self.bound_value(b),
+                    };
+                    args.push(Some(v));
+                    free_at.push(None);
+                }
+                None => {
+                    args.push(rest.next().flatten());
+                    free_at.push(Some(free));
+                    free += 1;
+                }
+            }
+        }
+        for v in rest {
+            args.push(v);
+            free_at.push(Some(free));
+            free += 1;
+        }
+        let mut all_named: Vec<(String, Value)> = (**fixed_named).clone();
+        all_named.extend(named);
+        let builtin = match inner.as_ref() {
+            Func::Builtin(id) => Some(self.registry.get(*id).name),
+            _ => None,
+        };
+        if builtin.is_some() {
+            self.inplace_out = None;
+        }
+        self.unwound.clear();
+        let r = self.call_func_inplace(inner, args, all_named);
+        // the final values of the arguments the callee may have changed, by inner position
+        let mut finals: Vec<(usize, Value)> = match (&r, builtin) {
+            (Ok((_, m)), None) => m.clone(),
+            (Err(_), None) => std::mem::take(&mut self.unwound),
+            (Ok((ret, _)), Some(name)) => match self.inplace_out.take() {
+                Some(v) => vec![(0, v)],
+                None if name.ends_with('!') => vec![(0, ret.clone())],
+                None => vec![],
+            },
+            // append! and tableInsert hand the object back when they fail
+            (Err(_), Some(_)) => self.inplace_out.take().map(|v| vec![(0, v)]).unwrap_or_default(),
+        };
+        for (k, b, mode, held) in taken {
+            let fin = finals.iter().position(|(j, _)| *j == k).map(|p| finals.swap_remove(p).1);
+            match (fin, mode) {
+                (Some(v), _) => self.store_bound(&b, v, held),
+                // a copy was passed: the object is unchanged
+                (None, ArgMode::Copy) => {}
+                // a moved object the callee lost (it failed without handing it back)
+                (None, _) => self.store_bound(&b, Value::Void, held),
+            }
+        }
+        // what is left belongs to free arguments: report it by their positions
+        let out: Vec<(usize, Value)> = finals
+            .into_iter()
+            .filter_map(|(j, v)| free_at.get(j).copied().flatten().map(|f| (f, v)))
+            .collect();
+        match r {
+            Ok((v, _)) => Ok((v, out)),
+            Err(e) => {
+                self.unwound = out;
+                Err(e)
+            }
+        }
     }
 
     /// Kind of a function value for the SQL executor (user `defg` functions are aggregates).
@@ -490,6 +639,17 @@ impl Interpreter {
             Func::Template(inner, _) => self.func_name(inner),
         }
     }
+}
+
+/// How a callee treats one of its arguments (`Interpreter::arg_mode`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ArgMode {
+    /// only reads it
+    Read,
+    /// may change it in place and hands it back (also when it fails)
+    Move,
+    /// may change it in place; gets a copy, its result replaces the object
+    Copy,
 }
 
 /// The variable at the root of a chain of `!` calls (`t.append!(a)`, `append!(t, a)`),

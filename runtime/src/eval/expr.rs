@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::types::DataType;
 use crate::value::{Dict, DictVals, Func, Key, UserFunc, Value};
 use ahash::AHashMap;
-use beluga_lang::ast::{BinOp, Expr, ExprKind, UnOp};
+use beluga_lang::ast::{Arg, BinOp, Expr, ExprKind, UnOp};
 use std::sync::Arc;
 
 impl Interpreter {
@@ -146,7 +146,26 @@ impl Interpreter {
             ExprKind::Call(f, args) => self.eval_call(f, args),
             ExprKind::Partial(f, args) => {
                 let fv = self.eval_callee(f)?;
-                let (pos, named) = self.eval_args(args)?;
+                // a fixed argument is the object itself: a variable is bound (linked to the
+                // partial application's cell), anything else gets a cell of its own
+                let mut pos: Vec<Option<crate::value::Bound>> = Vec::with_capacity(args.len());
+                let mut named = Vec::new();
+                for a in args {
+                    match a {
+                        Arg::Pos(Some(e)) => {
+                            let bound = match &e.kind {
+                                ExprKind::Ident(n) => self.bind_var(n),
+                                _ => None,
+                            };
+                            pos.push(Some(match bound {
+                                Some(b) => b,
+                                None => crate::value::Bound::new(self.eval(e)?),
+                            }));
+                        }
+                        Arg::Pos(None) => pos.push(None),
+                        Arg::Named(n, e) => named.push((n.clone(), self.eval(e)?)),
+                    }
+                }
                 let func = match fv {
                     Value::Function(func) => func,
                     other => {

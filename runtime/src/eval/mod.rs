@@ -44,6 +44,16 @@ pub struct Frame {
     /// parameters that may not be modified (non-`mutable`)
     pub readonly: AHashSet<String>,
     pub module: Option<String>,
+    /// Local variables bound into a partial application: the variable and the partial
+    /// application's fixed argument are one object (`value::Bound`).
+    pub links: AHashMap<String, Cell>,
+}
+
+/// The cell of an object bound into a partial application (`value::Bound::Cell`).
+pub type Cell = Arc<Mutex<Value>>;
+
+fn lock(c: &Cell) -> std::sync::MutexGuard<'_, Value> {
+    c.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Objects shared across sessions with `share`.
@@ -82,6 +92,11 @@ pub struct Interpreter {
     pub test: TestState,
     /// Set by an in-place (`!`) builtin that returns something other than its first argument.
     pub inplace_out: Option<Value>,
+    /// Session variables bound into a partial application (see `Frame::links`).
+    pub links: AHashMap<String, Cell>,
+    /// The final values of a user function's `mutable` parameters when its call failed (a
+    /// partial application keeps the changes made to its bound objects before the error).
+    pub(crate) unwound: Vec<(usize, Value)>,
     /// The variable names of the positional arguments at the call site of the builtin being
     /// called (`stat(x)` names its result `x`, `toJson(x)` writes `"name":"x"`); set by
     /// `eval_call` for the next builtin call only and read with `CallCtx::arg_name`.
@@ -129,6 +144,8 @@ impl Interpreter {
             module_sources: AHashMap::new(),
             test: TestState::default(),
             inplace_out: None,
+            links: AHashMap::new(),
+            unwound: Vec::new(),
             pending_arg_names: Vec::new(),
             arg_names: Vec::new(),
             rng: seed,
@@ -276,6 +293,9 @@ impl Interpreter {
             // inside a function the session's globals are not visible, only shared tables
             Some(Value::Table(_)) if self.frames.is_empty() => {
                 let v = self.globals.remove(&canon)?;
+                if let Some(c) = self.links.get(&canon) {
+                    *lock(c) = Value::Void;
+                }
                 Some((v, Holders { global: Some(canon), shared: None }))
             }
             Some(_) => None,
@@ -302,12 +322,124 @@ impl Interpreter {
             m.insert(k, v.clone());
         }
         if let Some(k) = held.global {
+            if let Some(c) = self.links.get(&k) {
+                *lock(c) = v.clone();
+            }
             self.globals.insert(k, v);
         }
     }
 
     pub fn has_var(&self, name: &str) -> bool {
         self.get_var(name).is_some()
+    }
+
+    // ------------------------------------------------------------ bound objects
+
+    /// The object a variable names, for a partial application to bind (`f{t}`): the
+    /// variable is linked to a cell that the partial application keeps, so both are one
+    /// object (`value::Bound`). A shared table is bound by its registered name. None when
+    /// the name is no variable (or a column of the query being evaluated).
+    pub fn bind_var(&mut self, name: &str) -> Option<crate::value::Bound> {
+        use crate::value::Bound;
+        if self.col_scopes.iter().any(|s| s.contains_key(name)) {
+            return None;
+        }
+        if let Some(f) = self.frames.last_mut() {
+            if let Some(v) = f.vars.get(name) {
+                let c = f.links.entry(name.to_string()).or_insert_with(|| Arc::new(Mutex::new(v.clone())));
+                return Some(Bound::Cell(c.clone()));
+            }
+        }
+        let canon = self.canon(name).to_string();
+        if let Some(v) = self.globals.get(&canon) {
+            if matches!(v, Value::Function(_) | Value::Handle(_)) {
+                return None;
+            }
+            let c = self.links.entry(canon).or_insert_with(|| Arc::new(Mutex::new(v.clone())));
+            return Some(Bound::Cell(c.clone()));
+        }
+        match self.get_shared(&canon) {
+            Some(Value::Table(_)) => Some(Bound::Shared(Arc::from(canon.as_str()))),
+            _ => None,
+        }
+    }
+
+    /// Assigning a variable anew (`x = ...`, a loop variable, `undef`) makes it another
+    /// object: it is no longer the one bound into partial applications.
+    pub fn unlink(&mut self, name: &str) {
+        // inside a function an assignment makes a local variable
+        if let Some(f) = self.frames.last_mut() {
+            f.links.remove(name);
+            return;
+        }
+        let canon = self.canon(name).to_string();
+        self.links.remove(&canon);
+    }
+
+    /// The current value of a bound object.
+    pub fn bound_value(&self, b: &crate::value::Bound) -> Value {
+        match b {
+            crate::value::Bound::Cell(c) => lock(c).clone(),
+            crate::value::Bound::Shared(n) => self.get_shared(n).unwrap_or(Value::Void),
+        }
+    }
+
+    /// Take a bound object out of its cell and of the variable linked to it, so that the
+    /// callee changing it holds the only reference (no copy per call of a stream handler
+    /// appending to its table). `store_bound` puts the (changed) object back.
+    pub fn take_bound(&mut self, b: &crate::value::Bound) -> (Value, Option<Holders>) {
+        match b {
+            crate::value::Bound::Cell(c) => {
+                let v = std::mem::replace(&mut *lock(c), Value::Void);
+                if let Some(slot) = self.linked_var(c) {
+                    *slot = Value::Void;
+                }
+                (v, None)
+            }
+            crate::value::Bound::Shared(n) => match self.take_table_for_update(n) {
+                Some((v, h)) => (v, Some(h)),
+                None => (self.get_shared(n).unwrap_or(Value::Void), None),
+            },
+        }
+    }
+
+    /// Store the new value of a bound object: in its cell and the variable linked to it, or
+    /// in the shared registry.
+    pub fn store_bound(&mut self, b: &crate::value::Bound, v: Value, held: Option<Holders>) {
+        match b {
+            crate::value::Bound::Cell(c) => {
+                if let Some(slot) = self.linked_var(c) {
+                    *slot = v.clone();
+                }
+                *lock(c) = v;
+            }
+            crate::value::Bound::Shared(n) => match held {
+                Some(h) => self.put_back_table(v, h),
+                None => {
+                    let _ = self.replace_shared(n, v);
+                }
+            },
+        }
+    }
+
+    /// The variable linked to a cell: a local of a function being run (innermost first) or
+    /// a session variable.
+    fn linked_var(&mut self, c: &Cell) -> Option<&mut Value> {
+        let is = |l: &Cell| Arc::ptr_eq(l, c);
+        let mut at: Option<(Option<usize>, String)> = None;
+        for (k, f) in self.frames.iter().enumerate().rev() {
+            if let Some((n, _)) = f.links.iter().find(|(_, l)| is(l)) {
+                at = Some((Some(k), n.clone()));
+                break;
+            }
+        }
+        if at.is_none() {
+            at = self.links.iter().find(|(_, l)| is(l)).map(|(n, _)| (None, n.clone()));
+        }
+        match at? {
+            (Some(k), n) => self.frames[k].vars.get_mut(&n),
+            (None, n) => self.globals.get_mut(&n),
+        }
     }
 
     /// Assign a variable in the current scope.
@@ -318,6 +450,9 @@ impl Interpreter {
                     ErrorKind::Syntax,
                     format!("Constant variable [{name}] can't be modified."),
                 ));
+            }
+            if let Some(c) = f.links.get(name) {
+                *lock(c) = v.clone();
             }
             f.vars.insert(name.to_string(), v);
             return Ok(());
@@ -333,6 +468,9 @@ impl Interpreter {
                 Err(v) => v,
             }
         };
+        if let Some(c) = self.links.get(name) {
+            *lock(c) = v.clone();
+        }
         self.globals.insert(name.to_string(), v);
         Ok(())
     }
@@ -376,6 +514,11 @@ impl Interpreter {
     pub fn take_var(&mut self, name: &str) -> Option<Value> {
         if let Some(f) = self.frames.last_mut() {
             if let Some(v) = f.vars.remove(name) {
+                // a bound object leaves its cell too, so the update holds the only reference
+                // (it is written back to both by `set_var`)
+                if let Some(c) = f.links.get(name) {
+                    *lock(c) = Value::Void;
+                }
                 return Some(v);
             }
             if !self.globals.contains_key(self.canon(name)) {
@@ -386,6 +529,9 @@ impl Interpreter {
         }
         let name = &self.canon(name).to_string();
         if let Some(v) = self.globals.remove(name) {
+            if let Some(c) = self.links.get(name) {
+                *lock(c) = Value::Void;
+            }
             return Some(v);
         }
         self.shared.lock().ok().and_then(|mut m| m.remove(name).map(|v| {

@@ -77,11 +77,13 @@ impl Interpreter {
                     }
                 }
                 let v = self.eval(e)?;
+                self.unlink(name);
                 self.set_var(name, v)?;
                 Ok(Flow::Normal)
             }
             StmtKind::Const(name, e) => {
                 let v = self.eval(e)?;
+                self.unlink(name);
                 self.set_var(name, v)?;
                 if self.frames.is_empty() {
                     self.consts.insert(name.clone());
@@ -205,6 +207,7 @@ impl Interpreter {
                 let k = kind.as_deref().unwrap_or("");
                 if k != "DEF" {
                     self.globals.clear();
+                    self.links.clear();
                     self.consts.clear();
                 }
                 if k.is_empty() || k == "DEF" {
@@ -356,6 +359,8 @@ impl Interpreter {
                     self.check_interrupt()?;
                     let v = Value::Scalar(Column::from_vec(DataType::Long, vec![i]));
                     let v = if ty == DataType::Long { v } else { crate::ops::cast_value(&v, if ty.is_temporal() { ty } else { DataType::Int })? };
+                    // each element is another object (`f{x}` in the body binds that one)
+                    self.unlink(var);
                     self.set_var(var, v)?;
                     match self.exec_stmt(body)? {
                         Flow::Break => break,
@@ -372,6 +377,8 @@ impl Interpreter {
         for i in 0..n {
             self.check_interrupt()?;
             let v = self.element(&it, i)?;
+            // each element is another object (`f{x}` in the body binds that one)
+            self.unlink(var);
             self.set_var(var, v)?;
             match self.exec_stmt(body)? {
                 Flow::Break => break,
@@ -428,6 +435,8 @@ impl Interpreter {
             ExprKind::Ident(name) => {
                 let v = if op == AssignOp::Set {
                     self.break_alias(name);
+                    // a new object: no longer the one bound into partial applications
+                    self.unlink(name);
                     v
                 } else if op == AssignOp::Add && self.append_string_in_place(name, &v) {
                     return Ok(());

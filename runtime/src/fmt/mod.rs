@@ -328,10 +328,10 @@ pub fn func_text(f: &Func, builtin_name: &dyn Fn(u32) -> String) -> String {
         Func::Partial(inner, fixed, kw) => {
             let mut parts: Vec<String> = fixed
                 .iter()
-                .map(|a| {
-                    a.as_ref()
-                        .map(|v| nested_text(v, builtin_name))
-                        .unwrap_or_default()
+                .map(|a| match a.as_ref() {
+                    Some(crate::value::Bound::Shared(name)) => name.to_string(),
+                    Some(b) => b.peek().map(|v| nested_text(&v, builtin_name)).unwrap_or_default(),
+                    None => String::new(),
                 })
                 .collect();
             parts.extend(

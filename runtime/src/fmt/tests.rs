@@ -487,11 +487,7 @@ fn functions() {
         to_console(&Value::Function(Func::Builtin(7)), &named),
         "add"
     );
-    let p = Func::Partial(
-        Arc::new(Func::Builtin(7)),
-        Arc::new(vec![Some(Value::int(1)), None]),
-        Arc::new(vec![]),
-    );
+    let p = Func::partial(Func::Builtin(7), vec![Some(Value::int(1)), None], vec![]);
     assert_eq!(to_console(&Value::Function(p), &named), "add{1, }");
     let t = Func::Template(Arc::new(Func::Builtin(7)), Arc::from("E"));
     assert_eq!(to_console(&Value::Function(t), &named), "add:E");

@@ -679,11 +679,7 @@ fn nothrow_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 /// a partial application of the internal builtin `composeCall`.
 fn compose(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let id = i.registry().lookup("composeCall").ok_or_else(|| Error::runtime("composeCall is not registered"))?;
-    Ok(Value::Function(Func::Partial(
-        Arc::new(Func::Builtin(id)),
-        Arc::new(vec![Some(args[0].clone()), Some(args[1].clone())]),
-        Arc::new(vec![]),
-    )))
+    Ok(Value::Function(Func::partial(Func::Builtin(id), vec![Some(args[0].clone()), Some(args[1].clone())], vec![])))
 }
 
 fn compose_call(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {

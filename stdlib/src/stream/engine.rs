@@ -8,7 +8,7 @@ use beluga_lang::ast::{Expr, ExprKind};
 use beluga_runtime::eval::ops::describe;
 use beluga_runtime::table_source::{PartInfo, PartRows, Scan, TableSource};
 use beluga_runtime::value::Handle;
-use beluga_runtime::{Column, DataType, Error, Func, Result, Table, Value};
+use beluga_runtime::{Bound, Column, DataType, Error, Result, Table, Value};
 use ahash::AHashMap;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -18,42 +18,37 @@ use std::sync::{Arc, Mutex};
 /// Where rows go: an output table or a subscription's handler.
 #[derive(Clone)]
 pub enum Target {
-    /// A plain table held by a session variable or a shared name: appended, written back.
-    Var(String),
+    /// A plain table: the object the argument named, bound as a partial application binds
+    /// its fixed arguments (`value::Bound`), so the variable holding it (or the shared
+    /// table of that name) sees every append.
+    Table(Bound),
     /// A stream table, an engine, a stored table.
     Handle(Value),
     /// Nowhere (an engine without an output table only keeps its state).
     Discard,
-    /// A function; `rebind` lists fixed arguments of a partial application that were plain
-    /// tables held by variables (`tableInsert{out}`): the variable's current table is
-    /// passed at each call, so repeated appends accumulate as they do in DolphinDB.
-    Func(Value, Vec<(usize, String)>),
+    /// A function. A partial application (`tableInsert{out}`, `handler{resultT, state}`)
+    /// keeps its fixed arguments as shared objects, so repeated calls accumulate in them
+    /// and the script's variables see the result, as in DolphinDB.
+    Func(Value),
 }
 
 impl Target {
-    pub fn of(i: &CallCtx, what: &str, v: &Value) -> Result<Target> {
+    pub fn of(i: &mut CallCtx, what: &str, v: &Value) -> Result<Target> {
         match v {
             Value::Void => Ok(Target::Discard),
             Value::Handle(_) => Ok(Target::Handle(v.clone())),
-            Value::Table(_) => match crate::meta::var_holding(i, v) {
-                Some(name) => Ok(Target::Var(name)),
+            Value::Table(_) => match crate::meta::var_holding(i, v).and_then(|name| i.bind_var(&name)) {
+                Some(b) => Ok(Target::Table(b)),
                 None => Err(Error::arg(format!("{what}: the table must be held by a variable or shared (so results can be read back)"))),
             },
-            Value::Function(f) => {
-                let mut rebind = Vec::new();
-                if let Func::Partial(_, slots, _) = f {
-                    for (k, s) in slots.iter().enumerate() {
-                        if let Some(t @ Value::Table(_)) = s {
-                            if let Some(name) = crate::meta::var_holding(i, t) {
-                                rebind.push((k, name));
-                            }
-                        }
-                    }
-                }
-                Ok(Target::Func(v.clone(), rebind))
-            }
+            Value::Function(_) => Ok(Target::Func(v.clone())),
             other => Err(Error::arg(format!("{what}: expected a table, an engine or a function, not {}", describe(other)))),
         }
+    }
+
+    /// The table a session variable or shared name holds (replay's `outputTables="t1"`).
+    pub fn named(i: &mut CallCtx, name: &str) -> Option<Target> {
+        i.bind_var(name).map(Target::Table)
     }
 
     /// Hand rows over: appended to a table or engine, or passed to a function as a table
@@ -70,16 +65,29 @@ impl Target {
     fn deliver_inner(&self, i: &mut CallCtx, rows: Table, as_table: bool) -> Result<()> {
         match self {
             Target::Discard => Ok(()),
-            Target::Var(name) => {
-                let current = read_session(i, name).ok_or_else(|| Error::name(format!("The output table {name} no longer exists")))?;
-                match current {
-                    Value::Table(t) => {
-                        let grown = crate::core::append_rows(Arc::unwrap_or_clone(t), &Value::table(rows))?;
-                        write_session(i, name, Value::table(grown));
-                        Ok(())
+            Target::Table(b) => {
+                // taken out of its holders for the append, so it grows in place
+                let (cur, held) = i.take_bound(b);
+                match cur {
+                    Value::Table(mut t) => {
+                        let r = crate::core::append_rows_in_place(Arc::make_mut(&mut t), &Value::table(rows));
+                        // unchanged on error
+                        i.store_bound(b, Value::Table(t), held);
+                        r
                     }
-                    h @ Value::Handle(_) => Target::Handle(h).deliver(i, rows, as_table),
-                    other => Err(Error::arg(format!("The output {name} is {}, not a table", describe(&other)))),
+                    h @ Value::Handle(_) => {
+                        i.store_bound(b, h.clone(), held);
+                        Target::Handle(h).deliver(i, rows, as_table)
+                    }
+                    Value::Void => {
+                        i.store_bound(b, Value::Void, held);
+                        Err(Error::name("The output table no longer exists"))
+                    }
+                    other => {
+                        let e = Error::arg(format!("The output is {}, not a table", describe(&other)));
+                        i.store_bound(b, other, held);
+                        Err(e)
+                    }
                 }
             }
             Target::Handle(h) => {
@@ -93,112 +101,11 @@ impl Target {
                     None => Err(Error::unsupported("append", hh.type_name())),
                 }
             }
-            Target::Func(f, rebind) => {
+            Target::Func(f) => {
                 let msg = if as_table { Value::table(rows) } else { Value::tuple(rows.cols.into_iter().map(Value::Vector).collect()) };
-                if let Some((inner, slots, name)) = in_place_partial(i, f, rebind) {
-                    return call_in_place(i, inner, slots, &name, msg);
-                }
-                let f = if rebind.is_empty() { f.clone() } else { rebound(i, f, rebind) };
-                i.call_value(&f, vec![msg]).map(|_| ())
+                i.call_value(f, vec![msg]).map(|_| ())
             }
         }
-    }
-}
-
-/// `append!{t}`, `tableInsert{t}` (any `!` builtin, or tableInsert, whose first fixed
-/// argument is a table held by a session variable): the builtin, its fixed slots and the
-/// variable's name. Such a handler changes
-/// its first argument, and the change must reach the variable (`append!(t, msg)` written
-/// out would write it back; a partial application called by a subscription has no
-/// statement to do that).
-fn in_place_partial<'a>(i: &CallCtx, f: &'a Value, rebind: &[(usize, String)]) -> Option<(&'a Arc<Func>, &'a Arc<Vec<Option<Value>>>, String)> {
-    let Value::Function(Func::Partial(inner, slots, kw)) = f else { return None };
-    let Func::Builtin(id) = inner.as_ref() else { return None };
-    let name = i.registry().get(*id).name;
-    if !kw.is_empty() || !(name.ends_with('!') || name == "tableInsert") {
-        return None;
-    }
-    let (_, name) = rebind.iter().find(|(k, _)| *k == 0)?;
-    matches!(read_session(i, name), Some(Value::Table(_))).then(|| (inner, slots, name.clone()))
-}
-
-/// Call `inner` with the variable's table as its first argument and the message in the
-/// first free slot, and store the changed table back in the variable. The variable is
-/// taken out for the call so the builtin holds the only reference and grows the table in
-/// place (amortised O(rows delivered), not a copy of the table per message).
-fn call_in_place(i: &mut CallCtx, inner: &Arc<Func>, slots: &Arc<Vec<Option<Value>>>, name: &str, msg: Value) -> Result<()> {
-    // a session variable is taken out for the call; a shared table (another session may
-    // read it) is read and written back
-    let in_globals = i.globals().contains_key(name);
-    let cur = if in_globals { i.set_global(name.to_string(), Value::Void) } else { i.get_shared(name) };
-    let Some(cur) = cur else {
-        return Err(Error::name(format!("The handler's table {name} no longer exists")));
-    };
-    let fname = match inner.as_ref() {
-        Func::Builtin(id) => i.registry().get(*id).name,
-        _ => "",
-    };
-    // append! hands the table back on failure; for the others a copy is kept to restore
-    let keep = if fname == "append!" { None } else { Some(cur.clone()) };
-    let mut msg = Some(msg);
-    let mut args = Vec::with_capacity(slots.len() + 1);
-    args.push(cur);
-    for s in slots.iter().skip(1) {
-        match s {
-            Some(v) => args.push(v.clone()),
-            None => args.push(msg.take().unwrap_or(Value::Void)),
-        }
-    }
-    if let Some(m) = msg {
-        args.push(m);
-    }
-    *i.inplace_out() = None;
-    let r = i.call_value(&Value::Function(inner.as_ref().clone()), args);
-    let back = i.inplace_out().take();
-    match r {
-        Ok(v) => {
-            // a `!` builtin returns the changed table; tableInsert returns a count and
-            // hands the table back through inplace_out
-            let newv = match back {
-                Some(b) => b,
-                None if fname.ends_with('!') => v,
-                None => keep.unwrap_or(v),
-            };
-            write_session(i, name, newv);
-            Ok(())
-        }
-        Err(e) => {
-            // append! hands the untouched table back on failure; others restore the copy
-            if let Some(old) = back.or(keep) {
-                write_session(i, name, old);
-            }
-            Err(e)
-        }
-    }
-}
-
-/// A partial application with its table arguments replaced by their variables' current values.
-fn rebound(i: &CallCtx, f: &Value, rebind: &[(usize, String)]) -> Value {
-    let Value::Function(Func::Partial(inner, slots, kw)) = f else { return f.clone() };
-    let mut slots: Vec<Option<Value>> = slots.as_ref().clone();
-    for (k, name) in rebind {
-        if let Some(v) = read_session(i, name) {
-            slots[*k] = Some(v);
-        }
-    }
-    Value::Function(Func::Partial(inner.clone(), Arc::new(slots), kw.clone()))
-}
-
-/// A session variable or shared object by name (session variables first).
-fn read_session(i: &CallCtx, name: &str) -> Option<Value> {
-    i.globals().get(name).cloned().or_else(|| i.get_shared(name))
-}
-
-fn write_session(i: &mut CallCtx, name: &str, v: Value) {
-    if i.globals().contains_key(name) {
-        i.set_global(name.to_string(), v);
-    } else if let Ok(mut m) = i.shared().lock() {
-        m.insert(name.to_string(), v);
     }
 }
 

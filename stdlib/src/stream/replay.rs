@@ -50,15 +50,15 @@ fn input_table(v: &Value) -> Result<Table> {
 }
 
 /// An output: a table value or handle, or the name of a shared table / session variable.
-fn output_target(i: &CallCtx, v: &Value) -> Result<Target> {
+fn output_target(i: &mut CallCtx, v: &Value) -> Result<Target> {
     if let Value::Scalar(c) = v {
         if let Some(name) = c.str_at(0) {
             let name = name.to_string();
             if let Some(h @ Value::Handle(_)) = i.get_shared(&name) {
                 return Ok(Target::Handle(h));
             }
-            if i.get_shared(&name).is_some() || i.globals().contains_key(&name) {
-                return Ok(Target::Var(name));
+            if let Some(t) = Target::named(i, &name) {
+                return Ok(t);
             }
             return Err(Error::name(format!("{NAME}: no shared table named {name}")));
         }

@@ -220,6 +220,7 @@ fn undef(i: &mut Interpreter, args: Vec<Value>) -> Result<Value> {
     for n in &names {
         match kind {
             0 => {
+                i.unlink(n);
                 let removed = match i.frames.last_mut() {
                     Some(f) => f.vars.remove(n).is_some(),
                     None => false,
@@ -362,7 +363,7 @@ fn partial(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         other => return Err(Error::arg(format!("The first argument of [partial] must be a function, not {}", describe(other)))),
     };
     let fixed: Vec<Option<Value>> = args[1..].iter().map(|v| Some(v.clone())).collect();
-    Ok(Value::Function(Func::Partial(Arc::new(func), Arc::new(fixed), Arc::new(vec![]))))
+    Ok(Value::Function(Func::partial(func, fixed, vec![])))
 }
 
 fn set_random_seed(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
