@@ -469,9 +469,19 @@ impl Interpreter {
                     .iter()
                     .map(|e| e.as_ref().map(|e| self.eval_index_arg(e, &name)).transpose())
                     .collect::<Result<_>>()?;
-                let cur = self
+                let mut cur = self
                     .take_var(&name)
                     .ok_or_else(|| Error::name(format!("Cannot recognize the token {name}")))?;
+                if let (AssignOp::Set, [Some(i)]) = (op, &idxv[..]) {
+                    match super::index::assign_scalar_in_place(&mut cur, i, &v) {
+                        Ok(true) => return self.set_var(&name, cur),
+                        Ok(false) => {}
+                        Err(e) => {
+                            self.set_var(&name, cur)?;
+                            return Err(e);
+                        }
+                    }
+                }
                 let r = (|| {
                     let v = if op == AssignOp::Set {
                         v
