@@ -648,18 +648,24 @@ pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Co
 /// `parse_chunk`, also counting the fields read leniently or made NULL, and records whose
 /// number of fields differs from `width` (the header's; 0 when unknown).
 pub fn parse_chunk_noted(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize) -> Result<(Vec<Column>, usize, Notes), ParseErr> {
+    parse_piece_noted(buf, d, specs, width, true)
+}
+
+/// `parse_chunk_noted` of a piece of a buffer already known to hold no quote when
+/// `maybe_quoted` is false (`boundaries_quoted` scanned it): the piece is not scanned again.
+pub fn parse_piece_noted(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, maybe_quoted: bool) -> Result<(Vec<Column>, usize, Notes), ParseErr> {
     let mut notes = Notes { cols: vec![ColNote::default(); specs.len()], ..Notes::default() };
-    let (cols, n) = parse_chunk_into(buf, d, specs, width, &mut notes)?;
+    let (cols, n) = parse_chunk_into(buf, d, specs, width, maybe_quoted, &mut notes)?;
     Ok((cols, n, notes))
 }
 
-fn parse_chunk_into(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
+fn parse_chunk_into(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, maybe_quoted: bool, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
     // rows estimated from the line length of the first 16 KiB, generously: capacity that
     // is never written costs nothing, a regrown builder copies its values
     let head = &buf[..buf.len().min(16 << 10)];
     let lines = head.iter().filter(|&&b| b == b'\n').count().max(1);
     let est = buf.len() / (head.len() / lines).max(1) * 5 / 4 + 16;
-    if d.delim.len() == 1 && !specs.is_empty() && buf.len() < u32::MAX as usize && !buf.contains(&b'"') {
+    if d.delim.len() == 1 && !specs.is_empty() && buf.len() < u32::MAX as usize && !(maybe_quoted && buf.contains(&b'"')) {
         return parse_plain(buf, d.delim[0], specs, est, width, notes);
     }
     parse_records(buf, d, specs, est, width, notes)
