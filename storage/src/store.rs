@@ -15,6 +15,20 @@ use std::sync::Arc;
 /// Rows buffered across all partitions before segments are written.
 const FLUSH_CELLS: usize = 64 << 20;
 
+/// A partition no push has added rows to in this many pushes is "cold" (an import pushes
+/// each parsed piece, ~8 MB of text, so 8 pushes are two 32 MB reads): a file sorted by a
+/// partitioning column (devices by time, TAQ by symbol) stops filling a partition once its
+/// rows have passed.
+const COLD_PUSHES: u64 = 8;
+
+/// Cold partitions are written early once they hold this many cells together (each at
+/// least `COLD_MIN_ROWS` rows): their segments are encoded and written while the rest of
+/// the file is parsed, instead of all at the commit, and their memory is reused by the
+/// partitions still filling. A partition that receives rows again later gets another
+/// segment, as after any flush.
+const COLD_MIN_CELLS: usize = 8 << 20;
+const COLD_MIN_ROWS: usize = 8192;
+
 /// Largest segment a keepDuplicates FIRST/LAST table writes: an append rewrites only the
 /// segments its keys fall in, so smaller segments mean less rewriting per append.
 const KEEP_SEG_ROWS: usize = 1 << 16;
@@ -60,11 +74,15 @@ pub struct Appender {
     /// copied once (see `PartBuf`)
     buffers: AHashMap<Vec<u32>, PartBuf>,
     buffered: usize,
+    /// calls of `push_keyed` so far (the clock of `PartBuf::touched`)
+    pushes: u64,
     written: Vec<PathBuf>,
     committed: bool,
     pub rows_added: u64,
     /// largest segment a keepDuplicates FIRST/LAST partition is split into
     pub(crate) keep_seg_rows: usize,
+    /// cells of cold partitions written before the commit (`COLD_MIN_CELLS`)
+    pub(crate) cold_cells: usize,
 }
 
 impl Drop for Appender {
@@ -173,6 +191,9 @@ type Piece = (Table, usize, usize);
 struct PartBuf {
     pieces: Vec<Piece>,
     open: bool,
+    /// the push that last added rows (see `COLD_PUSHES`)
+    touched: u64,
+    rows: usize,
 }
 
 /// Append rows `s..e` of `src` to `dst` in place (same physical type; SYMBOL codes of the
@@ -355,11 +376,13 @@ impl Appender {
             prev: Some(prev),
             meta,
             buffers: AHashMap::new(),
+            pushes: 0,
             buffered: 0,
             written: Vec::new(),
             committed: false,
             rows_added: 0,
             keep_seg_rows: KEEP_SEG_ROWS,
+            cold_cells: COLD_MIN_CELLS,
         })
     }
 
@@ -421,11 +444,13 @@ impl Appender {
             prev: None,
             meta,
             buffers: AHashMap::new(),
+            pushes: 0,
             buffered: 0,
             written: Vec::new(),
             committed: false,
             rows_added: 0,
             keep_seg_rows: KEEP_SEG_ROWS,
+            cold_cells: COLD_MIN_CELLS,
         })
     }
 
@@ -606,7 +631,29 @@ impl Appender {
                 }
             }
         }
+        self.pushes += 1;
+        self.flush_cold()?;
         self.maybe_flush()
+    }
+
+    /// Write the cold partitions (see `COLD_PUSHES`) when they hold `COLD_MIN_CELLS`
+    /// together. keepDuplicates tables merge each flush into their segments and are left
+    /// to `maybe_flush`.
+    fn flush_cold(&mut self) -> Result<()> {
+        if self.pushes < COLD_PUSHES || (self.meta.opts.keep != catalog::KeepDup::All && !self.meta.opts.sort_cols.is_empty()) {
+            return Ok(());
+        }
+        let ncols = self.meta.types.len().max(1);
+        let now = self.pushes;
+        let cold = |b: &PartBuf| b.touched + COLD_PUSHES <= now && b.rows >= COLD_MIN_ROWS;
+        let cells: usize = self.buffers.values().filter(|b| cold(b)).map(|b| b.rows * ncols).sum();
+        if cells < self.cold_cells {
+            return Ok(());
+        }
+        let keys: Vec<Vec<u32>> = self.buffers.iter().filter(|(_, b)| cold(b)).map(|(k, _)| k.clone()).collect();
+        let bufs: Vec<(Vec<u32>, Vec<Piece>)> = keys.into_iter().filter_map(|k| self.buffers.remove(&k).map(|b| (k, b.pieces))).collect();
+        self.buffered = self.buffered.saturating_sub(cells);
+        self.write_bufs(bufs)
     }
 
     /// Append rows `s..e` of `t` to partition `key`'s own table (see `PartBuf`); `hint`:
@@ -617,7 +664,10 @@ impl Appender {
         }
         self.buffered += (e - s) * t.ncols().max(1);
         self.rows_added += (e - s) as u64;
+        let now = self.pushes;
         let b = self.buffers.entry(key).or_default();
+        b.touched = now;
+        b.rows += e - s;
         if b.open {
             if let Some((own, _, end)) = b.pieces.last_mut() {
                 let ok = own.cols.len() == t.cols.len() && own.cols.iter().zip(&t.cols).all(|(d, c)| d.ty == c.ty);
@@ -656,7 +706,10 @@ impl Appender {
     fn buffer_range(&mut self, key: Vec<u32>, t: Table, s: usize, e: usize) {
         self.buffered += (e - s) * t.ncols().max(1);
         self.rows_added += (e - s) as u64;
+        let now = self.pushes;
         let b = self.buffers.entry(key).or_default();
+        b.touched = now;
+        b.rows += e - s;
         b.pieces.push((t, s, e));
         b.open = false;
     }
@@ -679,9 +732,14 @@ impl Appender {
     /// first-level folder share a pack file (see `segment`), a one-level partition has a
     /// segment file of its own.
     pub fn flush(&mut self) -> Result<()> {
-        let mut bufs: Vec<(Vec<u32>, Vec<Piece>)> = std::mem::take(&mut self.buffers).into_iter().map(|(k, b)| (k, b.pieces)).collect();
-        bufs.sort_by(|a, b| a.0.cmp(&b.0));
+        let bufs: Vec<(Vec<u32>, Vec<Piece>)> = std::mem::take(&mut self.buffers).into_iter().map(|(k, b)| (k, b.pieces)).collect();
         self.buffered = 0;
+        self.write_bufs(bufs)
+    }
+
+    /// `flush` of the buffered rows of some partitions.
+    fn write_bufs(&mut self, mut bufs: Vec<(Vec<u32>, Vec<Piece>)>) -> Result<()> {
+        bufs.sort_by(|a, b| a.0.cmp(&b.0));
         // (partition folder, rows, columns) in key order, so a first level's partitions are adjacent
         let mut parts: Vec<(Vec<u32>, String, usize, Vec<Column>)> = Vec::with_capacity(bufs.len());
         // columns of each partition's buffered row ranges, concatenated per column (every
@@ -1326,6 +1384,105 @@ pub(crate) mod tests {
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file sorted by the partitioning column: a partition no push has touched for
+    /// `COLD_PUSHES` pushes is written before the commit (one segment each, as a flush at
+    /// the commit would), yet nothing is visible until the commit, an abandoned transaction
+    /// removes the early files, and a partition filled again later gets a second segment
+    /// with its rows in push order.
+    #[test]
+    fn cold_partitions_are_written_before_the_commit() {
+        let dir = scratch("coldparts");
+        let days: Vec<i32> = (18000..18012).collect();
+        let levels = vec![Level::Value(Column::from_vec(DataType::Date, days.clone()))];
+        let meta = DbMeta { levels, engine: "OLAP".into() };
+        write_db_meta(&dir, &meta).unwrap();
+        let names: Vec<String> = ["date", "sym", "x"].iter().map(|s| s.to_string()).collect();
+        let types = vec![DataType::Date, DataType::Symbol, DataType::Double];
+        Appender::create(&dir, "pt", names.clone(), types, vec!["date".into()]).unwrap().commit().unwrap();
+        let db = Arc::new(DbHandle { path: dir.display().to_string(), dir: Some(dir.clone()), meta });
+        let h = TableHandle { db, name: "pt".into() };
+        let table = |rows: &[(i32, String, f64)]| {
+            Table::new(
+                names.clone(),
+                vec![
+                    Column::from_vec(DataType::Date, rows.iter().map(|r| r.0).collect::<Vec<i32>>()),
+                    Column::new(DataType::Symbol, ColData::Sym(SymCol::from_iter(rows.iter().map(|r| r.1.as_str())))),
+                    Column::from_vec(DataType::Double, rows.iter().map(|r| r.2).collect::<Vec<f64>>()),
+                ],
+            )
+            .unwrap()
+        };
+        // 3 pushes a day of 10,000 rows each: the first and last of a day interleave it with
+        // the day before / after in runs of 10 rows (rows appended per partition), the
+        // middle one is the day alone (a range of the pushed table); then day 0 once more
+        let mut pushes: Vec<Vec<(i32, String, f64)>> = Vec::new();
+        let mut k = 0usize;
+        let mut row = |d: i32| {
+            k += 1;
+            (d, format!("s{}", k % 13), k as f64 * 0.25)
+        };
+        for (j, &d) in days.iter().enumerate() {
+            let prev = if j > 0 { days[j - 1] } else { d };
+            pushes.push((0..10_000).map(|r| row(if (r / 10) % 2 == 1 { prev } else { d })).collect());
+            pushes.push((0..10_000).map(|_| row(d)).collect());
+            pushes.push((0..10_000).map(|_| row(d)).collect());
+        }
+        pushes.push((0..500).map(|_| row(days[0])).collect());
+        let files_now = || walk(&dir.join("pt")).len();
+        let before = files_now();
+        // abandoned: early files are written, and removed again
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.cold_cells = 30_000;
+        for p in &pushes[..20] {
+            ap.push(&table(p), None).unwrap();
+        }
+        assert!(!ap.written.is_empty() && files_now() > before, "cold partitions are written early");
+        drop(ap);
+        assert_eq!(files_now(), before);
+        assert_eq!(read_table(&dir, "pt").unwrap().rows(), 0);
+        // committed
+        let mut ap = Appender::open(&dir, "pt").unwrap();
+        ap.cold_cells = 30_000;
+        for p in &pushes {
+            ap.push(&table(p), None).unwrap();
+        }
+        let early = ap.written.len();
+        assert!(early >= 6, "{early} files before the commit");
+        ap.commit().unwrap();
+        let meta = read_table(&dir, "pt").unwrap();
+        for p in &meta.parts {
+            let want = if p.key == [0] { 2 } else { 1 };
+            assert_eq!(p.segs.len(), want, "segments of {}", p.dir);
+        }
+        let parts = crate::query::load_partitions(&h, None, &[], None, false).unwrap();
+        assert_eq!(parts.len(), days.len());
+        let all: Vec<&(i32, String, f64)> = pushes.iter().flatten().collect();
+        for p in &parts {
+            let day = p.cols[0].i64_at(0).unwrap() as i32;
+            let rows: Vec<&&(i32, String, f64)> = all.iter().filter(|r| r.0 == day).collect();
+            assert_eq!(p.rows(), rows.len(), "day {day}");
+            for (r, w) in rows.iter().enumerate() {
+                assert_eq!(p.cols[1].str_at(r), Some(w.1.as_str()), "day {day} row {r}");
+                assert_eq!(p.cols[2].f64_at(r), Some(w.2), "day {day} row {r}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Every file below `d`.
+    fn walk(d: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+        out
     }
 
     /// Growth by appends: doubling below `bigalloc::BIG` bytes but never past it in one

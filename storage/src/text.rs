@@ -4,8 +4,8 @@
 use beluga_runtime::CallCtx;
 use crate::builtins_db::{names_of, str_of};
 use crate::csv::infer::{clean_name, first_record, infer_types, looks_like_header, SAMPLE_RECORDS};
-use crate::csv::lexer::{blank_line, boundaries, record, Dialect, Field, Rec};
-use crate::csv::parse::{concat, merge, parse_chunk_noted, ColSpec};
+use crate::csv::lexer::{blank_line, boundaries, boundaries_quoted, record, Dialect, Field, Rec};
+use crate::csv::parse::{concat, merge, parse_piece_noted, ColSpec};
 use crate::handle::{as_db, as_table, table_value};
 use crate::store::Appender;
 use beluga_runtime::column::{ColData, Column, StrCol};
@@ -350,7 +350,7 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
         // made the devices import (13 columns, 4 SYMBOL) 15-25% slower: more builders and
         // symbol tables per piece, and builders under 1 MB miss the huge-page block cache
         let every = (buf.len() / (threads * PIECES_PER_THREAD)).max(1 << 16);
-        let (mut last, cuts) = boundaries(&buf, every);
+        let (mut last, cuts, quoted) = boundaries_quoted(&buf, every);
         if eof {
             last = buf.len();
         } else if last == 0 {
@@ -393,7 +393,7 @@ fn read_chunks_into(p: &Plan, merged: bool, buf: &mut Vec<u8>, spare: &mut Vec<u
                         ranges
                             .par_iter()
                             .map(|&(s, e)| {
-                                let r = poll.scope(|| parse_chunk_noted(&parsed[s..e], &p.dialect, &p.specs, p.width));
+                                let r = poll.scope(|| parse_piece_noted(&parsed[s..e], &p.dialect, &p.specs, p.width, quoted));
                                 progress.add((e - s) as u64);
                                 r
                             })

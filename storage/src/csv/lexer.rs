@@ -298,6 +298,13 @@ pub fn blank_line(buf: &[u8], pos: usize) -> Option<usize> {
 /// record (0 if none) and cut points roughly every `every` bytes for parallel parsing.
 /// `in_quote` is the quote state at the start of `buf`.
 pub fn boundaries(buf: &[u8], every: usize) -> (usize, Vec<usize>) {
+    let (last, cuts, _) = boundaries_quoted(buf, every);
+    (last, cuts)
+}
+
+/// `boundaries`, and whether `buf` holds a quote at all (when not, the parsers of its
+/// pieces need not scan them for one again).
+pub fn boundaries_quoted(buf: &[u8], every: usize) -> (usize, Vec<usize>, bool) {
     let mut in_quote = false;
     let mut last = 0;
     let mut cuts = Vec::new();
@@ -324,7 +331,7 @@ pub fn boundaries(buf: &[u8], every: usize) -> (usize, Vec<usize>) {
                 None => break,
             }
         }
-        return (last, cuts);
+        return (last, cuts, false);
     }
     for (p, &b) in buf.iter().enumerate() {
         if b == b'"' {
@@ -338,7 +345,7 @@ pub fn boundaries(buf: &[u8], every: usize) -> (usize, Vec<usize>) {
         }
     }
     cuts.retain(|&c| c < last);
-    (last, cuts)
+    (last, cuts, true)
 }
 
 #[cfg(test)]

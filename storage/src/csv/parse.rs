@@ -2,7 +2,6 @@
 //! merging the columns of chunks parsed in parallel.
 
 use super::lexer::{blank_line, field_bytes, plain_rows, record, Dialect, Field, Rec};
-use ahash::AHashMap;
 use beluga_runtime::column::{ColData, Column, StrCol, SymCol, SymbolDict};
 use beluga_runtime::kernels::parse::{parse_bool, parse_f64_prefix, parse_int_prefix, parse_temporal, TemporalPattern};
 use beluga_runtime::null::Native;
@@ -27,12 +26,127 @@ pub struct ParseErr {
     pub msg: String,
 }
 
-enum Builder<'a> {
+enum Builder {
     /// BOOL/CHAR, integer, temporal and floating columns: the column's own storage
     /// (`ColData::I8` .. `ColData::F64`), filled in place.
     Num(ColData),
-    Sym { codes: Vec<u32>, map: AHashMap<&'a [u8], u32>, owned: AHashMap<Vec<u8>, u32>, names: Vec<Vec<u8>>, last: (&'a [u8], u32) },
+    Sym { codes: Vec<u32>, index: SymIndex },
     Str(StrCol),
+}
+
+/// The first 16 bytes of a field as two little-endian words, bytes past its end zero.
+#[inline]
+fn words_of(b: &[u8]) -> [u64; 2] {
+    let mut t = [0u8; 16];
+    let k = b.len().min(16);
+    t[..k].copy_from_slice(&b[..k]);
+    [u64::from_le_bytes(t[..8].try_into().unwrap_or_default()), u64::from_le_bytes(t[8..].try_into().unwrap_or_default())]
+}
+
+/// `words_of(&buf[s..e])`, read as two unaligned loads when 16 bytes follow `s` in `buf`.
+#[inline]
+fn words_at(buf: &[u8], s: usize, e: usize) -> [u64; 2] {
+    let Some(w) = buf.get(s..s + 16) else { return words_of(&buf[s..e]) };
+    let lo = u64::from_le_bytes(w[..8].try_into().unwrap_or_default());
+    let hi = u64::from_le_bytes(w[8..].try_into().unwrap_or_default());
+    let len = e - s;
+    let keep = |n: usize| if n >= 8 { !0u64 } else { (1u64 << (8 * n)) - 1 };
+    [lo & keep(len), if len <= 8 { 0 } else { hi & keep(len - 8) }]
+}
+
+#[inline]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = (a as u128) * (b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// Hash of a field from its first two words (`words_of`), its length and, past 16
+/// bytes, the rest of its bytes.
+#[inline]
+fn sym_hash(w: [u64; 2], b: &[u8]) -> u64 {
+    const K: [u64; 3] = [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344, 0xA409_3822_299F_31D0];
+    let mut h = fold_mul(w[0] ^ K[0], w[1] ^ K[1] ^ b.len() as u64);
+    if b.len() > 16 {
+        for c in b[16..].chunks(8) {
+            let mut t = [0u8; 8];
+            t[..c.len()].copy_from_slice(c);
+            h = fold_mul(h ^ u64::from_le_bytes(t), K[2]);
+        }
+    }
+    fold_mul(h, K[2])
+}
+
+/// The distinct texts of a SYMBOL column of one parsed piece and their codes (code 0 is
+/// the empty text, never looked up): an open-addressing table of (hash tag, code) slots.
+/// A field's bytes are hashed once; a hit compares the first 16 bytes as two words (the
+/// whole text for short ones, which symbols mostly are) instead of a `memcmp` call, so a
+/// column whose value changes on every row (`device_id`) costs one hash and one probe.
+struct SymIndex {
+    /// (hash >> 32) << 32 | code; 0 = empty slot
+    slots: Vec<u64>,
+    /// per code: its first words and its length
+    keys: Vec<([u64; 2], usize)>,
+    names: Vec<Vec<u8>>,
+    /// the previous field's words, length and code (sorted files repeat a symbol)
+    last: ([u64; 2], usize, u32),
+}
+
+impl SymIndex {
+    fn new() -> SymIndex {
+        SymIndex { slots: vec![0; 1024], keys: vec![([0, 0], 0)], names: vec![Vec::new()], last: ([0, 0], 0, 0) }
+    }
+
+    /// The code of `b` (not empty), whose first words are `w`; Err(()) for a new text
+    /// that is not valid UTF-8.
+    #[inline(always)]
+    fn code(&mut self, b: &[u8], w: [u64; 2]) -> Result<u32, ()> {
+        if b.len() <= 16 && w == self.last.0 && b.len() == self.last.1 {
+            return Ok(self.last.2);
+        }
+        let h = sym_hash(w, b);
+        let tag = h & !0xFFFF_FFFF;
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                break;
+            }
+            if s & !0xFFFF_FFFF == tag {
+                let c = s as u32;
+                let k = c as usize;
+                if self.keys[k] == (w, b.len()) && (b.len() <= 16 || self.names[k][16..] == b[16..]) {
+                    self.last = (w, b.len(), c);
+                    return Ok(c);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        std::str::from_utf8(b).map_err(|_| ())?;
+        let c = self.names.len() as u32;
+        self.names.push(b.to_vec());
+        self.keys.push((w, b.len()));
+        self.slots[i] = tag | c as u64;
+        if self.names.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        self.last = (w, b.len(), c);
+        Ok(c)
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u64; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for (c, (n, (w, _))) in self.names.iter().zip(&self.keys).enumerate().skip(1) {
+            let h = sym_hash(*w, n);
+            let mut i = (h as usize) & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = (h & !0xFFFF_FFFF) | c as u64;
+        }
+        self.slots = slots;
+    }
 }
 
 fn trim(b: &[u8]) -> &[u8] {
@@ -284,15 +398,15 @@ fn char_field(b: &[u8]) -> Option<i8> {
     }
 }
 
-impl<'a> Builder<'a> {
-    fn new(ty: DataType, cap: usize) -> Builder<'a> {
+impl Builder {
+    fn new(ty: DataType, cap: usize) -> Builder {
         if ty.decimal_scale().is_some() {
             // DECIMAL fields are kept as text and converted exactly in `finish`
             return Builder::Str(StrCol::with_capacity(cap, cap * 8));
         }
         match ty.physical() {
             Physical::I8 | Physical::I16 | Physical::I32 | Physical::I64 | Physical::F32 | Physical::F64 => Builder::Num(ColData::empty(ty, cap)),
-            Physical::Sym => Builder::Sym { codes: Vec::with_capacity(cap), map: AHashMap::new(), owned: AHashMap::new(), names: vec![Vec::new()], last: (&[], 0) },
+            Physical::Sym => Builder::Sym { codes: Vec::with_capacity(cap), index: SymIndex::new() },
             _ => Builder::Str(StrCol::with_capacity(cap, cap * 8)),
         }
     }
@@ -300,7 +414,7 @@ impl<'a> Builder<'a> {
     /// Append one field of record `r`; Err(()) for text that is not valid UTF-8.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn push(&mut self, spec: &ColSpec, raw: &'a [u8], text: &[u8], escaped: bool, memo: &mut DateMemo, r: usize, n: &mut ColNote) -> Result<(), ()> {
+    fn push(&mut self, spec: &ColSpec, text: &[u8], memo: &mut DateMemo, r: usize, n: &mut ColNote) -> Result<(), ()> {
         let ty = spec.ty;
         match self {
             Builder::Num(ColData::I8(v)) => v.push(match ty {
@@ -318,50 +432,8 @@ impl<'a> Builder<'a> {
             Builder::Num(ColData::F64(v)) => v.push(float_noted(text, r, n).map(f64::from_f64_keep_inf).unwrap_or(f64::NULL)),
             // `new` makes no other numeric storage
             Builder::Num(_) => {}
-            Builder::Sym { codes, map, owned, names, last } => {
-                if text.is_empty() {
-                    codes.push(0);
-                    return Ok(());
-                }
-                // sorted files repeat a symbol row after row
-                if !escaped && raw == last.0 {
-                    codes.push(last.1);
-                    return Ok(());
-                }
-                let code = if escaped {
-                    match owned.get(text) {
-                        Some(&c) => c,
-                        None => {
-                            std::str::from_utf8(text).map_err(|_| ())?;
-                            let c = names.len() as u32;
-                            names.push(text.to_vec());
-                            owned.insert(text.to_vec(), c);
-                            c
-                        }
-                    }
-                } else {
-                    match map.get(raw) {
-                        Some(&c) => c,
-                        None => {
-                            std::str::from_utf8(raw).map_err(|_| ())?;
-                            let c = match owned.get(raw) {
-                                Some(&c) => c,
-                                None => {
-                                    let c = names.len() as u32;
-                                    names.push(raw.to_vec());
-                                    owned.insert(raw.to_vec(), c);
-                                    c
-                                }
-                            };
-                            map.insert(raw, c);
-                            c
-                        }
-                    }
-                };
-                if !escaped {
-                    *last = (raw, code);
-                }
-                codes.push(code);
+            Builder::Sym { codes, index } => {
+                codes.push(if text.is_empty() { 0 } else { index.code(text, words_of(text))? });
             }
             Builder::Str(s) => {
                 let t = std::str::from_utf8(text).map_err(|_| ())?;
@@ -375,7 +447,7 @@ impl<'a> Builder<'a> {
     /// without quotes) whose first record is record `base` of the chunk; Err(record) for
     /// text that is not valid UTF-8.
     #[allow(clippy::too_many_arguments)]
-    fn push_column(&mut self, spec: &ColSpec, buf: &'a [u8], ranges: &[(u32, u32)], nf: usize, f: usize, memo: &mut DateMemo, base: usize, n: &mut ColNote) -> Result<(), usize> {
+    fn push_column(&mut self, spec: &ColSpec, buf: &[u8], ranges: &[(u32, u32)], nf: usize, f: usize, memo: &mut DateMemo, base: usize, n: &mut ColNote) -> Result<(), usize> {
         let fields = ranges.iter().skip(f).step_by(nf).map(|&(s, e)| &buf[s as usize..e as usize]).enumerate().map(|(j, t)| (base + j, t));
         let ty = spec.ty;
         match self {
@@ -386,9 +458,15 @@ impl<'a> Builder<'a> {
             Builder::Num(ColData::I64(v)) => v.extend(fields.map(|(r, t)| int_noted(t, r, n).unwrap_or(i64::NULL))),
             Builder::Num(ColData::F32(v)) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).map(f32::from_f64).unwrap_or(f32::NULL))),
             Builder::Num(ColData::F64(v)) => v.extend(fields.map(|(r, t)| float_noted(t, r, n).unwrap_or(f64::NULL))),
+            Builder::Sym { codes, index } => {
+                for (j, &(s, e)) in ranges.iter().skip(f).step_by(nf).enumerate() {
+                    let (s, e) = (s as usize, e as usize);
+                    codes.push(if s == e { 0 } else { index.code(&buf[s..e], words_at(buf, s, e)).map_err(|_| j)? });
+                }
+            }
             _ => {
                 for (r, t) in fields {
-                    self.push(spec, t, t, false, memo, r, n).map_err(|_| r - base)?;
+                    self.push(spec, t, memo, r, n).map_err(|_| r - base)?;
                 }
             }
         }
@@ -406,9 +484,9 @@ impl<'a> Builder<'a> {
     fn finish(self, ty: DataType) -> Column {
         let data = match self {
             Builder::Num(d) => d,
-            Builder::Sym { codes, names, .. } => {
+            Builder::Sym { codes, index } => {
                 let mut dict = SymbolDict::default();
-                for n in names.iter().skip(1) {
+                for n in index.names.iter().skip(1) {
                     // validated as UTF-8 when first seen
                     dict.intern(std::str::from_utf8(n).unwrap_or(""));
                 }
@@ -570,18 +648,24 @@ pub fn parse_chunk(buf: &[u8], d: &Dialect, specs: &[ColSpec]) -> Result<(Vec<Co
 /// `parse_chunk`, also counting the fields read leniently or made NULL, and records whose
 /// number of fields differs from `width` (the header's; 0 when unknown).
 pub fn parse_chunk_noted(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize) -> Result<(Vec<Column>, usize, Notes), ParseErr> {
+    parse_piece_noted(buf, d, specs, width, true)
+}
+
+/// `parse_chunk_noted` of a piece of a buffer already known to hold no quote when
+/// `maybe_quoted` is false (`boundaries_quoted` scanned it): the piece is not scanned again.
+pub fn parse_piece_noted(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, maybe_quoted: bool) -> Result<(Vec<Column>, usize, Notes), ParseErr> {
     let mut notes = Notes { cols: vec![ColNote::default(); specs.len()], ..Notes::default() };
-    let (cols, n) = parse_chunk_into(buf, d, specs, width, &mut notes)?;
+    let (cols, n) = parse_chunk_into(buf, d, specs, width, maybe_quoted, &mut notes)?;
     Ok((cols, n, notes))
 }
 
-fn parse_chunk_into(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
+fn parse_chunk_into(buf: &[u8], d: &Dialect, specs: &[ColSpec], width: usize, maybe_quoted: bool, notes: &mut Notes) -> Result<(Vec<Column>, usize), ParseErr> {
     // rows estimated from the line length of the first 16 KiB, generously: capacity that
     // is never written costs nothing, a regrown builder copies its values
     let head = &buf[..buf.len().min(16 << 10)];
     let lines = head.iter().filter(|&&b| b == b'\n').count().max(1);
     let est = buf.len() / (head.len() / lines).max(1) * 5 / 4 + 16;
-    if d.delim.len() == 1 && !specs.is_empty() && buf.len() < u32::MAX as usize && !buf.contains(&b'"') {
+    if d.delim.len() == 1 && !specs.is_empty() && buf.len() < u32::MAX as usize && !(maybe_quoted && buf.contains(&b'"')) {
         return parse_plain(buf, d.delim[0], specs, est, width, notes);
     }
     parse_records(buf, d, specs, est, width, notes)
@@ -618,7 +702,7 @@ fn parse_records(buf: &[u8], d: &Dialect, specs: &[ColSpec], est: usize, width: 
                     let raw = &buf[f.start..f.end];
                     let escaped = f.quoted && raw.contains(&b'"');
                     let text = if escaped { field_bytes(buf, f, &mut scratch) } else { raw };
-                    if builders[k].push(spec, raw, text, escaped, &mut memos[k], recs, &mut notes.cols[k]).is_err() {
+                    if builders[k].push(spec, text, &mut memos[k], recs, &mut notes.cols[k]).is_err() {
                         return Err(ParseErr { rec: recs, col: Some(k), msg: "the text is not valid UTF-8".into() });
                     }
                 }
@@ -791,6 +875,37 @@ mod tests {
         let bad = b"IBM,1\nMSFT,2\n\xff,3\n";
         let e = parse_chunk(bad, &d, &specs[..1]).unwrap_err();
         assert_eq!((e.rec, e.col), (2, Some(0)));
+    }
+
+    /// Texts of 1-40 bytes (past the 16 compared as words, sharing their first 16 bytes,
+    /// differing only in length), looked up from inside a buffer and near its end, keep
+    /// one code each across the table's growth.
+    #[test]
+    fn symbol_index_codes_are_stable() {
+        let texts: Vec<String> = (0..5000).map(|k| format!("{:0>w$}", k, w = 1 + k % 40)).collect();
+        let mut buf = Vec::new();
+        let mut at = Vec::new();
+        for t in &texts {
+            at.push((buf.len(), buf.len() + t.len()));
+            buf.extend_from_slice(t.as_bytes());
+        }
+        let mut ix = SymIndex::new();
+        let mut codes = Vec::new();
+        for round in 0..2 {
+            for (k, &(s, e)) in at.iter().enumerate() {
+                let c = ix.code(&buf[s..e], words_at(&buf, s, e)).unwrap();
+                assert_eq!(words_at(&buf, s, e), words_of(texts[k].as_bytes()));
+                if round == 0 {
+                    codes.push(c);
+                } else {
+                    assert_eq!(c, codes[k], "{}", texts[k]);
+                }
+                assert_eq!(ix.names[c as usize], texts[k].as_bytes());
+            }
+        }
+        let distinct: std::collections::HashSet<&String> = texts.iter().collect();
+        assert_eq!(ix.names.len(), distinct.len() + 1);
+        assert!(ix.code(b"\xff\xfe", words_of(b"\xff\xfe")).is_err());
     }
 
     #[test]
