@@ -239,6 +239,10 @@ pub enum ExprKind {
     IsNull(Box<Expr>, bool),
     /// `exists (select ...)`
     Exists(Box<SelectQuery>),
+    /// A quantified comparison of a `where`/`having` condition, `x op any(s)` or
+    /// `x op all(s)` (progr/sql/any.md): (op, whether `all`, x, s). `op` is one of
+    /// `< <= > >= == !=`; `s` is a query or a vector, evaluated once.
+    Quantified(BinOp, bool, Box<Expr>, Box<Expr>),
     /// SQL `*` in a select list or `count(*)`.
     Star,
     /// `price1...price5` column sequence in a select list.

@@ -263,7 +263,7 @@ fn substitute(i: &mut CallCtx, e: &mut Expr, vars: &[(String, Value)]) {
                 *e = value_expr(i, &v);
             }
         }
-        ExprKind::Binary(_, a, b) => {
+        ExprKind::Binary(_, a, b) | ExprKind::Quantified(_, _, a, b) => {
             sub(i, a);
             sub(i, b);
         }
