@@ -439,6 +439,9 @@ pub struct UpdateStmt {
 pub struct DeleteStmt {
     pub table: Expr,
     pub where_: Vec<Expr>,
+    /// `delete t from ej(t, t2, key) where …` (progr/sql/delete.md): the rows of t that
+    /// the join (and the conditions) keep are deleted.
+    pub from: Option<FromItem>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -310,21 +310,24 @@ pub fn update_stmt(
     Ok(Stmt { kind: StmtKind::Update(Box::new(u)), span })
 }
 
-pub fn delete_stmt(clauses: Vec<Clause>, span: Span) -> Result<Stmt, ParseError> {
-    let mut table = None;
+pub fn delete_stmt(target: Option<Expr>, clauses: Vec<Clause>, span: Span) -> Result<Stmt, ParseError> {
+    let mut from = None;
     let mut where_ = vec![];
     for c in clauses {
         match c {
-            Clause::From(FromItem::Table(t, _)) if table.is_none() => table = Some(t),
+            Clause::From(f) if from.is_none() => from = Some(f),
             Clause::Where(w) => where_.extend(w.into_iter().map(quantify)),
             Clause::Map => {}
             _ => return Err(ParseError::new("unsupported clause in delete", span)),
         }
     }
-    let Some(table) = table else {
-        return Err(ParseError::new("delete requires `from table`", span));
+    let (table, from) = match (target, from) {
+        // `delete t from joiner(…)`: the join is the source of the conditions
+        (Some(t), Some(f)) => (t, Some(f)),
+        (None, Some(FromItem::Table(t, _))) => (t, None),
+        _ => return Err(ParseError::new("delete requires `from table` (or `delete t from join`)", span)),
     };
-    Ok(Stmt { kind: StmtKind::Delete(Box::new(DeleteStmt { table, where_ })), span })
+    Ok(Stmt { kind: StmtKind::Delete(Box::new(DeleteStmt { table, where_, from })), span })
 }
 
 pub fn insert_stmt(table: Expr, columns: Vec<String>, source: InsertSource, span: Span) -> Stmt {

@@ -589,7 +589,7 @@ fn sql_update(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 fn sql_delete(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let table = table_ref(i, &args[0]);
     let where_ = code_list(i, opt(&args, 1));
-    Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_ }))))
+    Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_, from: None }))))
 }
 
 // ------------------------------------------------------------------ syntax
