@@ -239,6 +239,10 @@ pub enum ExprKind {
     IsNull(Box<Expr>, bool),
     /// `exists (select ...)`
     Exists(Box<SelectQuery>),
+    /// A quantified comparison of a `where`/`having` condition, `x op any(s)` or
+    /// `x op all(s)` (progr/sql/any.md): (op, whether `all`, x, s). `op` is one of
+    /// `< <= > >= == !=`; `s` is a query or a vector, evaluated once.
+    Quantified(BinOp, bool, Box<Expr>, Box<Expr>),
     /// SQL `*` in a select list or `count(*)`.
     Star,
     /// `price1...price5` column sequence in a select list.
@@ -435,6 +439,9 @@ pub struct UpdateStmt {
 pub struct DeleteStmt {
     pub table: Expr,
     pub where_: Vec<Expr>,
+    /// `delete t from ej(t, t2, key) where …` (progr/sql/delete.md): the rows of t that
+    /// the join (and the conditions) keep are deleted.
+    pub from: Option<FromItem>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

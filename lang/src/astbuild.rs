@@ -171,6 +171,57 @@ pub enum Clause {
     Map,
 }
 
+/// A `where`/`having` condition with its quantified comparisons made explicit: in SQL,
+/// `x op any(s)` / `x op all(s)` (op one of `< <= > >= == !=`) compares x with the
+/// elements of s (progr/sql/any.md), unlike the builtin any/all that reduce a BOOL vector.
+/// The condition's logical structure (`and`, `or`, `not`) is searched; arguments of
+/// other calls keep the builtin meaning.
+fn quantify(e: Expr) -> Expr {
+    let span = e.span;
+    let kind = match e.kind {
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+            ExprKind::Binary(op, Box::new(quantify(*a)), Box::new(quantify(*b)))
+        }
+        ExprKind::Unary(UnOp::Not, a) => ExprKind::Unary(UnOp::Not, Box::new(quantify(*a))),
+        ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne), a, b) => {
+            match split_quantifier(*b) {
+                Ok((all, set)) => ExprKind::Quantified(op, all, a, Box::new(set)),
+                Err(b) => ExprKind::Binary(op, a, Box::new(b)),
+            }
+        }
+        // `not (x > all(s))` arrives as a call of `not` when written with parentheses
+        ExprKind::Call(f, mut args) if matches!(&f.kind, ExprKind::Ident(n) if n == "not") && args.len() == 1 => {
+            if let Some(Arg::Pos(Some(x))) = args.pop() {
+                ExprKind::Call(f, vec![Arg::Pos(Some(quantify(x)))])
+            } else {
+                ExprKind::Call(f, args)
+            }
+        }
+        other => other,
+    };
+    Expr::new(kind, span)
+}
+
+/// `any(s)` / `all(s)` with one positional argument: Ok((whether `all`, s)); any other
+/// expression comes back as it was.
+fn split_quantifier(e: Expr) -> Result<(bool, Expr), Expr> {
+    let all = match &e.kind {
+        ExprKind::Call(f, args) if matches!(args.as_slice(), [Arg::Pos(Some(_))]) => match &f.kind {
+            ExprKind::Ident(n) if n == "any" => false,
+            ExprKind::Ident(n) if n == "all" => true,
+            _ => return Err(e),
+        },
+        _ => return Err(e),
+    };
+    match e.kind {
+        ExprKind::Call(_, mut args) => match args.pop() {
+            Some(Arg::Pos(Some(set))) => Ok((all, set)),
+            _ => Err(Expr::new(ExprKind::Lit(Literal::Null), e.span)),
+        },
+        _ => Err(e),
+    }
+}
+
 fn and_all(mut v: Vec<Expr>) -> Expr {
     let mut e = v.remove(0);
     for x in v {
@@ -213,7 +264,7 @@ pub fn select_query(
                 }
                 q.from = Some(f)
             }
-            Clause::Where(w) => q.where_.extend(w),
+            Clause::Where(w) => q.where_.extend(w.into_iter().map(quantify)),
             Clause::Group(k, g) => {
                 if q.group.is_some() {
                     return Err(dup("by"));
@@ -222,7 +273,7 @@ pub fn select_query(
             }
             Clause::Cgroup(g) => q.cgroup = g,
             Clause::Csort(o) => q.csort = o,
-            Clause::Having(h) => q.having = Some(and_all(h)),
+            Clause::Having(h) => q.having = Some(quantify(and_all(h))),
             Clause::Order(o) => q.order = o,
             Clause::Limit(a, b) => q.limit = Some((a, b)),
             Clause::Map => q.map = true,
@@ -249,31 +300,34 @@ pub fn update_stmt(
     for c in clauses {
         match c {
             Clause::From(f) => u.from = Some(f),
-            Clause::Where(w) => u.where_.extend(w),
+            Clause::Where(w) => u.where_.extend(w.into_iter().map(quantify)),
             Clause::Group(GroupKind::ContextBy, g) => u.context_by = g,
             Clause::Csort(o) => u.csort = o,
-            Clause::Having(h) => u.having = Some(and_all(h)),
+            Clause::Having(h) => u.having = Some(quantify(and_all(h))),
             _ => return Err(ParseError::new("unsupported clause in update", span)),
         }
     }
     Ok(Stmt { kind: StmtKind::Update(Box::new(u)), span })
 }
 
-pub fn delete_stmt(clauses: Vec<Clause>, span: Span) -> Result<Stmt, ParseError> {
-    let mut table = None;
+pub fn delete_stmt(target: Option<Expr>, clauses: Vec<Clause>, span: Span) -> Result<Stmt, ParseError> {
+    let mut from = None;
     let mut where_ = vec![];
     for c in clauses {
         match c {
-            Clause::From(FromItem::Table(t, _)) if table.is_none() => table = Some(t),
-            Clause::Where(w) => where_.extend(w),
+            Clause::From(f) if from.is_none() => from = Some(f),
+            Clause::Where(w) => where_.extend(w.into_iter().map(quantify)),
             Clause::Map => {}
             _ => return Err(ParseError::new("unsupported clause in delete", span)),
         }
     }
-    let Some(table) = table else {
-        return Err(ParseError::new("delete requires `from table`", span));
+    let (table, from) = match (target, from) {
+        // `delete t from joiner(…)`: the join is the source of the conditions
+        (Some(t), Some(f)) => (t, Some(f)),
+        (None, Some(FromItem::Table(t, _))) => (t, None),
+        _ => return Err(ParseError::new("delete requires `from table` (or `delete t from join`)", span)),
     };
-    Ok(Stmt { kind: StmtKind::Delete(Box::new(DeleteStmt { table, where_ })), span })
+    Ok(Stmt { kind: StmtKind::Delete(Box::new(DeleteStmt { table, where_, from })), span })
 }
 
 pub fn insert_stmt(table: Expr, columns: Vec<String>, source: InsertSource, span: Span) -> Stmt {

@@ -130,6 +130,7 @@ fn sx(e: &Expr) -> String {
         ),
         IsNull(x, n) => format!("(isnull{} {})", if *n { "-not" } else { "" }, sx(x)),
         Exists(_) => "(exists)".into(),
+        Quantified(o, all, a, b) => format!("({} {} {} {})", o.func_name(), if *all { "all" } else { "any" }, sx(a), sx(b)),
         Union(a, b, all) => format!("({} {} {})", if *all { "union-all" } else { "union" }, sx(a), sx(b)),
         With(ctes, body) => format!(
             "(with {} {})",

@@ -263,7 +263,7 @@ fn substitute(i: &mut CallCtx, e: &mut Expr, vars: &[(String, Value)]) {
                 *e = value_expr(i, &v);
             }
         }
-        ExprKind::Binary(_, a, b) => {
+        ExprKind::Binary(_, a, b) | ExprKind::Quantified(_, _, a, b) => {
             sub(i, a);
             sub(i, b);
         }
@@ -589,7 +589,7 @@ fn sql_update(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 fn sql_delete(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let table = table_ref(i, &args[0]);
     let where_ = code_list(i, opt(&args, 1));
-    Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_ }))))
+    Ok(stmt_code(StmtKind::Delete(Box::new(DeleteStmt { table, where_, from: None }))))
 }
 
 // ------------------------------------------------------------------ syntax

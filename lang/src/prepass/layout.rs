@@ -4,8 +4,6 @@
 use super::*;
 
 impl<'a> Pre<'a> {
-    /// Whether the comma-separated item starting at token j contains a comparison or
-    /// logical operator (so it reads as a where condition).
     /// Whether the item starting at token j can be an ORDER BY key: it names something (a
     /// column, a function) and is not a named argument `k = v` or a nested query. A
     /// literal-only item (`f(exec x from t order by y, 10)`) is the caller's next argument.
@@ -36,7 +34,22 @@ impl<'a> Pre<'a> {
         false
     }
 
-    pub(super) fn looks_like_condition(&self, mut j: usize) -> bool {
+    /// Whether the comma-separated item starting at token j reads as a where condition:
+    /// it contains a comparison or logical operator, or it is a call of a predicate
+    /// (`isValid(b)`, `startsWith(s, "a")`). Inside a call's arguments,
+    /// `f(select … where a > 0, isValid(b))` keeps both conditions, while an item of another
+    /// shape (`f(exec x from t where a > 1, [1, 2])`, `take(1.5, 3)`) is the caller's next
+    /// argument.
+    pub(super) fn looks_like_condition(&self, j: usize) -> bool {
+        let mut j = self.next_sig(j);
+        if matches!(self.tok(j), Some(Tok::Select | Tok::Exec)) {
+            return false;
+        }
+        if let (Some(Tok::Ident(name)), Some(Tok::LParen)) = (self.tok(j), self.tok(j + 1)) {
+            if is_predicate_name(name) {
+                return true;
+            }
+        }
         let mut depth = 0i32;
         while let Some(t) = self.tok(j) {
             match t {
@@ -260,4 +273,17 @@ impl<'a> Pre<'a> {
             }
         }
     }
+}
+
+/// Builtins whose result is a BOOL per row, so that a bare call of one in a list of where
+/// conditions is a condition: the `isXxx` tests and the named comparison, membership and
+/// string-matching functions.
+fn is_predicate_name(name: &str) -> bool {
+    let is_test = name.strip_prefix("is").and_then(|r| r.chars().next()).is_some_and(|c| c.is_ascii_uppercase());
+    is_test
+        || matches!(
+            name,
+            "startsWith" | "endsWith" | "like" | "ilike" | "notLike" | "notIn" | "between" | "notBetween" | "eq" | "ne"
+                | "lt" | "le" | "gt" | "ge" | "and" | "or" | "not" | "valueChanged" | "in"
+        )
 }

@@ -94,6 +94,11 @@ impl Interpreter {
                 let y = self.eval(b)?;
                 self.binary_op(*op, x, y)
             }
+            ExprKind::Quantified(op, all, a, b) => {
+                let x = self.eval(a)?;
+                let s = self.eval(b)?;
+                crate::sql::quantified::compare(self, *op, *all, x, s)
+            }
             ExprKind::Compare(operands, opers) => {
                 let vals: Vec<Value> = operands.iter().map(|x| self.eval(x)).collect::<Result<_>>()?;
                 let mut acc: Option<Value> = None;

@@ -126,7 +126,7 @@ fn list(v: &[Expr]) -> String {
 
 fn prec(e: &Expr) -> u8 {
     match &e.kind {
-        ExprKind::Binary(op, ..) => op.precedence(),
+        ExprKind::Binary(op, ..) | ExprKind::Quantified(op, ..) => op.precedence(),
         ExprKind::Compare(..) => 3,
         ExprKind::Ternary(..) => 0,
         _ => u8::MAX,
@@ -173,6 +173,9 @@ pub fn expr_text(e: &Expr) -> String {
         ExprKind::Binary(op, a, b) => {
             let p = op.precedence();
             format!("{} {} {}", operand(a, p), op_text(*op), operand(b, p + 1))
+        }
+        ExprKind::Quantified(op, all, a, b) => {
+            format!("{} {} {}({})", operand(a, 4), op_text(*op), if *all { "all" } else { "any" }, expr_text(b))
         }
         ExprKind::Compare(xs, ops) => {
             let mut s = operand(&xs[0], 4);

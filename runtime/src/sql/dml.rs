@@ -15,7 +15,8 @@ use crate::table_source::table_source;
 use crate::types::DataType;
 use crate::value::Value;
 use ahash::AHashSet;
-use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, InsertSource, InsertStmt, UpdateStmt};
+use super::plan::map_expr;
+use beluga_lang::ast::{DeleteStmt, Expr, ExprKind, FromItem, InsertSource, InsertStmt, UpdateStmt};
 use std::sync::Arc;
 
 /// Where an update/delete/insert writes: a table variable, or a stored table's handle.
@@ -165,6 +166,12 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
         ExprKind::Ident(n) => n.clone(),
         _ => String::new(),
     };
+    if let Some(from) = &d.from {
+        let gone = joined_rows(i, &qname, &table, from, &d.where_, needed)?;
+        let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
+        let t = table.take_usize(&keep);
+        return store(i, &dest, &table, t.names, t.cols);
+    }
     let quals = vec![(qname, identity(&table))];
     let conds: Vec<Expr> = d.where_.iter().map(|e| rewrite_count_star(&qualify(e, &table, &quals))).collect();
     let mut frame = Frame::from_table(&table, &needed, false);
@@ -177,6 +184,58 @@ pub(crate) fn delete(i: &mut Interpreter, d: &DeleteStmt) -> Result<()> {
     let keep: Vec<usize> = (0..table.rows()).filter(|&r| !gone[r]).collect();
     let t = table.take_usize(&keep);
     store(i, &dest, &table, t.names, t.cols)
+}
+
+/// Column that numbers the rows of the target of `delete t from join(…)`.
+const ROW_ID: &str = "__delete_row_id__";
+/// Name the numbered target goes by while the join is evaluated.
+const NUMBERED: &str = "__delete_target__";
+
+/// `delete t from joiner(t, …) where …`: which rows of t the join and the conditions keep.
+/// The join runs on t with its rows numbered (every mention of t in the from clause is
+/// the numbered copy), so the surviving numbers name the rows to delete.
+fn joined_rows(i: &mut Interpreter, name: &str, table: &Table, from: &FromItem, conds: &[Expr], mut needed: AHashSet<String>) -> Result<Vec<bool>> {
+    let n = table.rows();
+    let mut numbered = table.clone();
+    numbered.names.push(ROW_ID.into());
+    numbered.cols.push(Column::from_vec(DataType::Long, (0..n as i64).collect::<Vec<i64>>()));
+    let rename = |e: &Expr| {
+        map_expr(e, &mut |x| match &x.kind {
+            ExprKind::Ident(v) if v == name => Some(Expr::new(ExprKind::Ident(NUMBERED.into()), x.span)),
+            _ => None,
+        })
+    };
+    fn rename_from(f: &FromItem, r: &dyn Fn(&Expr) -> Expr) -> FromItem {
+        match f {
+            FromItem::Table(e, a) => FromItem::Table(r(e), a.clone()),
+            FromItem::Join(a, k, b, on) => FromItem::Join(Box::new(rename_from(a, r)), *k, Box::new(rename_from(b, r)), on.as_ref().map(r)),
+        }
+    }
+    let from = rename_from(from, &rename);
+    needed.insert(ROW_ID.into());
+    i.set_var(NUMBERED, Value::table(numbered))?;
+    let picked = (|| -> Result<Vec<usize>> {
+        let src = eval_from(i, &from, &Need { names: needed.clone(), all: true, push: vec![], top_desc: None })?;
+        if src.table.col_index(ROW_ID).is_none() {
+            return Err(Error::runtime(format!("delete {name} from …: the join must keep the rows of {name} (its left table)")));
+        }
+        let conds: Vec<Expr> = conds.iter().map(|e| rewrite_count_star(&qualify(e, &src.table, &src.quals))).collect();
+        let frame = apply_where(i, Frame::from_table(&src.table, &needed, false), &conds)?;
+        let col = match frame.index(ROW_ID) {
+            Some(k) => frame.cols[k].clone(),
+            None => return Err(Error::runtime("delete … from: the row numbers were lost in the join")),
+        };
+        Ok((0..col.len()).filter_map(|k| col.i64_at(k)).filter(|&r| r >= 0 && (r as usize) < n).map(|r| r as usize).collect())
+    })();
+    if let Some(f) = i.frames.last_mut() {
+        f.vars.remove(NUMBERED);
+    }
+    i.globals.remove(NUMBERED);
+    let mut gone = vec![false; n];
+    for r in picked? {
+        gone[r] = true;
+    }
+    Ok(gone)
 }
 
 pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {

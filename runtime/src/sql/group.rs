@@ -271,6 +271,11 @@ impl<'a> GroupEval<'a> {
                 let (Some(x), Some(y)) = (self.lift(i, a)?, self.lift(i, b)?) else { return Ok(None) };
                 rebuilt(ExprKind::Binary(*op, Box::new(x), Box::new(y)))
             }
+            // the set is evaluated as written (a query or a vector of the session), once
+            ExprKind::Quantified(op, all, a, b) if !plan::uses_columns(b, &is_col) => match self.lift(i, a)? {
+                Some(x) => rebuilt(ExprKind::Quantified(*op, *all, Box::new(x), b.clone())),
+                None => Ok(None),
+            },
             ExprKind::Unary(op, a) => match self.lift(i, a)? {
                 Some(x) => rebuilt(ExprKind::Unary(*op, Box::new(x))),
                 None => Ok(None),

@@ -162,7 +162,7 @@ fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         ExprKind::Unary(_, a) | ExprKind::Member(a, _) | ExprKind::Template(a, _) | ExprKind::Meta(a) | ExprKind::IsNull(a, _) => {
             walk(a, f)
         }
-        ExprKind::Binary(_, a, b) => {
+        ExprKind::Binary(_, a, b) | ExprKind::Quantified(_, _, a, b) => {
             walk(a, f);
             walk(b, f);
         }

@@ -34,6 +34,7 @@ pub mod order;
 pub mod par;
 mod pivot;
 mod plan;
+pub(crate) mod quantified;
 mod setops;
 mod source;
 mod window;

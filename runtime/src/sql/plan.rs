@@ -34,7 +34,7 @@ pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::Meta(x)
         | ExprKind::IsNull(x, _)
         | ExprKind::Member(x, _) => walk(x, f),
-        ExprKind::Binary(_, a, b) => {
+        ExprKind::Binary(_, a, b) | ExprKind::Quantified(_, _, a, b) => {
             walk(a, f);
             walk(b, f)
         }
@@ -182,6 +182,10 @@ pub fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
             let a = bx(a, f);
             ExprKind::Binary(*op, a, bx(b, f))
         }
+        ExprKind::Quantified(op, all, a, b) => {
+            let a = bx(a, f);
+            ExprKind::Quantified(*op, *all, a, bx(b, f))
+        }
         ExprKind::Infix(g, a, b) => {
             let g = bx(g, f);
             let a = bx(a, f);
@@ -279,7 +283,7 @@ pub fn auto_name(e: &Expr) -> String {
             call_name(&callee_name(g), first_arg(args))
         }
         ExprKind::Method(x, f, _) => call_name(f, Some(x)),
-        ExprKind::Binary(op, a, _) => call_name(op.func_name(), Some(a)),
+        ExprKind::Binary(op, a, _) | ExprKind::Quantified(op, _, a, _) => call_name(op.func_name(), Some(a)),
         ExprKind::Unary(UnOp::Neg, x) => call_name("neg", Some(x)),
         ExprKind::Unary(UnOp::Not, x) => call_name("not", Some(x)),
         ExprKind::Unary(UnOp::BitNot, x) => call_name("bitNot", Some(x)),
@@ -390,6 +394,7 @@ pub(crate) fn is_rowwise(i: &Interpreter, e: &Expr, is_col: &dyn Fn(&str) -> boo
             _ => rw(a) && rw(b),
         },
         ExprKind::Compare(v, _) => v.iter().all(rw),
+        ExprKind::Quantified(_, _, a, b) => rw(a) && no_cols(b),
         ExprKind::Ternary(c, a, b) => rw(c) && rw(a) && rw(b),
         ExprKind::Case(arms, d) => arms.iter().all(|(c, v)| rw(c) && rw(v)) && d.as_ref().is_none_or(|x| rw(x)),
         ExprKind::Call(g, args) => callee_kind(i, g, is_col) == Some(Kind::Elementwise) && args_rw(args),

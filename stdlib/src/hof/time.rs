@@ -160,6 +160,18 @@ fn twindow(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         None => 0,
         Some(v) => v.as_i64().filter(|p| (0..=2).contains(p)).ok_or_else(|| Error::arg("The prevailing argument of [twindow] must be 0, 1 or 2"))?,
     };
+    let tv = match opt(&args, 5) {
+        None => tv,
+        Some(p) => {
+            if prevailing == 2 {
+                return Err(Error::arg("[twindow] takes no excludedPeriod when prevailing = 2"));
+            }
+            if matches!(d1, Offset::Months(_)) || matches!(d2, Offset::Months(_)) {
+                return Err(Error::arg("The range of [twindow] must have a fixed length when excludedPeriod is given"));
+            }
+            excluded_axis(&t, &tv, p)?
+        }
+    };
     let zero = |o: Offset| matches!(o, Offset::Units(0) | Offset::Months(0));
     let n = tv.len();
     let mut out = Vec::with_capacity(n);
@@ -195,6 +207,41 @@ fn twindow(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         out.push(i.call_value(&f, call)?);
     }
     scalars_to_vector(out)
+}
+
+/// The time axis of `twindow` with the daily `excludedPeriod` (s, e) taken out: every
+/// time after s on its day moves back by the part of (s, e) it passed, and every earlier
+/// day by the whole length, so that a window measured on this axis spans only the times
+/// outside the period (a 5-minute window just after a lunch break reaches back before
+/// it). T must hold no time strictly inside the period (funcs/t/twindow.md).
+fn excluded_axis(t: &Column, tv: &[i64], period: &Value) -> Result<Vec<i64>> {
+    let bad = || Error::arg("The excludedPeriod of [twindow] must be a pair of TIME, NANOTIME, MINUTE or SECOND values, start before end");
+    let Value::Pair(c) = period else { return Err(bad()) };
+    if !matches!(c.ty, DataType::Time | DataType::NanoTime | DataType::Minute | DataType::Second) {
+        return Err(bad());
+    }
+    if !matches!(t.ty, DataType::Timestamp | DataType::NanoTimestamp | DataType::Time | DataType::NanoTime) {
+        return Err(Error::arg("With excludedPeriod, T of [twindow] must be TIMESTAMP, NANOTIMESTAMP, TIME or NANOTIME"));
+    }
+    let (Some(pu), Some(tu)) = (unit_ns(c.ty), unit_ns(t.ty)) else { return Err(bad()) };
+    let (Some(a), Some(b)) = (c.i64_at(0), c.i64_at(1)) else { return Err(bad()) };
+    // the period in T's units
+    let (s, e) = (a * pu / tu, b * pu / tu);
+    if s >= e {
+        return Err(bad());
+    }
+    let len = e - s;
+    let day = 86_400_000_000_000 / tu;
+    let dated = matches!(t.ty, DataType::Timestamp | DataType::NanoTimestamp);
+    tv.iter()
+        .map(|&x| {
+            let (d, tod) = if dated { (x.div_euclid(day), x.rem_euclid(day)) } else { (0, x) };
+            if tod > s && tod < e {
+                return Err(Error::arg("T of [twindow] must not contain times inside excludedPeriod"));
+            }
+            Ok(x - d * len - (tod - s).clamp(0, len))
+        })
+        .collect()
 }
 
 pub const DEFS: &[Builtin] = &[
