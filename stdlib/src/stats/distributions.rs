@@ -424,7 +424,15 @@ fn solve(p: f64, lo: f64, hi: f64, x0: f64, cdf: &dyn Fn(f64) -> (f64, f64), pdf
         let d = pdf(x);
         let mut next = if d > 0.0 && d.is_finite() { x - r / d } else { f64::NAN };
         if !(next > a && next < b) {
-            next = 0.5 * (a + b);
+            // bisection; geometric on a positive bracket spanning decades (a quantile of a
+            // small-shape Gamma can be 1e-300), a jump toward 0 while 0 is the lower end
+            next = if a > 0.0 && b > 4.0 * a {
+                a.sqrt() * b.sqrt()
+            } else if a == 0.0 && b > 0.0 {
+                b * 1e-20
+            } else {
+                0.5 * (a + b)
+            };
         }
         let tol = 1e-15 * next.abs().max(1e-300);
         if (next - x).abs() <= tol || b - a <= 2.0 * tol {
@@ -792,12 +800,12 @@ fn inv_poisson(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 }
 
 /// Largest `num` of cdfZipf (its normalising prefix sums are tabulated).
-const ZIPF_MAX: f64 = 100_000_000.0;
+const ZIPF_MAX: f64 = 10_000_000.0;
 
 fn cdf_zipf(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let num = count("cdfZipf", &a[0], "num")?;
     if num > ZIPF_MAX {
-        return Err(Error::arg("The num of [cdfZipf] must not exceed 100000000"));
+        return Err(Error::arg("The num of [cdfZipf] must not exceed 10000000"));
     }
     let s = f64_arg("cdfZipf", &a[1], "exponent")?;
     if !(s >= 0.0) || !s.is_finite() {

@@ -72,6 +72,7 @@ for k, th in ((0.3, 2.0), (1.0, 1.5), (4.5, 0.8), (800, 0.01)):
     tag = f"{k}_{th}".replace(".", "p")
     show(f"eGamCdf{tag}", stats.gamma.cdf(XG, k, scale=th))
     show(f"eGamInv{tag}", stats.gamma.ppf(P, k, scale=th))
+show("eGamInvTiny", stats.gamma.ppf([0.5, 0.9], 0.001))
 
 print("// case exp_uniform_logistic_weibull")
 XE = np.array([-2.0, 0.0, 0.001, 0.7, 2.0, 5.5, 40.0])
