@@ -477,6 +477,7 @@ pub const DEFS: &[Builtin] = &[
 // The family's other files (stdlib/src/stats/); lib.rs keeps the old flat paths as aliases.
 pub mod desc;
 pub mod dist;
+pub mod distributions;
 pub mod ewm;
 pub mod ml;
 pub mod model;
@@ -485,5 +486,5 @@ pub(crate) mod tests;
 
 /// Register every row of this family: this module's and its files'.
 pub fn register(r: &mut beluga_runtime::Registry) {
-    [DEFS, desc::DEFS, dist::DEFS, ewm::DEFS, ml::DEFS, model::DEFS].iter().for_each(|defs| r.extend(defs));
+    [DEFS, desc::DEFS, dist::DEFS, distributions::DEFS, ewm::DEFS, ml::DEFS, model::DEFS].iter().for_each(|defs| r.extend(defs));
 }
