@@ -36,7 +36,11 @@
 //!   `updateTime=0`: after each appended batch, each key of the batch (in the order the
 //!   keys first appear in it) has its current window computed over all its rows so far.
 //!   The window's label is the usual one; a keyed output table keeps the latest value.
-//! Not supported (an error says so): `useSystemTime=true`, a vector `windowSize`,
+//! * a vector `windowSize` [w1, w2, ...] pairs each size with an item of the `metrics`
+//!   tuple; windows end on one grid (step apart, aligned as for one size), the largest
+//!   size decides which windows have rows, and each metric is computed over the rows of
+//!   the last `wk` units before the end (the output time is the end);
+//! Not supported (an error says so): `useSystemTime=true`,
 //! snapshots, raftGroup, MONTH time columns.
 
 use beluga_runtime::CallCtx;
@@ -191,6 +195,8 @@ struct TimeSeries {
     force_from: i64,
     keys: Vec<usize>,
     metrics: Vec<Arc<Expr>>,
+    /// vector windowSize: each metric's window size; `grid.window` is the largest
+    sizes: Vec<i64>,
     use_start: bool,
     round: bool,
     /// start of the first window (set by the first row)
@@ -349,6 +355,8 @@ struct Ctx<'a> {
     grid: Grid,
     base: i64,
     metrics: &'a [Arc<Expr>],
+    /// vector windowSize: each metric's window size (empty: all use the grid's)
+    sizes: &'a [i64],
     fill: &'a Fill,
     use_start: bool,
 }
@@ -411,12 +419,7 @@ fn advance(i: &mut CallCtx, c: &Ctx, g: &mut Group, t: i64, limit: usize, outs: 
             }
             continue;
         }
-        let win = g.buf.slice(lo, hi);
-        let mut vals = Vec::new();
-        for e in c.metrics {
-            let v = eval_on(i, &win, e)?;
-            scalar_parts(v, &mut vals)?;
-        }
+        let vals = window_values(i, c, g, lo, hi, end)?;
         if matches!(c.fill, Fill::Each(_)) {
             g.last_vals = Some(vals.clone());
         }
@@ -424,6 +427,27 @@ fn advance(i: &mut CallCtx, c: &Ctx, g: &mut Group, t: i64, limit: usize, outs: 
         g.next_end = end + grid.step;
     }
     Ok(())
+}
+
+/// The metric values of the window ending at `end` whose rows are `lo..hi` of the key's
+/// buffer; with a vector windowSize, each metric sees only the rows of its own window
+/// size (the last `sizes[k]` time units before `end`).
+fn window_values(i: &mut CallCtx, c: &Ctx, g: &Group, lo: usize, hi: usize, end: i64) -> Result<Vec<Value>> {
+    let mut vals = Vec::new();
+    let mut win: Option<(usize, Table)> = None;
+    for (k, e) in c.metrics.iter().enumerate() {
+        let from = match c.sizes.get(k) {
+            Some(&w) if w < c.grid.window => c.grid.in_window_from(&g.times, end - w).clamp(lo, hi),
+            _ => lo,
+        };
+        if win.as_ref().map(|(f, _)| *f != from).unwrap_or(true) {
+            win = Some((from, g.buf.slice(from, hi)));
+        }
+        let t = win.as_ref().map(|(_, t)| t).ok_or_else(|| Error::runtime("internal: no window"))?;
+        let v = eval_on(i, t, e)?;
+        scalar_parts(v, &mut vals)?;
+    }
+    Ok(vals)
 }
 
 /// The window a key is filling, computed over its rows so far (updateTime); nothing if
@@ -438,12 +462,7 @@ fn compute_current(i: &mut CallCtx, c: &Ctx, g: &mut Group, outs: &mut Vec<OutRo
     if hi <= lo {
         return Ok(());
     }
-    let win = g.buf.slice(lo, hi);
-    let mut vals = Vec::new();
-    for e in c.metrics {
-        let v = eval_on(i, &win, e)?;
-        scalar_parts(v, &mut vals)?;
-    }
+    let vals = window_values(i, c, g, lo, hi, end)?;
     outs.push(OutRow { time: if c.use_start { start } else { end }, key_row: g.key_row.clone(), vals });
     Ok(())
 }
@@ -491,7 +510,7 @@ impl TimeSeries {
         if t < self.force_from {
             return Ok(());
         }
-        let c = Ctx { grid: self.grid, base: self.base.unwrap_or(0), metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+        let c = Ctx { grid: self.grid, base: self.base.unwrap_or(0), metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
         let filled = matches!(self.fill, Fill::Each(_));
         let mut next = i64::MAX;
         for (k, g) in self.groups.iter_mut() {
@@ -551,7 +570,7 @@ impl EngineCore for TimeSeries {
                 continue; // out of order or after its window was computed: dropped
             }
             let trig = t.saturating_sub(self.delay);
-            let c = Ctx { grid, base, metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+            let c = Ctx { grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
             if grid.past(trig, grid.trigger_end(g.next_end)) {
                 let p = pending.entry(key.clone()).or_default();
                 flush(g, &rows, p);
@@ -589,7 +608,7 @@ impl EngineCore for TimeSeries {
             }
         }
         if let Some(base) = self.base.filter(|_| !batch_keys.is_empty()) {
-            let c = Ctx { grid: self.grid, base, metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+            let c = Ctx { grid: self.grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
             for k in &batch_keys {
                 if let Some(g) = self.groups.get_mut(k) {
                     compute_current(i, &c, g, &mut outs)?;
@@ -613,7 +632,7 @@ impl EngineCore for TimeSeries {
         let mut due: Vec<(std::time::Instant, Vec<Key>)> =
             self.groups.iter().filter_map(|(k, g)| g.waiting.filter(|w| *w + wait <= now).map(|w| (w, k.clone()))).collect();
         due.sort_by(|a, b| a.0.cmp(&b.0));
-        let c = Ctx { grid: self.grid, base, metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+        let c = Ctx { grid: self.grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
         let mut outs = Vec::new();
         for (_, k) in due {
             if let Some(g) = self.groups.get_mut(&k) {
@@ -734,12 +753,40 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createTimeSeriesEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let c = common(i, W, &args[0], &args[4])?;
-    let window = positive(W, &args[1], "windowSize")?;
     let step = positive(W, &args[2], "step")?;
-    if window % step != 0 {
-        return Err(Error::arg(format!("{W}: windowSize ({window}) must be a multiple of step ({step})")));
-    }
-    let metrics = metric_exprs(W, &args[3])?;
+    // windowSize: one size, or several, each with its own metrics (metrics is then a tuple
+    // with one item per size; an item is metacode or a tuple of metacode)
+    let (window, metrics, sizes) = match &args[1] {
+        Value::Vector(col) => {
+            let n = col.len();
+            let items: Vec<Value> = match &args[3] {
+                Value::Tuple(items) if items.len() == n => items.iter().cloned().collect(),
+                _ => return Err(Error::arg(format!("{W}: with {n} window sizes, metrics must be a tuple of {n} items (the metrics of each size)"))),
+            };
+            let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+            for (k, item) in items.iter().enumerate() {
+                let w = positive(W, &Value::Scalar(col.slice(k, k + 1)), "windowSize")?;
+                if w % step != 0 {
+                    return Err(Error::arg(format!("{W}: windowSize ({w}) must be a multiple of step ({step})")));
+                }
+                for e in metric_exprs(W, item)? {
+                    metrics.push(e);
+                    sizes.push(w);
+                }
+            }
+            if get(11).and_then(|v| v.as_bool()).unwrap_or(false) {
+                return Err(Error::arg(format!("{W}: useWindowStartTime must be false when windowSize is a vector")));
+            }
+            (sizes.iter().copied().max().unwrap_or(step), metrics, sizes)
+        }
+        v => {
+            let window = positive(W, v, "windowSize")?;
+            if window % step != 0 {
+                return Err(Error::arg(format!("{W}: windowSize ({window}) must be a multiple of step ({step})")));
+            }
+            (window, metric_exprs(W, &args[3])?, Vec::new())
+        }
+    };
     if get(7).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "useSystemTime=true"));
     }
@@ -857,6 +904,7 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         force_from: i64::MAX,
         keys: key_idx,
         metrics,
+        sizes,
         use_start,
         round,
         base: None,
