@@ -29,6 +29,22 @@ use std::sync::Arc;
 #[repr(transparent)]
 pub struct CallCtx(Interpreter);
 
+/// Work that falls due at a time rather than on an event: a subscription whose partial
+/// batch must be handed over once its throttle interval has passed.
+///
+/// Beluga runs no background threads for scripts: everything a script causes happens in
+/// its session, synchronously. Time-driven work therefore runs at the points where a
+/// script could notice that time has passed — at each top-level statement boundary, and
+/// inside `sleep` at the moment the work falls due — plus wherever the owner checks
+/// itself (a stream table before and after an append). The outcome is what an
+/// asynchronous timer would give any script that observes it only through its session.
+pub trait Timer: Send + Sync {
+    /// When work is next due, if any is pending.
+    fn due(&self) -> Option<std::time::Instant>;
+    /// Run the work that is due now (the session is the one that registered the timer).
+    fn fire(&self, i: &mut CallCtx) -> Result<()>;
+}
+
 impl CallCtx {
     /// The context of a session (free: a reinterpretation of the same memory).
     pub fn of(i: &mut Interpreter) -> &mut CallCtx {
@@ -164,6 +180,35 @@ impl CallCtx {
     pub fn registry(&self) -> &Arc<Registry> {
         &self.0.registry
     }
+    /// Register time-driven work with this session (kept while the owner lives).
+    pub fn add_timer(&mut self, t: std::sync::Weak<dyn Timer>) {
+        self.0.timers.retain(|w| w.strong_count() > 0);
+        if !self.0.timers.iter().any(|w| w.ptr_eq(&t)) {
+            self.0.timers.push(t);
+        }
+    }
+    /// The earliest time this session's registered work falls due.
+    pub fn next_timer_due(&self) -> Option<std::time::Instant> {
+        self.0.timers.iter().filter_map(|w| w.upgrade()).filter_map(|t| t.due()).min()
+    }
+    /// Run every registered piece of work that is due by now.
+    pub fn run_due_timers(&mut self) -> Result<()> {
+        if self.0.timers.is_empty() {
+            return Ok(());
+        }
+        let now = std::time::Instant::now();
+        let live: Vec<Arc<dyn Timer>> = self.0.timers.iter().filter_map(|w| w.upgrade()).collect();
+        if live.len() < self.0.timers.len() {
+            self.0.timers.retain(|w| w.strong_count() > 0);
+        }
+        for t in live {
+            if t.due().map(|d| d <= now).unwrap_or(false) {
+                t.fire(self)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Per-session storage of libraries, keyed by library name.
     pub fn ext_ref(&self) -> &AHashMap<&'static str, Box<dyn std::any::Any + Send>> {
         &self.0.ext

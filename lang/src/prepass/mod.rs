@@ -841,7 +841,12 @@ impl<'a> Pre<'a> {
                 self.emit(Tok::Comma, s, e);
             }
             Tok::Assign => {
-                if self.stack.iter().any(|f| f.kind == FK::Meta) {
+                // `name=value` right after `(` or `,` of a call: a named argument, in
+                // metacode and SQL as anywhere (`<percentile(X=price, percent=50)>`)
+                let named_arg = matches!(self.last(), Some(Tok::Ident(_)))
+                    && matches!(self.last2(), Some(Tok::LParen | Tok::Comma))
+                    && self.stack.last().is_some_and(|f| f.call);
+                if self.stack.iter().any(|f| f.kind == FK::Meta) && !named_arg {
                     self.emit(Tok::EqEq, s, e);
                     return i + 1;
                 }

@@ -16,6 +16,7 @@ pub use expr::build_dict as build_dict_pub;
 pub use index::dict_get as dict_get_pub;
 pub use literal::{literal_value, temporal_type, unify_scalars};
 
+use crate::callctx::CallCtx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::registry::Registry;
 use crate::types::DataType;
@@ -108,6 +109,9 @@ pub struct Interpreter {
     pub ext: AHashMap<&'static str, Box<dyn std::any::Any + Send>>,
     /// What this session may do with files, scripts and the environment.
     pub policy: crate::policy::Policy,
+    /// Work due at a time (a subscription's throttled partial batch), run at the session's
+    /// observation points; see `crate::callctx::Timer`.
+    pub(crate) timers: Vec<std::sync::Weak<dyn crate::callctx::Timer>>,
 }
 
 impl Interpreter {
@@ -151,6 +155,7 @@ impl Interpreter {
             rng: seed,
             ext: AHashMap::new(),
             policy: crate::policy::Policy::Trusted,
+            timers: Vec::new(),
         }
     }
 
@@ -795,7 +800,16 @@ impl Interpreter {
         // kernels without an interpreter at hand check this session's flag through the guard
         crate::guard::install_interrupt(self.interrupt.clone());
         crate::guard::install_budget(self.budget.clone());
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.exec_stmt_value(s)));
+        // statement boundaries are observation points of time-driven work (throttled
+        // stream batches): what fell due while the previous statement ran, or between two
+        // REPL inputs, runs before this statement can look at its effects, and what fell
+        // due during this statement runs before the script ends
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            CallCtx::of(self).run_due_timers().map_err(|e| e.or_span(s.span))?;
+            let v = self.exec_stmt_value(s)?;
+            CallCtx::of(self).run_due_timers().map_err(|e| e.or_span(s.span))?;
+            Ok::<_, Error>(v)
+        }));
         match r {
             Ok(Err(e)) if e.kind == ErrorKind::Interrupted => {
                 // reported once: the next statement starts uninterrupted

@@ -121,6 +121,15 @@ pub trait EngineCore: Send {
     fn table(&self) -> Option<Table> {
         None
     }
+    /// When time-driven work of the engine falls due (the time-series engine's
+    /// updateTime: rows left uncomputed for 2 × updateTime); None: nothing pending.
+    fn due(&self) -> Option<std::time::Instant> {
+        None
+    }
+    /// Do the work that is due now; the rows it gives go to the output.
+    fn fire(&mut self, _i: &mut CallCtx) -> Result<Option<Table>> {
+        Ok(None)
+    }
     /// Rows for the right table of a join engine (conformed to its right table).
     fn feed_right(&mut self, _i: &mut CallCtx, _rows: Table) -> Result<Option<Table>> {
         Err(Error::runtime("this engine has no right table (only join engines take appendForJoin(engine, false, rows))"))
@@ -141,6 +150,44 @@ pub struct EngineHandle {
     rows_in: Mutex<u64>,
     /// set by dropStreamEngine: appends then fail
     dropped: std::sync::atomic::AtomicBool,
+    /// the session timer of an engine with time-driven work (`arm_timer`)
+    timer: Mutex<Option<Arc<dyn beluga_runtime::callctx::Timer>>>,
+}
+
+/// An engine's timer, registered with the session that made the engine; it refers to the
+/// engine weakly (the engine owns it). See `beluga_runtime::callctx::Timer` for when it runs.
+struct EngineTimer(std::sync::Weak<dyn Handle>);
+
+impl beluga_runtime::callctx::Timer for EngineTimer {
+    fn due(&self) -> Option<std::time::Instant> {
+        let h = self.0.upgrade()?;
+        let e = h.as_any().downcast_ref::<EngineHandle>()?;
+        if e.dropped.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        e.core.try_lock().ok()?.due()
+    }
+    fn fire(&self, i: &mut CallCtx) -> Result<()> {
+        let Some(h) = self.0.upgrade() else { return Ok(()) };
+        let Some(e) = h.as_any().downcast_ref::<EngineHandle>() else { return Ok(()) };
+        let out = {
+            let Ok(mut core) = e.core.try_lock() else { return Ok(()) };
+            core.fire(i).map_err(|x| Error::new(x.kind, format!("engine {}: {}", e.name, x.message)))?
+        };
+        match out {
+            Some(out) if out.rows() > 0 => e.output.deliver(i, out, e.output_as_table),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Register the engine's time-driven work (`EngineCore::due`/`fire`) with the session.
+pub fn arm_timer(i: &mut CallCtx, engine: &Value) -> Result<()> {
+    let (Value::Handle(h), Some(e)) = (engine, as_engine(engine)) else { return Err(Error::runtime("internal: not an engine")) };
+    let mut slot = e.timer.lock().map_err(|_| Error::runtime("engine lock poisoned"))?;
+    let t = slot.get_or_insert_with(|| Arc::new(EngineTimer(Arc::downgrade(h))) as Arc<dyn beluga_runtime::callctx::Timer>);
+    i.add_timer(Arc::downgrade(t));
+    Ok(())
 }
 
 impl std::fmt::Debug for EngineHandle {
@@ -341,7 +388,7 @@ pub fn register_with(
         Some(other) => return Err(Error::arg(format!("{what}: outputHandler must be a function, not {}", describe(other)))),
         None => (Target::of(i, what, output)?, true),
     };
-    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, right_schema: right, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default() };
+    let h = EngineHandle { name: c.name.clone(), kind, schema: c.dummy, right_schema: right, core: Mutex::new(core), output: target, output_as_table: as_table, rows_in: Mutex::new(0), dropped: Default::default(), timer: Mutex::new(None) };
     let v = Value::Handle(Arc::new(h));
     engines(i).insert(c.name, v.clone());
     Ok(v)

@@ -7,9 +7,19 @@
 //! captured argument) sees one table. Appending runs each subscription's handler in the
 //! appending session, with the rows the subscription has not seen yet (funcs/s/subscribeTable.md:
 //! `offset=-1` starts at the rows appended after subscribing, `0` at the first row, `n`
-//! at row n; `msgAsTable=false` passes a tuple of columns; with `batchSize>0` the handler
-//! runs once at least that many rows are pending — there is no timer thread, so
-//! `throttle` never fires on its own).
+//! at row n; `msgAsTable=false` passes a tuple of columns).
+//!
+//! `batchSize`/`throttle`: with `batchSize>0` the handler runs once at least `batchSize`
+//! rows are pending, or once `throttle` seconds (default 1, fractions allowed) have passed
+//! since the handler last ran (or since subscribing) with rows pending, whichever comes
+//! first; without `batchSize` the throttle has no effect. Beluga has no subscription
+//! threads, so the throttle is kept as a `Timer` of the subscribing session
+//! (`beluga_runtime::callctx::Timer`): a due partial batch is handed over at the points a
+//! script can observe the passing of time — inside `sleep` at the moment it falls due, at
+//! every top-level statement boundary, before rows are appended to the table (the batch
+//! that fell due earlier is delivered apart from the new rows, as the timer would have
+//! done), in `getStreamingStat`, and in `unsubscribeTable`, which then drops what is still
+//! pending (funcs/u/unsubscribeTable.md: unprocessed messages are deleted).
 
 use beluga_runtime::CallCtx;
 use super::engine::{as_engine, Target};
@@ -19,7 +29,8 @@ use beluga_runtime::value::Handle;
 use beluga_runtime::{Column, DataType, Error, Key, Result, Table, Value};
 use ahash::AHashSet;
 use std::any::Any;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 /// One subscription of a stream table.
 struct Sub {
@@ -27,6 +38,10 @@ struct Sub {
     handler: Target,
     msg_as_table: bool,
     batch_size: usize,
+    /// with `batch_size > 0`: how long after `last_call` a partial batch is handed over
+    throttle: Duration,
+    /// when the handler last ran (or the subscription was made)
+    last_call: Instant,
     /// the next row this subscription has not received
     next: usize,
     delivered: u64,
@@ -41,6 +56,36 @@ pub struct StreamTable {
     subs: Mutex<Vec<Sub>>,
     /// how deep deliveries are nested (a handler appending to the table it handles)
     depth: Mutex<usize>,
+    /// the session timer of the throttled subscriptions (made with the first one; the
+    /// sessions hold it weakly)
+    timer: Mutex<Option<Arc<dyn beluga_runtime::callctx::Timer>>>,
+}
+
+/// The throttle timer of a stream table's subscriptions; it refers to the table weakly
+/// (the table owns it).
+struct Throttle(Weak<dyn Handle>);
+
+impl Throttle {
+    fn table(&self) -> Option<Arc<dyn Handle>> {
+        self.0.upgrade()
+    }
+}
+
+impl beluga_runtime::callctx::Timer for Throttle {
+    fn due(&self) -> Option<Instant> {
+        let h = self.table()?;
+        let s = h.as_any().downcast_ref::<StreamTable>()?;
+        s.next_due()
+    }
+    fn fire(&self, i: &mut CallCtx) -> Result<()> {
+        match self.table() {
+            Some(h) => match h.as_any().downcast_ref::<StreamTable>() {
+                Some(s) => s.publish(i),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
 }
 
 impl std::fmt::Debug for StreamTable {
@@ -55,7 +100,7 @@ fn poisoned() -> Error {
 
 impl StreamTable {
     pub fn new(t: Table) -> StreamTable {
-        StreamTable { data: Mutex::new(t), keyed: None, subs: Mutex::new(Vec::new()), depth: Mutex::new(0) }
+        StreamTable { data: Mutex::new(t), keyed: None, subs: Mutex::new(Vec::new()), depth: Mutex::new(0), timer: Mutex::new(None) }
     }
 
     /// A keyed stream table (funcs/k/keyedStreamTable.md): rows whose key exists are ignored.
@@ -95,8 +140,19 @@ impl StreamTable {
         self.data.lock().map(|t| t.clone()).map_err(|_| poisoned())
     }
 
+    /// When the earliest throttled partial batch falls due.
+    fn next_due(&self) -> Option<Instant> {
+        let rows = self.data.lock().ok()?.rows();
+        let subs = self.subs.lock().ok()?;
+        subs.iter().filter(|s| s.batch_size > 0 && s.next < rows).map(|s| s.last_call + s.throttle).min()
+    }
+
     /// Append rows conformed to the table's columns; then deliver to the subscribers.
     pub fn append_and_publish(&self, i: &mut CallCtx, rows: &Value) -> Result<u64> {
+        // a partial batch whose throttle ran out before these rows came goes out alone
+        if self.next_due().map(|d| d <= Instant::now()).unwrap_or(false) {
+            self.publish(i)?;
+        }
         let n = {
             let mut t = self.data.lock().map_err(|_| poisoned())?;
             let before = t.rows();
@@ -132,9 +188,13 @@ impl StreamTable {
                 let mut subs = self.subs.lock().map_err(|_| poisoned())?;
                 let Some(s) = subs.get_mut(k) else { break };
                 let rows = t.rows();
-                if s.next < rows && rows - s.next >= s.batch_size.max(1) {
+                let now = Instant::now();
+                let ready = s.next < rows
+                    && (rows - s.next >= s.batch_size.max(1) || (s.batch_size > 0 && now >= s.last_call + s.throttle));
+                if ready {
                     let msg = t.slice(s.next, rows);
                     s.next = rows;
+                    s.last_call = now;
                     s.delivered += msg.rows() as u64;
                     Some((s.handler.clone(), s.msg_as_table, msg, s.action.clone()))
                 } else {
@@ -288,6 +348,15 @@ pub fn subscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let handler = get(4).ok_or_else(|| Error::arg("subscribeTable: handler is required"))?.clone();
     let msg_as_table = get(5).and_then(|v| v.as_bool()).unwrap_or(false);
     let batch_size = get(6).and_then(|v| v.as_i64()).unwrap_or(0).max(0) as usize;
+    // throttle: seconds, fractions allowed (DolphinDB needs the subThrottle setting below
+    // 1 s; Beluga takes any non-negative value)
+    let throttle = match get(7) {
+        None => Duration::from_secs(1),
+        Some(v) => match v.as_f64() {
+            Some(t) if t.is_finite() && (0.0..=1e9).contains(&t) && matches!(v, Value::Scalar(_)) => Duration::from_secs_f64(t),
+            _ => return Err(Error::arg(format!("{W}: throttle must be a non-negative number of seconds, not {}", describe(v)))),
+        },
+    };
     for (k, what) in [(10, "filter"), (13, "handlerNeedMsgId")] {
         if get(k).map(|v| v.as_bool() != Some(false)).unwrap_or(false) {
             return Err(Error::unsupported(W, what));
@@ -312,7 +381,13 @@ pub fn subscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         if subs.iter().any(|x| x.action == action) {
             return Err(Error::runtime(format!("subscribeTable: the topic {topic} already exists")));
         }
-        subs.push(Sub { action, handler: target, msg_as_table, batch_size, next, delivered: 0 });
+        subs.push(Sub { action, handler: target, msg_as_table, batch_size, throttle, last_call: Instant::now(), next, delivered: 0 });
+    }
+    if batch_size > 0 {
+        let mut timer = s.timer.lock().map_err(|_| poisoned())?;
+        let Value::Handle(h) = &st else { return Err(Error::runtime("internal: not a stream table")) };
+        let t = timer.get_or_insert_with(|| Arc::new(Throttle(Arc::downgrade(h))) as Arc<dyn beluga_runtime::callctx::Timer>);
+        i.add_timer(Arc::downgrade(t));
     }
     // rows already in the table from the offset on are delivered now
     s.publish(i)?;
@@ -331,6 +406,10 @@ pub fn unsubscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let action = get(2).and_then(|v| v.as_str()).unwrap_or("").to_string();
     let st = shared_stream(i, &name, W)?;
     let s = as_stream(&st).ok_or_else(|| Error::runtime("internal: not a stream table"))?;
+    // a batch whose throttle ran out was handed over already; what is still pending is dropped
+    if s.next_due().map(|d| d <= Instant::now()).unwrap_or(false) {
+        s.publish(i)?;
+    }
     let mut subs = s.subs.lock().map_err(|_| poisoned())?;
     let before = subs.len();
     subs.retain(|x| x.action != action);
@@ -343,6 +422,7 @@ pub fn unsubscribe_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 /// `getStreamingStat()`: a dictionary whose `pubTables` lists each subscription of the
 /// shared stream tables (tableName, actions, msgOffset: rows published, delivered).
 pub fn get_streaming_stat(i: &mut CallCtx, _args: Vec<Value>) -> Result<Value> {
+    i.run_due_timers()?;
     let shared: Vec<(String, Value)> = i.shared()
         .lock()
         .map_err(|_| Error::runtime("shared table lock poisoned"))?

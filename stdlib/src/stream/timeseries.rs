@@ -27,8 +27,20 @@
 //! * the output row is the window's end (its start with `useWindowStartTime=true`), the
 //!   key columns, then the metrics (aggregates over the window's rows; a metric giving a
 //!   tuple gives several columns).
-//! Not supported (an error says so): `useSystemTime=true`, `updateTime` (its outputs
-//! depend on how rows are batched and on system time), a vector `windowSize`,
+//! * `updateTime=u` (u > 0; step a multiple of u): the window a key is filling is also
+//!   computed early — when a row of the key arrives in a later u-slot of the window (slots
+//!   counted from the window's start) than the key's previous row, over the rows before
+//!   it; and when rows of the key have stayed uncomputed for 2·u of system time (at least
+//!   2 s), over all its rows so far. That timer is a session `Timer` (see
+//!   `beluga_runtime::callctx::Timer`: it runs in `sleep` and at statement boundaries).
+//!   `updateTime=0`: after each appended batch, each key of the batch (in the order the
+//!   keys first appear in it) has its current window computed over all its rows so far.
+//!   The window's label is the usual one; a keyed output table keeps the latest value.
+//! * a vector `windowSize` [w1, w2, ...] pairs each size with an item of the `metrics`
+//!   tuple; windows end on one grid (step apart, aligned as for one size), the largest
+//!   size decides which windows have rows, and each metric is computed over the rows of
+//!   the last `wk` units before the end (the output time is the end);
+//! Not supported (an error says so): `useSystemTime=true`,
 //! snapshots, raftGroup, MONTH time columns.
 
 use beluga_runtime::CallCtx;
@@ -136,6 +148,10 @@ struct Group {
     done: i64,
     /// the values of the key's last computed window (fill='ffill')
     last_vals: Option<Vec<Value>>,
+    /// updateTime: the u-slot (from the grid's base) of the key's last row, and when the
+    /// earliest of the rows not computed yet arrived (system time)
+    last_slot: i64,
+    waiting: Option<std::time::Instant>,
 }
 
 /// What an empty window of a key gives (the manual's `fill`).
@@ -179,6 +195,8 @@ struct TimeSeries {
     force_from: i64,
     keys: Vec<usize>,
     metrics: Vec<Arc<Expr>>,
+    /// vector windowSize: each metric's window size; `grid.window` is the largest
+    sizes: Vec<i64>,
     use_start: bool,
     round: bool,
     /// start of the first window (set by the first row)
@@ -186,6 +204,9 @@ struct TimeSeries {
     groups: AHashMap<Vec<Key>, Group>,
     dummy: Table,
     fill: Fill,
+    /// updateTime (time column units) and, when positive, how long uncomputed rows wait
+    update: Option<i64>,
+    update_wait: std::time::Duration,
 }
 
 /// One computed window: its time, the key row it came from, the metric values.
@@ -334,6 +355,8 @@ struct Ctx<'a> {
     grid: Grid,
     base: i64,
     metrics: &'a [Arc<Expr>],
+    /// vector windowSize: each metric's window size (empty: all use the grid's)
+    sizes: &'a [i64],
     fill: &'a Fill,
     use_start: bool,
 }
@@ -396,12 +419,7 @@ fn advance(i: &mut CallCtx, c: &Ctx, g: &mut Group, t: i64, limit: usize, outs: 
             }
             continue;
         }
-        let win = g.buf.slice(lo, hi);
-        let mut vals = Vec::new();
-        for e in c.metrics {
-            let v = eval_on(i, &win, e)?;
-            scalar_parts(v, &mut vals)?;
-        }
+        let vals = window_values(i, c, g, lo, hi, end)?;
         if matches!(c.fill, Fill::Each(_)) {
             g.last_vals = Some(vals.clone());
         }
@@ -411,7 +429,71 @@ fn advance(i: &mut CallCtx, c: &Ctx, g: &mut Group, t: i64, limit: usize, outs: 
     Ok(())
 }
 
+/// The metric values of the window ending at `end` whose rows are `lo..hi` of the key's
+/// buffer; with a vector windowSize, each metric sees only the rows of its own window
+/// size (the last `sizes[k]` time units before `end`).
+fn window_values(i: &mut CallCtx, c: &Ctx, g: &Group, lo: usize, hi: usize, end: i64) -> Result<Vec<Value>> {
+    let mut vals = Vec::new();
+    let mut win: Option<(usize, Table)> = None;
+    for (k, e) in c.metrics.iter().enumerate() {
+        let from = match c.sizes.get(k) {
+            Some(&w) if w < c.grid.window => c.grid.in_window_from(&g.times, end - w).clamp(lo, hi),
+            _ => lo,
+        };
+        if win.as_ref().map(|(f, _)| *f != from).unwrap_or(true) {
+            win = Some((from, g.buf.slice(from, hi)));
+        }
+        let t = win.as_ref().map(|(_, t)| t).ok_or_else(|| Error::runtime("internal: no window"))?;
+        let v = eval_on(i, t, e)?;
+        scalar_parts(v, &mut vals)?;
+    }
+    Ok(vals)
+}
+
+/// The window a key is filling, computed over its rows so far (updateTime); nothing if
+/// the window holds none of its rows.
+fn compute_current(i: &mut CallCtx, c: &Ctx, g: &mut Group, outs: &mut Vec<OutRow>) -> Result<()> {
+    sort_group(g);
+    let end = g.next_end;
+    let start = end - c.grid.window;
+    let lo = c.grid.in_window_from(&g.times, start);
+    let hi = c.grid.in_window_to(&g.times, end);
+    g.waiting = None;
+    if hi <= lo {
+        return Ok(());
+    }
+    let vals = window_values(i, c, g, lo, hi, end)?;
+    outs.push(OutRow { time: if c.use_start { start } else { end }, key_row: g.key_row.clone(), vals });
+    Ok(())
+}
+
 impl TimeSeries {
+    /// The output table of computed windows (None when there are none).
+    fn output(&self, outs: Vec<OutRow>) -> Result<Option<Table>> {
+        if outs.is_empty() {
+            return Ok(None);
+        }
+        let mut names = vec![self.time_name.clone()];
+        let out_times: Vec<i64> = outs.iter().map(|o| o.time).collect();
+        let tcol = if self.date_col.is_some() {
+            cast_column(&Column::from_vec(DataType::Long, out_times), self.time_ty)?
+        } else {
+            time_column(self.time_ty, &self.dummy.cols[self.time_col], out_times)
+        };
+        let mut cols = vec![tcol];
+        if !self.keys.is_empty() {
+            let mut keys = outs[0].key_row.slice(0, 0);
+            for o in &outs {
+                for (c, n) in keys.cols.iter_mut().zip(&o.key_row.cols) {
+                    c.append(n);
+                }
+            }
+            names.extend(keys.names.iter().cloned());
+            cols.extend(keys.cols);
+        }
+        Ok(Some(with_factors(names, cols, outs.into_iter().map(|o| o.vals).collect(), "windows")?))
+    }
+
     /// The batch's times: the time column, or a DATE column and a time-of-day column combined.
     fn times(&self, rows: &Table) -> Vec<Option<i64>> {
         let t = &rows.cols[self.time_col];
@@ -428,7 +510,7 @@ impl TimeSeries {
         if t < self.force_from {
             return Ok(());
         }
-        let c = Ctx { grid: self.grid, base: self.base.unwrap_or(0), metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
+        let c = Ctx { grid: self.grid, base: self.base.unwrap_or(0), metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
         let filled = matches!(self.fill, Fill::Each(_));
         let mut next = i64::MAX;
         for (k, g) in self.groups.iter_mut() {
@@ -458,6 +540,8 @@ impl EngineCore for TimeSeries {
         let mut outs: Vec<OutRow> = Vec::new();
         // rows of the batch waiting to join their group's buffer
         let mut pending: AHashMap<Vec<Key>, Vec<usize>> = AHashMap::new();
+        // updateTime=0: the keys of the batch in the order they first appear
+        let mut batch_keys: Vec<Vec<Key>> = Vec::new();
         for r in 0..n {
             let Some(t) = times[r] else { continue };
             let grid = self.grid;
@@ -474,7 +558,7 @@ impl EngineCore for TimeSeries {
             if !self.groups.contains_key(&key) {
                 let key_row = Table::new(self.keys.iter().map(|&c| rows.names[c].clone()).collect(), self.keys.iter().map(|&c| rows.cols[c].slice(r, r + 1)).collect())?;
                 let next_end = grid.end_after(base, t);
-                let g = Group { key_row, buf: self.dummy.clone(), times: Vec::new(), next_end, last: i64::MIN, done: i64::MIN, last_vals: None };
+                let g = Group { key_row, buf: self.dummy.clone(), times: Vec::new(), next_end, last: i64::MIN, done: i64::MIN, last_vals: None, last_slot: i64::MIN, waiting: None };
                 self.groups.insert(key.clone(), g);
                 if let Some(f) = self.force {
                     self.force_from = self.force_from.min(grid.trigger_end(next_end).saturating_add(f));
@@ -486,11 +570,25 @@ impl EngineCore for TimeSeries {
                 continue; // out of order or after its window was computed: dropped
             }
             let trig = t.saturating_sub(self.delay);
+            let c = Ctx { grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
             if grid.past(trig, grid.trigger_end(g.next_end)) {
                 let p = pending.entry(key.clone()).or_default();
                 flush(g, &rows, p);
-                let c = Ctx { grid, base, metrics: &self.metrics, fill: &self.fill, use_start: self.use_start };
                 advance(i, &c, g, trig, usize::MAX, &mut outs)?;
+                g.waiting = None;
+            }
+            if let Some(u) = self.update.filter(|&u| u > 0) {
+                // a row in a later u-slot of the window: the rows before it are computed
+                let slot = (t - base).div_euclid(u);
+                if slot > g.last_slot && g.waiting.is_some() {
+                    let p = pending.entry(key.clone()).or_default();
+                    flush(g, &rows, p);
+                    compute_current(i, &c, g, &mut outs)?;
+                }
+                g.last_slot = slot;
+                g.waiting.get_or_insert_with(std::time::Instant::now);
+            } else if self.update == Some(0) && !batch_keys.contains(&key) {
+                batch_keys.push(key.clone());
             }
             if g.times.is_empty() {
                 if let Some(f) = self.force {
@@ -509,31 +607,39 @@ impl EngineCore for TimeSeries {
                 flush(g, &rows, &mut p);
             }
         }
-        if outs.is_empty() {
-            return Ok(None);
-        }
-        let mut names = vec![self.time_name.clone()];
-        let out_times: Vec<i64> = outs.iter().map(|o| o.time).collect();
-        let tcol = if self.date_col.is_some() {
-            cast_column(&Column::from_vec(DataType::Long, out_times), self.time_ty)?
-        } else {
-            time_column(self.time_ty, &rows.cols[self.time_col], out_times)
-        };
-        let mut cols = vec![tcol];
-        if !self.keys.is_empty() {
-            let mut keys = outs[0].key_row.slice(0, 0);
-            for o in &outs {
-                for (c, n) in keys.cols.iter_mut().zip(&o.key_row.cols) {
-                    c.append(n);
+        if let Some(base) = self.base.filter(|_| !batch_keys.is_empty()) {
+            let c = Ctx { grid: self.grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
+            for k in &batch_keys {
+                if let Some(g) = self.groups.get_mut(k) {
+                    compute_current(i, &c, g, &mut outs)?;
                 }
             }
-            names.extend(keys.names.iter().cloned());
-            cols.extend(keys.cols);
         }
-        Ok(Some(with_factors(names, cols, outs.into_iter().map(|o| o.vals).collect(), "windows")?))
+        self.output(outs)
     }
     fn groups(&self) -> usize {
         self.groups.len()
+    }
+    fn due(&self) -> Option<std::time::Instant> {
+        self.update.filter(|&u| u > 0)?;
+        self.groups.values().filter_map(|g| g.waiting).min().map(|w| w + self.update_wait)
+    }
+    fn fire(&mut self, i: &mut CallCtx) -> Result<Option<Table>> {
+        let (Some(base), Some(_)) = (self.base, self.update.filter(|&u| u > 0)) else { return Ok(None) };
+        let now = std::time::Instant::now();
+        let wait = self.update_wait;
+        // the keys whose uncomputed rows have waited long enough, longest-waiting first
+        let mut due: Vec<(std::time::Instant, Vec<Key>)> =
+            self.groups.iter().filter_map(|(k, g)| g.waiting.filter(|w| *w + wait <= now).map(|w| (w, k.clone()))).collect();
+        due.sort_by(|a, b| a.0.cmp(&b.0));
+        let c = Ctx { grid: self.grid, base, metrics: &self.metrics, sizes: &self.sizes, fill: &self.fill, use_start: self.use_start };
+        let mut outs = Vec::new();
+        for (_, k) in due {
+            if let Some(g) = self.groups.get_mut(&k) {
+                compute_current(i, &c, g, &mut outs)?;
+            }
+        }
+        self.output(outs)
     }
 }
 
@@ -647,12 +753,40 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     const W: &str = "createTimeSeriesEngine";
     let get = |k: usize| args.get(k).filter(|v| !matches!(v, Value::Void));
     let c = common(i, W, &args[0], &args[4])?;
-    let window = positive(W, &args[1], "windowSize")?;
     let step = positive(W, &args[2], "step")?;
-    if window % step != 0 {
-        return Err(Error::arg(format!("{W}: windowSize ({window}) must be a multiple of step ({step})")));
-    }
-    let metrics = metric_exprs(W, &args[3])?;
+    // windowSize: one size, or several, each with its own metrics (metrics is then a tuple
+    // with one item per size; an item is metacode or a tuple of metacode)
+    let (window, metrics, sizes) = match &args[1] {
+        Value::Vector(col) => {
+            let n = col.len();
+            let items: Vec<Value> = match &args[3] {
+                Value::Tuple(items) if items.len() == n => items.iter().cloned().collect(),
+                _ => return Err(Error::arg(format!("{W}: with {n} window sizes, metrics must be a tuple of {n} items (the metrics of each size)"))),
+            };
+            let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+            for (k, item) in items.iter().enumerate() {
+                let w = positive(W, &Value::Scalar(col.slice(k, k + 1)), "windowSize")?;
+                if w % step != 0 {
+                    return Err(Error::arg(format!("{W}: windowSize ({w}) must be a multiple of step ({step})")));
+                }
+                for e in metric_exprs(W, item)? {
+                    metrics.push(e);
+                    sizes.push(w);
+                }
+            }
+            if get(11).and_then(|v| v.as_bool()).unwrap_or(false) {
+                return Err(Error::arg(format!("{W}: useWindowStartTime must be false when windowSize is a vector")));
+            }
+            (sizes.iter().copied().max().unwrap_or(step), metrics, sizes)
+        }
+        v => {
+            let window = positive(W, v, "windowSize")?;
+            if window % step != 0 {
+                return Err(Error::arg(format!("{W}: windowSize ({window}) must be a multiple of step ({step})")));
+            }
+            (window, metric_exprs(W, &args[3])?, Vec::new())
+        }
+    };
     if get(7).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "useSystemTime=true"));
     }
@@ -685,7 +819,7 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     };
     let time_name = tnames.last().cloned().unwrap_or_default();
     let keys = key_names(W, get(8), &c.dummy)?;
-    for (k, what) in [(10, "updateTime"), (13, "snapshotDir"), (17, "raftGroup")] {
+    for (k, what) in [(13, "snapshotDir"), (17, "raftGroup")] {
         if get(k).is_some() {
             return Err(Error::unsupported(W, what));
         }
@@ -720,6 +854,33 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         }
         None => None,
     };
+    let update = match get(10) {
+        Some(v) => match v.as_i64().filter(|_| matches!(v, Value::Scalar(_))) {
+            Some(u) if u >= 0 => Some(u),
+            _ => return Err(Error::arg(format!("{W}: updateTime must be a non-negative integer"))),
+        },
+        None => None,
+    };
+    if let Some(u) = update {
+        if u > 0 && step % u != 0 {
+            return Err(Error::arg(format!("{W}: step ({step}) must be a multiple of updateTime ({u})")));
+        }
+        if force.is_some() || delay > 0 || sub.is_some() {
+            return Err(Error::arg(format!("{W}: updateTime can't be set with forceTriggerTime, acceptedDelay or subWindow")));
+        }
+    }
+    // uncomputed rows wait 2 × updateTime of system time, at least 2 s
+    let update_wait = {
+        let per_unit_ns: f64 = match precision(time_ty).unwrap_or(Precision::Milli) {
+            Precision::Nano => 1.0,
+            Precision::Milli => 1e6,
+            Precision::Second => 1e9,
+            Precision::Minute => 60e9,
+            Precision::Day => 86_400e9,
+        };
+        let ns = (2.0 * update.unwrap_or(0) as f64 * per_unit_ns).clamp(2e9, 1e18);
+        std::time::Duration::from_nanos(ns as u64)
+    };
     let fill = fill_arg(W, get(15))?;
     if get(20).and_then(|v| v.as_bool()).unwrap_or(false) {
         return Err(Error::unsupported(W, "outputElapsedMicroseconds"));
@@ -743,15 +904,22 @@ pub fn create(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         force_from: i64::MAX,
         keys: key_idx,
         metrics,
+        sizes,
         use_start,
         round,
         base: None,
         groups: AHashMap::new(),
         dummy: c.dummy.clone(),
         fill,
+        update,
+        update_wait,
     };
     let msg_as_table = get(25).and_then(|v| v.as_bool()).unwrap_or(false);
-    register(i, W, "TimeSeriesEngine", c, Box::new(core), &args[5], get(24), msg_as_table)
+    let engine = register(i, W, "TimeSeriesEngine", c, Box::new(core), &args[5], get(24), msg_as_table)?;
+    if update.map(|u| u > 0).unwrap_or(false) {
+        super::engine::arm_timer(i, &engine)?;
+    }
+    Ok(engine)
 }
 
 #[cfg(test)]

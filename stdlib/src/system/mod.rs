@@ -48,12 +48,21 @@ fn sleep(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if ms < 0 {
         return Err(Error::arg("The argument of [sleep] must be non-negative"));
     }
-    // sleep in short steps so an interrupt is noticed
+    // sleep in short steps so an interrupt is noticed; time-driven work of the session
+    // (a subscription's throttled batch, `CallCtx::Timer`) runs when it falls due, as a
+    // background timer would have run it while the script slept
     let end = std::time::Instant::now() + std::time::Duration::from_millis(ms as u64);
-    while std::time::Instant::now() < end {
+    loop {
+        i.run_due_timers()?;
+        let now = std::time::Instant::now();
+        if now >= end {
+            break;
+        }
         i.check_interrupt()?;
-        let left = end.saturating_duration_since(std::time::Instant::now());
-        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+        let wake = i.next_timer_due().map(|d| d.min(end)).unwrap_or(end);
+        // at least 1 ms (work that stays due must not spin), at most 50 ms, never past the end
+        let step = wake.saturating_duration_since(now).clamp(std::time::Duration::from_millis(1), std::time::Duration::from_millis(50));
+        std::thread::sleep(step.min(end - now));
     }
     Ok(Value::Void)
 }
