@@ -693,6 +693,65 @@ impl Column {
         )
     }
 
+    /// Overwrite rows in place: row `rows[j]` takes `src`'s row `from[j]`, in order (a later
+    /// pair for the same row wins); with `skip_null` a NULL source value leaves the row as it
+    /// is (a NaN is a value). Copy on write: the storage is copied first only when shared.
+    /// O(pairs) for fixed-width and SYMBOL columns and for STRING rows whose new text has
+    /// the old length; other STRING and array-vector columns are rebuilt once.
+    pub fn set_rows(&mut self, rows: &[usize], src: &Column, from: &[usize], skip_null: bool) {
+        let keep = |s: usize| skip_null && src.is_null_strict(s);
+        let pairs = || rows.iter().copied().zip(from.iter().copied()).filter(|&(_, s)| !keep(s));
+        if pairs().next().is_none() {
+            return;
+        }
+        let same_len_text = match (&*self.data, &*src.data) {
+            (ColData::Str(a), _) => pairs().all(|(r, s)| src.str_at(s).map(|x| x.len()) == Some(a.offsets[r + 1] - a.offsets[r])),
+            _ => true,
+        };
+        let d = Arc::make_mut(&mut self.data);
+        let done = zip_numeric!((&mut *d, &*src.data), (a, b) => {
+                for (r, s) in pairs() {
+                    a[r] = b[s];
+                }
+                true
+            },
+            (ColData::Sym(a), _) if src.ty.is_literal() || matches!(&*src.data, ColData::Sym(_)) => {
+                let same = matches!(&*src.data, ColData::Sym(b) if Arc::ptr_eq(&a.dict, &b.dict));
+                for (r, s) in pairs() {
+                    a.codes[r] = match &*src.data {
+                        ColData::Sym(b) if same => b.codes[s],
+                        _ => {
+                            let text = src.str_at(s).unwrap_or("");
+                            match a.dict.index.get(text) {
+                                Some(&c) => c,
+                                None => Arc::make_mut(&mut a.dict).intern(text),
+                            }
+                        }
+                    };
+                }
+                true
+            },
+            (ColData::Str(a), ColData::Str(_) | ColData::Sym(_)) if same_len_text => {
+                for (r, s) in pairs() {
+                    let text = src.str_at(s).unwrap_or("");
+                    a.bytes[a.offsets[r]..a.offsets[r + 1]].copy_from_slice(text.as_bytes());
+                }
+                true
+            },
+            _ => false,
+        );
+        if done {
+            return;
+        }
+        // a general rebuild: one gather over the column followed by the source
+        let n = self.len();
+        let mut idx: Vec<usize> = (0..n).collect();
+        for (r, s) in pairs() {
+            idx[r] = n + s;
+        }
+        *self = Column::concat(self.ty, &[self, src]).take_usize(&idx);
+    }
+
     /// Concatenate columns of one type.
     pub fn concat(ty: DataType, cols: &[&Column]) -> Column {
         let n = cols.iter().map(|c| c.len()).sum();

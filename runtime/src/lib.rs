@@ -10,6 +10,7 @@ pub mod eval;
 pub mod fmt;
 pub mod guard;
 pub mod kernels;
+pub mod keyindex;
 pub mod null;
 pub mod ops;
 pub mod policy;

@@ -13,6 +13,8 @@ pub struct Table {
     pub keys: Vec<String>,
     /// Name used for join prefixes (`t2_x`), when known.
     pub name: Option<String>,
+    /// A keyed table's key index and options (keyindex.rs); empty for a plain table.
+    pub keyed: crate::keyindex::KeyState,
 }
 
 impl Table {
@@ -31,7 +33,7 @@ impl Table {
                 }
             }
         }
-        Ok(Table { names, cols, keys: Vec::new(), name: None })
+        Ok(Table { names, cols, keys: Vec::new(), name: None, keyed: Default::default() })
     }
     pub fn rows(&self) -> usize {
         self.cols.first().map(|c| c.len()).unwrap_or(0)
@@ -71,6 +73,7 @@ impl Table {
             cols: self.cols.iter().map(|c| c.take(idx)).collect(),
             keys: self.keys.clone(),
             name: self.name.clone(),
+            keyed: self.keyed.without_index(),
         }
     }
     pub fn take_usize(&self, idx: &[usize]) -> Table {
@@ -79,6 +82,7 @@ impl Table {
             cols: self.cols.iter().map(|c| c.take_usize(idx)).collect(),
             keys: self.keys.clone(),
             name: self.name.clone(),
+            keyed: self.keyed.without_index(),
         }
     }
     pub fn filter(&self, mask: &[bool]) -> Table {
@@ -91,6 +95,7 @@ impl Table {
             cols: self.cols.iter().map(|c| c.slice(start, end)).collect(),
             keys: self.keys.clone(),
             name: self.name.clone(),
+            keyed: self.keyed.without_index(),
         }
     }
 }

@@ -960,7 +960,7 @@ impl<'a> Encoder<'a> {
         for k in 0..pieces {
             let (a, b) = (k * size, ((k + 1) * size).min(t.rows()));
             let cols: Vec<Column> = t.cols.iter().map(|c| c.slice(a, b)).collect();
-            let piece = Table { names: t.names.clone(), cols, keys: Vec::new(), name: t.name.clone() };
+            let piece = Table { names: t.names.clone(), cols, keys: Vec::new(), name: t.name.clone(), keyed: Default::default() };
             self.object(&Value::table(piece));
         }
     }

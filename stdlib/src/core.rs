@@ -808,7 +808,7 @@ pub fn append_rows_in_place(t: &mut Table, x: &Value) -> Result<()> {
     }
     // a keyed or indexed table: a row whose key exists replaces it, as `insert into` does
     if !t.keys.is_empty() {
-        *t = crate::table::insert_rows(t, &converted)?;
+        crate::table::insert_rows(t, &converted)?;
         return Ok(());
     }
     for (k, c) in converted.iter().enumerate() {

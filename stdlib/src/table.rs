@@ -3,12 +3,12 @@
 //! streamTable, keyedStreamTable, unionAll, sliceByKey).
 
 use beluga_runtime::CallCtx;
-use crate::containers::group_ids;
 use crate::util::{col, describe, opt};
 use ahash::AHashMap;
 use beluga_lang::ast::{Expr, ExprKind};
 use beluga_runtime::column::Column;
 use beluga_runtime::kernels::cast::cast_column;
+use beluga_runtime::keyindex;
 use beluga_runtime::registry::{f, fp, Builtin, Kind};
 use beluga_runtime::{DataType, Error, Result, Table, Value};
 use std::sync::Arc;
@@ -412,68 +412,22 @@ fn incoming_columns(t: &Table, x: &[Value]) -> Result<Vec<Column>> {
     Ok(out)
 }
 
-/// Insert rows into a keyed table: rows whose key exists replace it (only their non-null
-/// values when `ignore_null`), the others are appended in order.
-pub fn upsert_rows(t: &Table, key_idx: &[usize], src: &[Column], ignore_null: bool) -> Result<Table> {
-    let nt = t.rows();
-    let ns = src.first().map(|c| c.len()).unwrap_or(0);
-    let keys: Vec<Column> = key_idx.iter().map(|&k| Column::concat(t.cols[k].ty, &[&t.cols[k], &src[k]])).collect();
-    let (ids, g, _) = group_ids(&keys)?;
-    // row of the result that holds each key
-    let mut slot: Vec<Option<usize>> = vec![None; g];
-    for r in 0..nt {
-        slot[ids[r] as usize] = Some(r);
-    }
-    // for each result row, the source row that last wrote it (if any)
-    let mut writer: Vec<Option<usize>> = vec![None; nt];
-    let mut appended: Vec<usize> = Vec::new();
-    for s in 0..ns {
-        let id = ids[nt + s] as usize;
-        match slot[id] {
-            Some(r) => {
-                if r < nt {
-                    writer[r] = Some(s);
-                } else {
-                    appended[r - nt] = s;
-                }
-            }
-            None => {
-                slot[id] = Some(nt + appended.len());
-                appended.push(s);
-            }
-        }
-    }
-    let mut out = t.clone();
-    for (k, c) in src.iter().enumerate() {
-        let combined = Column::concat(t.cols[k].ty, &[&t.cols[k], c]);
-        let mut idx: Vec<usize> = Vec::with_capacity(nt + appended.len());
-        for (r, w) in writer.iter().enumerate() {
-            idx.push(match w {
-                Some(s) if !(ignore_null && c.is_null(*s)) => nt + s,
-                _ => r,
-            });
-        }
-        idx.extend(appended.iter().map(|&s| nt + s));
-        out.cols[k] = combined.take_usize(&idx);
-    }
-    Ok(out)
-}
-
 fn key_indices(t: &Table, names: &[String]) -> Result<Vec<usize>> {
     names.iter().map(|n| col_index(t, n)).collect()
 }
 
-/// Append or upsert rows into `t` according to its keys.
-pub fn insert_rows(t: &Table, src: &[Column]) -> Result<Table> {
+/// Append or upsert rows into `t` (in place; copy on write when its columns are shared)
+/// according to its keys: a keyed or indexed table updates the rows whose key exists
+/// through its key index (O(rows inserted)), and appends the others.
+pub fn insert_rows(t: &mut Table, src: &[Column]) -> Result<()> {
     if t.keys.is_empty() {
-        let mut out = t.clone();
         for (k, c) in src.iter().enumerate() {
-            out.cols[k].append(c);
+            t.cols[k].append(c);
         }
-        return Ok(out);
+        return Ok(());
     }
     let ki = key_indices(t, &t.keys)?;
-    upsert_rows(t, &ki, src, false)
+    keyindex::upsert(t, &ki, src, false).map(|_| ())
 }
 
 /// `tableInsert` and `addColumn` modify their table although their names have no `!`: the
@@ -496,47 +450,68 @@ fn table_insert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
     }
     let src = incoming_columns(table_arg("tableInsert", &args[0])?, &args[1..])?;
     let n = src.first().map(|c| c.len()).unwrap_or(0);
-    if matches!(&args[0], Value::Table(t) if t.keys.is_empty()) {
-        // take the caller's variable out, so that this call holds the only reference and
-        // the columns grow in place (amortised O(rows inserted)); a table also held
-        // elsewhere is copied first (copy on write)
-        *i.inplace_out() = None;
-        let name = crate::meta::var_holding(i, &args[0]);
-        // the table leaves every holder for the append (its variable, the shared registry,
-        // a `share t as st` alias; other sessions wait on the shared name)
-        let mut holders = None;
-        let held = name.as_ref().and_then(|n| match i.take_table_for_update(n) {
-            Some((v, h)) => {
-                holders = Some(h);
-                Some(v)
-            }
-            None => i.take_var(n),
-        });
-        let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
-        drop(held);
-        let tm = Arc::make_mut(&mut t);
-        for (k, c) in src.iter().enumerate() {
-            tm.cols[k].append(c);
-        }
-        let new = Value::Table(t);
-        match (holders, name) {
-            (Some(h), _) => i.put_back_table(new.clone(), h),
-            (None, Some(name)) => {
-                let _ = i.set_var_mutated(&name, new.clone());
-            }
-            (None, None) => {}
-        }
-        *i.inplace_out() = Some(new);
+    if matches!(&args[0], Value::Table(_)) {
+        // a keyed table upserts (all checks were made above: this can't fail halfway)
+        let v = std::mem::replace(&mut args[0], Value::Void);
+        in_place(i, v, |t| insert_rows(t, &src))?;
         return Ok(Value::int(n as i32));
     }
-    let t = table_arg("tableInsert", &args[0])?.clone();
-    let out = insert_rows(&t, &src)?;
-    replace_in_caller(i, &args[0], Value::table(out));
-    Ok(Value::int(n as i32))
+    Err(Error::unsupported("tableInsert", describe(&args[0])))
 }
 
-fn upsert(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    let t = table_arg("upsert!", &args[0])?.clone();
+/// Change the table `v` in place for a builtin without `!` in its name (`tableInsert`,
+/// `tableUpsert`): the caller's variable is taken out, so that this call holds the only
+/// reference and the columns change in place (amortised O(rows changed)); a table also held
+/// elsewhere is copied first (copy on write). The changed table goes back to every holder
+/// (its variable, the shared registry, a `share t as st` alias; other sessions wait on the
+/// shared name) and to the interpreter's in-place write-back.
+fn in_place<R>(i: &mut CallCtx, v: Value, f: impl FnOnce(&mut Table) -> Result<R>) -> Result<R> {
+    *i.inplace_out() = None;
+    let name = crate::meta::var_holding(i, &v);
+    let mut holders = None;
+    let held = name.as_ref().and_then(|n| match i.take_table_for_update(n) {
+        Some((v, h)) => {
+            holders = Some(h);
+            Some(v)
+        }
+        None => i.take_var(n),
+    });
+    let Value::Table(mut t) = v else { return Err(Error::arg("a table is required")) };
+    drop(held);
+    let r = f(Arc::make_mut(&mut t));
+    let new = Value::Table(t);
+    match (holders, name) {
+        (Some(h), _) => i.put_back_table(new.clone(), h),
+        (None, Some(name)) => {
+            let _ = i.set_var_mutated(&name, new.clone());
+        }
+        (None, None) => {}
+    }
+    *i.inplace_out() = Some(new);
+    r
+}
+
+/// `tableUpsert` on an in-memory keyed or indexed table: `upsert!` in place, answering the
+/// pair rows inserted : rows updated (stored tables: storage's wrapper).
+fn table_upsert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("tableUpsert", &args[0])?;
+    let ignore_null = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);
+    let key_names = match opt(&args, 3) {
+        Some(v) => names_arg("tableUpsert", v)?,
+        None => t.keys.clone(),
+    };
+    if key_names.is_empty() {
+        return Err(Error::arg("tableUpsert needs a keyed table or the keyColNames argument"));
+    }
+    let src = incoming_columns(t, &args[1..2])?;
+    let ki = key_indices(t, &key_names)?;
+    let v = std::mem::replace(&mut args[0], Value::Void);
+    let done = in_place(i, v, |t| keyindex::upsert(t, &ki, &src, ignore_null))?;
+    Ok(Value::Pair(Column::from_vec(DataType::Long, vec![done.inserted as i64, done.updated as i64])))
+}
+
+fn upsert(i: &mut CallCtx, mut args: Vec<Value>) -> Result<Value> {
+    let t = table_arg("upsert!", &args[0])?;
     let ignore_null = opt(&args, 2).and_then(|v| v.as_bool()).unwrap_or(false);
     let key_names = match opt(&args, 3) {
         Some(v) => names_arg("upsert!", v)?,
@@ -545,16 +520,30 @@ fn upsert(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if key_names.is_empty() {
         return Err(Error::arg("upsert! needs a keyed table or the keyColNames argument"));
     }
-    let src = incoming_columns(&t, &args[1..2])?;
-    let ki = key_indices(&t, &key_names)?;
-    let mut out = upsert_rows(&t, &ki, &src, ignore_null)?;
-    if let Some(sc) = opt(&args, 4) {
-        let names = names_arg("upsert!", sc)?;
-        let keys: Vec<Column> = names.iter().map(|n| col_index(&out, n).map(|k| out.cols[k].clone())).collect::<Result<_>>()?;
-        let idx = crate::order::argsort_multi(&keys, &[true])?;
-        out = out.take_usize(&idx);
+    let src = incoming_columns(t, &args[1..2])?;
+    let ki = key_indices(t, &key_names)?;
+    let sort = match opt(&args, 4) {
+        Some(sc) => {
+            let names = names_arg("upsert!", sc)?;
+            key_indices(t, &names)?;
+            Some(names)
+        }
+        None => None,
+    };
+    // the interpreter hands over the variable's only reference (eval/call.rs), so the
+    // table is updated in place; all checks are made above, so this can't fail halfway
+    let Value::Table(mut t) = std::mem::replace(&mut args[0], Value::Void) else { unreachable!() };
+    let tm = Arc::make_mut(&mut t);
+    if let Err(e) = keyindex::upsert(tm, &ki, &src, ignore_null) {
+        *i.inplace_out() = Some(Value::Table(t));
+        return Err(e);
     }
-    Ok(Value::table(out))
+    if let Some(names) = sort {
+        let keys: Vec<Column> = names.iter().map(|n| col_index(tm, n).map(|k| tm.cols[k].clone())).collect::<Result<_>>()?;
+        let idx = crate::order::argsort_multi(&keys, &[true])?;
+        *tm = tm.take_usize(&idx);
+    }
+    Ok(Value::Table(t))
 }
 
 // ------------------------------------------------------------------ keyed and stream tables
@@ -580,34 +569,73 @@ pub(crate) fn build_table(i: &mut CallCtx, rest: Vec<Value>) -> Result<Table> {
     }
 }
 
-/// Keep one row per key: the last value of each key, at the position of its first occurrence.
-fn dedupe_keys(t: Table, keys: &[String]) -> Result<Table> {
-    let ki = key_indices(&t, keys)?;
-    let empty = Table { names: t.names.clone(), cols: t.cols.iter().map(|c| c.slice(0, 0)).collect(), keys: t.keys.clone(), name: t.name.clone() };
-    upsert_rows(&empty, &ki, &t.cols, false).map(|mut out| {
-        out.keys = keys.to_vec();
-        out
-    })
+/// Keep one row per key: the last value of each key (with a time column, the latest one),
+/// at the position of its first occurrence; the key index is built on the way.
+fn dedupe_keys(t: Table, keys: &[String], time_col: Option<String>) -> Result<Table> {
+    let mut out = Table {
+        names: t.names.clone(),
+        cols: t.cols.iter().map(|c| c.slice(0, 0)).collect(),
+        keys: keys.to_vec(),
+        name: t.name.clone(),
+        keyed: keyindex::KeyState { time_col, index: None },
+    };
+    let ki = key_indices(&out, keys)?;
+    keyindex::upsert(&mut out, &ki, &t.cols, false)?;
+    Ok(out)
 }
 
-fn keyed(i: &mut CallCtx, name: &str, args: Vec<Value>) -> Result<Value> {
+fn keyed(i: &mut CallCtx, name: &str, args: Vec<Value>, latest: bool) -> Result<Value> {
     let keys = names_arg(name, &args[0])?;
     if keys.is_empty() {
         return Err(Error::arg(format!("{name}: at least one key column is required")));
     }
-    let t = build_table(i, args[1..].to_vec())?;
-    for k in &keys {
-        col_index(&t, k)?;
+    let (time_col, rest) = if latest {
+        let tc = args.get(1).ok_or_else(|| Error::arg(format!("{name} needs a time column")))?;
+        let tc = crate::util::str_arg(name, tc, "timeColumn")?.to_string();
+        (Some(tc), &args[2..])
+    } else {
+        (None, &args[1..])
+    };
+    if rest.is_empty() {
+        return Err(Error::arg(format!("{name} needs the table's columns or schema")));
     }
-    Ok(Value::table(dedupe_keys(t, &keys)?))
+    let t = build_table(i, rest.to_vec())?;
+    for k in &keys {
+        let c = &t.cols[col_index(&t, k)?];
+        // funcs/k/keyedTable.md: keys are INTEGRAL, TEMPORAL or LITERAL (UUID-like 128-bit
+        // types included)
+        let ty = c.ty;
+        if !(ty.is_integral() || ty.is_temporal() || ty.is_literal() || matches!(&*c.data, beluga_runtime::ColData::I128(_)) && ty.decimal_scale().is_none())
+            || ty.array_elem().is_some()
+        {
+            return Err(Error::type_err(format!("{name}: the key column {k} must be INTEGRAL, TEMPORAL or LITERAL, not {ty}")));
+        }
+    }
+    if let Some(tc) = &time_col {
+        let ty = t.cols[col_index(&t, tc)?].ty;
+        if !(ty.is_integral() || ty.is_temporal()) || ty.array_elem().is_some() {
+            return Err(Error::type_err(format!("{name}: the time column {tc} must be integral or temporal, not {ty}")));
+        }
+    }
+    Ok(Value::table(dedupe_keys(t, &keys, time_col)?))
 }
 
 fn keyed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    keyed(i, "keyedTable", args)
+    keyed(i, "keyedTable", args, false)
 }
 
 fn indexed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
-    keyed(i, "indexedTable", args)
+    keyed(i, "indexedTable", args, false)
+}
+
+/// `latestKeyedTable(keyColumns, timeColumn, ...)` (funcs/l/latestKeyedTable.md): a keyed
+/// table where a row replaces the row of its key only if its time is not earlier.
+fn latest_keyed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    keyed(i, "latestKeyedTable", args, true)
+}
+
+fn latest_indexed_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
+    keyed(i, "latestIndexedTable", args, true)
 }
 
 fn keyed_stream_table(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
@@ -636,7 +664,7 @@ fn union_all(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
         other => return Err(Error::unsupported("unionAll", describe(other))),
     };
     let first = tables.first().ok_or_else(|| Error::arg("unionAll needs at least one table"))?;
-    let mut out = Table { names: first.names.clone(), cols: first.cols.clone(), keys: vec![], name: None };
+    let mut out = Table { names: first.names.clone(), cols: first.cols.clone(), keys: vec![], name: None, keyed: Default::default() };
     for t in &tables[1..] {
         let n = t.rows();
         for k in 0..out.ncols() {
@@ -668,19 +696,21 @@ fn slice_by_key(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     if parts.len() != ki.len() {
         return Err(Error::arg("The rowKeys of [sliceByKey] must give one value per key column"));
     }
-    let m = parts[0].len();
-    let mut index: AHashMap<Vec<beluga_runtime::Key>, usize> = AHashMap::with_capacity(t.rows());
-    for r in 0..t.rows() {
-        index.insert(ki.iter().map(|&k| beluga_runtime::Key::of(&t.cols[k], r)).collect(), r);
-    }
     let aligned: Vec<Column> = parts
         .iter()
         .zip(&ki)
         .map(|(p, &k)| crate::order_search::align_keys(&t.cols[k], p).map(|(_, p)| p))
         .collect::<Result<_>>()?;
-    let rows: Vec<usize> = (0..m)
-        .filter_map(|j| index.get(&aligned.iter().map(|c| beluga_runtime::Key::of(c, j)).collect::<Vec<_>>()).copied())
-        .collect();
+    // the table's key index when it is current, else one built for this call
+    let built;
+    let index = match t.keyed.index.as_deref().filter(|ix| ix.valid_for(t, &ki)) {
+        Some(ix) => ix,
+        None => {
+            built = keyindex::KeyIndex::build(t, &ki);
+            &built
+        }
+    };
+    let rows: Vec<usize> = index.lookup(t, &aligned).into_iter().flatten().collect();
     let mut out = t.take_usize(&rows);
     out.keys.clear();
     if let Some(names) = opt(&args, 2) {
@@ -698,6 +728,8 @@ pub const DEFS: &[Builtin] = &[
     fp("rowNames", Kind::System, 1, 1, row_names, &["X"]),
     fp("dropColumns!", Kind::System, 2, 2, drop_columns, &["table", "colNames"]),
     f("indexedTable", Kind::System, 2, u8::MAX, indexed_table),
+    f("latestIndexedTable", Kind::System, 3, u8::MAX, latest_indexed_table),
+    f("latestKeyedTable", Kind::System, 3, u8::MAX, latest_keyed_table),
     f("keyedStreamTable", Kind::System, 2, u8::MAX, keyed_stream_table),
     f("keyedTable", Kind::System, 2, u8::MAX, keyed_table),
     fp("rename!", Kind::System, 2, 3, rename, &["X", "Y", "Z"]),
@@ -709,5 +741,6 @@ pub const DEFS: &[Builtin] = &[
     fp("update!", Kind::System, 3, 4, update_bang, &["table", "colNames", "newValues", "filter"]),
     f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
     fp("unionAll", Kind::System, 1, 3, union_all, &["tableA", "tableB", "byColName"]),
+    fp("tableUpsert", Kind::System, 2, 5, table_upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
     fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
 ];

@@ -143,7 +143,7 @@ pub fn vector_fn(name: &str, v: &Value, f: &dyn Fn(&Column) -> Result<Column>) -
             let cols: Vec<Column> = t.cols.iter().map(|c| f(c)).collect::<Result<_>>()?;
             // checked like any new table, then keeping the key columns and the join name
             let checked = Table::new(t.names.clone(), cols)?;
-            Ok(Value::table(Table { keys: t.keys.clone(), name: t.name.clone(), ..checked }))
+            Ok(Value::table(Table { keys: t.keys.clone(), name: t.name.clone(), keyed: t.keyed.without_index(), ..checked }))
         }
         Value::Tuple(items) => {
             let items: Vec<Value> = items.iter().map(|x| vector_fn(name, x, f)).collect::<Result<_>>()?;

@@ -109,29 +109,15 @@ fn upsert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 
 /// `tableUpsert(obj, newData, [ignoreNull], [keyColNames], [sortColumns])`: `upsert!` that
 /// returns a LONG pair, rows inserted : rows updated. For a stored table both counts come
-/// from the write; for an in-memory keyed or indexed table the inserted rows are the
-/// growth of the table and the updated ones the rest of `newData`.
+/// from the write; an in-memory keyed or indexed table is stdlib's (table.rs).
 fn table_upsert(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let pair = |a: u64, b: u64| Value::Pair(beluga_runtime::Column::from_vec(beluga_runtime::DataType::Long, vec![a as i64, b as i64]));
     if let Some(h) = as_table(&args[0]) {
         let (ins, upd) = crate::upsert::upsert_stored(i, h, &args)?;
         return Ok(pair(ins, upd));
     }
-    let before = match &args[0] {
-        Value::Table(t) => t.rows() as u64,
-        _ => return Err(Error::arg("[tableUpsert] obj must be a keyed table, an indexed table or a stored table")),
-    };
-    let new_rows = match args.get(1) {
-        Some(Value::Table(t)) => t.rows() as u64,
-        _ => return Err(Error::arg("[tableUpsert] newData must be a table")),
-    };
-    let out = i.call_builtin_by_name("upsert!", args)?;
-    let after = match &out {
-        Value::Table(t) => t.rows() as u64,
-        _ => before,
-    };
-    let ins = after.saturating_sub(before);
-    Ok(pair(ins, new_rows.saturating_sub(ins)))
+    // in-memory keyed and indexed tables: stdlib's, in place
+    prev(i, "tableUpsert", args)
 }
 
 /// Builtins that keep working on values they handled before and learn stored tables.
@@ -147,6 +133,7 @@ pub const WRAPPED: &[Builtin] = &[
     f("size", Kind::System, 1, 1, size),
     f("tableInsert", Kind::System, 2, u8::MAX, table_insert),
     fp("upsert!", Kind::System, 2, 5, upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
+    fp("tableUpsert", Kind::System, 2, 5, table_upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
 ];
 
 pub const DEFS: &[Builtin] = &[
@@ -172,7 +159,6 @@ pub const DEFS: &[Builtin] = &[
     fp("savePartition", Kind::System, 3, 4, crate::admin::save_partition, &["dbHandle", "table", "tableName", "compression"]),
     fp("saveTable", Kind::System, 2, 5, crate::admin::save_table, &["dbHandle", "table", "tableName", "append", "compression"]),
     fp("setTableComment", Kind::System, 2, 2, db::set_table_comment, &["table", "comment"]),
-    fp("tableUpsert", Kind::System, 2, 5, table_upsert, &["obj", "newData", "ignoreNull", "keyColNames", "sortColumns"]),
     fp("setColumnComment", Kind::System, 2, 2, db::set_column_comment, &["table", "columnComments"]),
     fp("database", Kind::System, 0, 7, db::database, &["directory", "partitionType", "partitionScheme", "locations", "engine", "atomic", "chunkGranularity"]),
     fp("dropDatabase", Kind::System, 1, 1, db::drop_database, &["dbUrl"]),

@@ -693,7 +693,7 @@ impl Appender {
                 if append_rows(&mut own, c, s, e, hint) { own } else { c.slice(s, e) }
             })
             .collect();
-        let own = Table { names: t.names.clone(), cols, keys: Vec::new(), name: None };
+        let own = Table { names: t.names.clone(), cols, keys: Vec::new(), name: None, keyed: Default::default() };
         b.pieces.push((own, 0, e - s));
         b.open = true;
     }

@@ -122,10 +122,10 @@ impl Interpreter {
             }
         }
         let mut taken: Vec<(usize, String)> = Vec::new();
-        // `append!` to a table takes it out of every holder (its variable, the shared
+        // `append!` (and `upsert!`) to a table takes it out of every holder (its variable, the shared
         // registry, the other name of a `share t as st` pair), so that it grows in place
         // (the builtin runs no script code before the write-back below)
-        let append_builtin = matches!(&func, Func::Builtin(id) if self.registry.get(*id).name == "append!")
+        let append_builtin = matches!(&func, Func::Builtin(id) if matches!(self.registry.get(*id).name, "append!" | "upsert!"))
             && writeback.len() == 1
             && writeback[0].0 == 0;
         let mut holders: Option<super::Holders> = None;
@@ -151,7 +151,7 @@ impl Interpreter {
         // through inplace_out. Other calls keep a copy of the originals to restore.
         let hands_back = match &func {
             Func::Builtin(id) => {
-                self.registry.get(*id).name == "append!"
+                matches!(self.registry.get(*id).name, "append!" | "upsert!")
                     && taken.len() == 1
                     && taken[0].0 == 0
                     && matches!(pos.first(), Some(Some(Value::Table(_))))

@@ -44,6 +44,7 @@ fn store(i: &mut Interpreter, dest: &Dest, old: &Table, names: Vec<String>, cols
     let mut t = Table::new(names, cols)?;
     t.keys = old.keys.clone();
     t.name = old.name.clone();
+    t.keyed = old.keyed.without_index();
     match dest {
         Dest::Var(name) => i.set_var_mutated(name, Value::table(t)),
         Dest::Handle(h) => {
@@ -339,7 +340,7 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
         let rows = Table::new(table.names.clone(), rows_in)?;
         return src.append(&rows).map(|_| ());
     }
-    if let (Dest::Var(name), true) = (&dest, table.keys.is_empty()) {
+    if let Dest::Var(name) = &dest {
         // append in place: take the table from every holder (its variable, the shared
         // registry, a `share t as st` alias) so the columns grow without a copy; other
         // sessions wait on the shared name until it is back
@@ -353,17 +354,23 @@ pub(crate) fn insert(i: &mut Interpreter, s: &InsertStmt) -> Result<()> {
                 // the table the new rows were checked against
                 Value::Table(mut t) if std::ptr::eq(Arc::as_ptr(&t), want) => {
                     let tm = Arc::make_mut(&mut t);
-                    for (c, n) in tm.cols.iter_mut().zip(&rows_in) {
-                        c.append(n);
-                    }
+                    // a keyed table upserts through its key index (O(rows inserted))
+                    let r = if tm.keys.is_empty() {
+                        for (c, n) in tm.cols.iter_mut().zip(&rows_in) {
+                            c.append(n);
+                        }
+                        Ok(())
+                    } else {
+                        crate::keyindex::key_positions(tm).and_then(|ki| crate::keyindex::upsert(tm, &ki, &rows_in, false)).map(|_| ())
+                    };
                     i.put_back_table(Value::Table(t), held);
-                    return Ok(());
+                    return r;
                 }
                 v => i.put_back_table(v, held),
             }
         }
         let (_, table) = target(i, &s.table, &AHashSet::new())?;
-        let cols = append_rows(&table.cols, &rows_in);
+        let cols = if table.keys.is_empty() { append_rows(&table.cols, &rows_in) } else { upsert_rows(&table, &rows_in)? };
         let names = table.names.clone();
         return store(i, &dest, &table, names, cols);
     }
@@ -383,37 +390,10 @@ fn append_rows(old: &[Column], new: &[Column]) -> Vec<Column> {
         .collect()
 }
 
-/// Keyed tables: a new row whose key exists replaces that row, others are appended
-/// (among new rows with equal keys the last one wins).
+/// Keyed tables held elsewhere than a variable: the upsert on a copy (copy on write).
 fn upsert_rows(t: &Table, new: &[Column]) -> Result<Vec<Column>> {
-    let kidx: Vec<usize> = t
-        .keys
-        .iter()
-        .map(|k| t.col_index(k).ok_or_else(|| Error::name(format!("Unrecognized key column [{k}]"))))
-        .collect::<Result<_>>()?;
-    let (n, m) = (t.rows(), new.first().map(|c| c.len()).unwrap_or(0));
-    let both: Vec<Column> = kidx.iter().map(|&k| Column::concat(t.cols[k].ty, &[&t.cols[k], &new[k]])).collect();
-    let refs: Vec<&Column> = both.iter().collect();
-    let g = super::keys::group_ids(&refs);
-    // the row holding each key: the existing one, or the last new row with it
-    let mut slot: Vec<usize> = vec![usize::MAX; g.n];
-    let mut target: Vec<usize> = Vec::with_capacity(n + m);
-    for r in 0..n {
-        slot[g.gid[r] as usize] = r;
-        target.push(r);
-    }
-    for r in 0..m {
-        let k = g.gid[n + r] as usize;
-        if slot[k] == usize::MAX {
-            slot[k] = target.len();
-            target.push(n + r);
-        } else {
-            target[slot[k]] = n + r;
-        }
-    }
-    Ok(t.cols
-        .iter()
-        .zip(new)
-        .map(|(c, x)| Column::concat(c.ty, &[c, x]).take_usize(&target))
-        .collect())
+    let mut out = t.clone();
+    let ki = crate::keyindex::key_positions(&out)?;
+    crate::keyindex::upsert(&mut out, &ki, new, false)?;
+    Ok(out.cols)
 }

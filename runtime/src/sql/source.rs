@@ -415,6 +415,7 @@ fn project(t: &Arc<Table>, keys: &[String], needed: &Need, rname: Option<&str>) 
         cols: keep.iter().map(|&c| t.cols[c].clone()).collect(),
         keys: vec![],
         name: t.name.clone(),
+        keyed: Default::default(),
     })
 }
 
