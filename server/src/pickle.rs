@@ -873,6 +873,7 @@ mod tests {
             ],
             keys: Vec::new(),
             name: None,
+            keyed: Default::default(),
         };
         for letters in ["", "ir", "itdr"] {
             let mut whole = Vec::new();
@@ -910,6 +911,7 @@ mod tests {
             cols: vec![Column::from_vec(DataType::Uuid, vec![1i128])],
             keys: Vec::new(),
             name: None,
+            keyed: Default::default(),
         };
         let mut out = Vec::new();
         assert!(table(&mut out, None, &t, false, Compact::of("itdr")).is_none());
@@ -923,6 +925,7 @@ mod tests {
             cols: vec![Column::from_vec(DataType::Int, vec![1i32, 2, 3])],
             keys: Vec::new(),
             name: None,
+            keyed: Default::default(),
         };
         let mut out = Vec::new();
         table(&mut out, None, &t, false, Compact::of("itdr")).unwrap().unwrap();
