@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("value", 4),
     ("table", 4),
     ("table_source", 4),
+    ("keyindex", 4),
     ("ops", 5),
     // printing sits above ops; the evaluator may print
     ("fmt", 6),
