@@ -392,6 +392,11 @@ fn sql_col(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     }
     let func = opt(&args, 1).cloned();
     let aliases: Option<Column> = opt(&args, 2).map(|v| col("sqlCol", v)).transpose()?;
+    if let Some(a) = &aliases {
+        if a.len() != 1 && a.len() != names.len() {
+            return Err(Error::arg(format!("sqlCol got {} column names and {} aliases; give one alias per name", names.len(), a.len())));
+        }
+    }
     let one = |i: &mut CallCtx, k: usize| -> Value {
         let alias = aliases.as_ref().and_then(|a| a.str_at(if a.len() == 1 { 0 } else { k }).map(|s| s.to_string()));
         col_code(names.str_at(k).unwrap_or(""), func.as_ref(), alias.as_deref(), i)

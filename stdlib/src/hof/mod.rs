@@ -781,6 +781,12 @@ fn row_groupby(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     };
     let groups = rows_of(&args[2])?;
     let fargs: Vec<Vec<Column>> = func_args(&args[1]).iter().map(|a| rows_of(a)).collect::<Result<_>>()?;
+    for a in &fargs {
+        let same = a.len() == groups.len() && a.iter().zip(&groups).all(|(x, g)| x.len() == g.len());
+        if !same {
+            return Err(Error::size("The arguments of [rowGroupby] must have the same shape as groupingCol"));
+        }
+    }
     let mut keys_out = Vec::with_capacity(groups.len());
     let mut vals_out = Vec::with_capacity(groups.len());
     for (r, g) in groups.iter().enumerate() {
