@@ -496,6 +496,10 @@ pub fn collect_chunked<O>(n: usize, mut f: impl FnMut(std::ops::Range<usize>, &m
 /// millions of elements otherwise runs for a second without answering Ctrl-C).
 #[inline]
 pub fn map_polled<S, O>(src: &[S], mut f: impl FnMut(&S) -> O) -> Vec<O> {
+    // one chunk or less: no flag to take (take_usize gathers small groups in hot loops)
+    if src.len() <= CHUNK {
+        return src.iter().map(f).collect();
+    }
     collect_chunked(src.len(), |r, out| out.extend(src[r].iter().map(&mut f)))
 }
 
