@@ -39,7 +39,18 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-DEFAULT_BENCH = os.path.abspath(os.path.join(REPO, "..", "..", "shared", "bench"))
+def _default_bench() -> str:
+    """../shared/bench beside the checkout (or beside its parent, for /work/wt/NAME worktrees)."""
+    if os.environ.get("BELUGA_SHARED"):
+        return os.path.join(os.environ["BELUGA_SHARED"], "bench")
+    for up in (("..",), ("..", "..")):
+        cand = os.path.abspath(os.path.join(REPO, *up, "shared", "bench"))
+        if os.path.exists(os.path.join(cand, "run.py")):
+            return cand
+    return os.path.abspath(os.path.join(REPO, "..", "shared", "bench"))
+
+
+DEFAULT_BENCH = _default_bench()
 PEERS = ["duckdb", "polars", "pandas"]
 
 
