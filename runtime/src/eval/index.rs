@@ -730,7 +730,17 @@ pub fn dict_set(mut d: Dict, i: &Value, v: &Value) -> Result<Dict> {
         other => return Err(Error::arg(format!("Invalid dictionary key: {}", ops::describe(other)))),
     };
     let kc = if kc.ty != d.keys.ty && !(kc.ty.is_literal() && d.keys.ty.is_literal()) && d.keys.ty != DataType::Void {
-        crate::kernels::cast::cast_column(&kc, d.keys.ty)?
+        let cast = crate::kernels::cast::cast_column(&kc, d.keys.ty)?;
+        // a key that does not convert (`d["abc"]` on INT keys) is an error, not a null key
+        if let Some(r) = (0..kc.len()).find(|&r| cast.is_null(r) && !kc.is_null(r)) {
+            return Err(Error::type_err(format!(
+                "The {} key {:?} can't be converted to the dictionary's key type {}",
+                kc.ty,
+                kc.str_at(r).map(str::to_string).unwrap_or_else(|| kc.f64_at(r).map(|x| x.to_string()).unwrap_or_default()),
+                d.keys.ty
+            )));
+        }
+        cast
     } else {
         kc
     };

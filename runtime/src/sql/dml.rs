@@ -87,6 +87,10 @@ pub(crate) fn update(i: &mut Interpreter, u: &UpdateStmt) -> Result<()> {
     u.csort.iter().for_each(|o| names_in(&o.expr, &mut needed));
     u.having.iter().for_each(|e| names_in(e, &mut needed));
     let (dest, table) = target(i, &u.table, &needed)?;
+    // a keyed or indexed table's keys name its rows: DolphinDB refuses to rewrite them
+    if let Some((c, _)) = u.sets.iter().find(|(c, _)| table.keys.iter().any(|k| k.eq_ignore_ascii_case(c))) {
+        return Err(Error::runtime(format!("Can't update a key column: {c}")));
+    }
     let qname = match &u.table.kind {
         ExprKind::Ident(n) => n.clone(),
         _ => String::new(),
