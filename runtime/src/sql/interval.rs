@@ -177,15 +177,78 @@ pub(crate) fn grouped_interval(i: &mut Interpreter, p: &Prepared, frame: &Frame,
         Some(e) => i.eval(e)?.as_bool().unwrap_or(false),
         None => false,
     };
-    let (wlo, whi) = where_bounds(i, &p.where_, &text(&xexpr), ty)?;
-    let origin = if explicit { wlo.unwrap_or(0) } else { 0 };
-    let raw = as_native::<i64>(&x);
-    let buckets: Vec<i64> = raw.iter().map(|&v| if v.is_null() { i64::NULL } else { floor_bucket(v, origin, d) }).collect();
-    let (lo, hi) = {
-        let valid = buckets.iter().filter(|v| !v.is_null());
-        let (mn, mx) = valid.fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-        (wlo.map(|v| floor_bucket(v, origin, d)).unwrap_or(mn), whi.map(|v| floor_bucket(v, origin, d)).unwrap_or(mx))
+    // step: windows of length d start every `step` (d by default: disjoint buckets)
+    let step = match &args[3] {
+        Some(e) => match i.eval(e)? {
+            Value::Void => d,
+            Value::Duration(n, u) => duration_in_unit(n, &u, ty)?,
+            other => other.as_i64().ok_or_else(|| Error::arg("The step of interval must be an integer or a DURATION"))?,
+        },
+        None => d,
     };
+    if step <= 0 || d % step != 0 {
+        return Err(Error::arg("The step of interval must be positive and divide the duration"));
+    }
+    let mut side = |k: usize, what: &str| -> Result<bool> {
+        match &args[k] {
+            None => Ok(false),
+            Some(e) => match i.eval(e)? {
+                Value::Void => Ok(false),
+                v => match v.as_str() {
+                    Some(s) if s.eq_ignore_ascii_case("left") => Ok(false),
+                    Some(s) if s.eq_ignore_ascii_case("right") => Ok(true),
+                    _ => Err(Error::arg(format!("The {what} of interval must be 'left' or 'right'"))),
+                },
+            },
+        }
+    };
+    // closed='right': windows (w, w+d]; label='right': a window is named by its end w+d
+    let closed_right = side(5, "closed")?;
+    let label_right = side(6, "label")?;
+    let (wlo, whi) = where_bounds(i, &p.where_, &text(&xexpr), ty)?;
+    let raw = as_native::<i64>(&x);
+    // the value that decides a row's window: x, or x - 1 when windows are closed on the right
+    let key = |v: i64| if closed_right { v.saturating_sub(1) } else { v };
+    let (mn, mx) = raw.iter().filter(|v| !v.is_null()).fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let origin = match &args[7] {
+        Some(e) if !matches!(i.eval(e)?, Value::Void) => {
+            if explicit {
+                return Err(Error::arg("interval: origin can't be given together with explicitOffset=true"));
+            }
+            origin_of(&i.eval(e)?, ty, mn, mx)?
+        }
+        _ if explicit => wlo.unwrap_or(0),
+        _ => 0,
+    };
+    let (lo, hi) = (
+        floor_bucket(key(wlo.unwrap_or(mn)), origin, step),
+        floor_bucket(key(whi.unwrap_or(mx)), origin, step),
+    );
+    let per_row = d / step;
+    // Each row goes to the per_row windows that cover it, in row order (so first/last and
+    // order-sensitive aggregates see a window's rows as they come); one window per row when
+    // step = d. Windows are those starting in [lo, hi].
+    let (frame_w, buckets): (std::borrow::Cow<Frame>, Vec<i64>) = if per_row == 1 {
+        (std::borrow::Cow::Borrowed(frame), raw.iter().map(|&v| if v.is_null() { i64::NULL } else { floor_bucket(key(v), origin, step) }).collect())
+    } else {
+        let n = crate::guard::need2(frame.rows, per_row as usize, 16)?;
+        let (mut rep, mut bk) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (r, &v) in raw.iter().enumerate() {
+            if v.is_null() {
+                continue;
+            }
+            let sb = floor_bucket(key(v), origin, step);
+            for j in (0..per_row).rev() {
+                let w = sb.saturating_sub(j * step);
+                if w >= lo && w <= hi {
+                    rep.push(r);
+                    bk.push(w);
+                }
+            }
+        }
+        (std::borrow::Cow::Owned(frame.take(&rep)), bk)
+    };
+    let frame = frame_w.as_ref();
     // the other keys as usual, the bucket in the interval's place
     let others: Vec<SelectItem> = g.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, it)| it.clone()).collect();
     let (mut kcols, mut knames) = eval_keys(i, frame, &others)?;
@@ -196,11 +259,36 @@ pub(crate) fn grouped_interval(i: &mut Interpreter, p: &Prepared, frame: &Frame,
     if frame.rows == 0 || lo > hi {
         return Ok(out);
     }
-    if (hi as i128 - lo as i128) / d as i128 > MAX_BUCKETS as i128 {
+    if (hi as i128 - lo as i128) / step as i128 > MAX_BUCKETS as i128 {
         return Err(Error::arg("interval: too many buckets for this duration"));
     }
     let key_names: Vec<&str> = knames.iter().map(|(n, _)| n.as_str()).collect();
-    fill_gaps(i, p, out, &key_names, &name, lo, hi, d, &fill)
+    let label_shift = if label_right { d } else { 0 };
+    fill_gaps(i, p, out, &key_names, &name, (lo, hi, step, label_shift), &fill)
+}
+
+/// The alignment point of `origin`: 'epoch', 'start', 'start_day', 'end', 'end_day' or a
+/// value of X's type; the first and last values of X are `mn` and `mx`.
+fn origin_of(v: &Value, ty: DataType, mn: i64, mx: i64) -> Result<i64> {
+    let day = || -> Result<i64> {
+        if !ty.is_temporal() {
+            return Err(Error::arg("interval: origin 'start_day'/'end_day' needs a temporal X"));
+        }
+        duration_in_unit(1, "d", ty)
+    };
+    if let Some(s) = v.as_str() {
+        return Ok(match s {
+            "epoch" => 0,
+            "start" => mn,
+            "end" => mx,
+            "start_day" => floor_bucket(mn, 0, day()?),
+            "end_day" => floor_bucket(mx, 0, day()?).saturating_add(day()?),
+            other => return Err(Error::arg(format!("Unknown origin {other} for interval"))),
+        });
+    }
+    let c = v.column().ok_or_else(|| Error::arg("The origin of interval must be a string or a scalar of X's type"))?;
+    let c = if c.ty != ty && c.ty.is_temporal() && ty.is_temporal() { crate::kernels::temporal_to(c, ty)? } else { c.clone() };
+    c.i64_at(0).ok_or_else(|| Error::arg("The origin of interval can't be NULL"))
 }
 
 /// Fill nulls of rows [s, e) of every segment with the previous (or next) non-null row.
@@ -262,7 +350,7 @@ fn fill_column(v: Column, segs: &[(usize, usize)], fill: &Fill) -> Result<Column
 }
 
 #[allow(clippy::too_many_arguments)]
-fn fill_gaps(i: &mut Interpreter, p: &Prepared, out: Output, key_names: &[&str], bname: &str, lo: i64, hi: i64, d: i64, fill: &Fill) -> Result<Output> {
+fn fill_gaps(i: &mut Interpreter, p: &Prepared, out: Output, key_names: &[&str], bname: &str, (lo, hi, d, shift): (i64, i64, i64, i64), fill: &Fill) -> Result<Output> {
     let Output { names, cols, rows, keep, .. } = out;
     let sel: Vec<usize> = keep.unwrap_or_else(|| (0..rows).collect());
     let cols: Vec<Column> = cols.iter().map(|c| c.take_usize(&sel)).collect();
@@ -300,7 +388,7 @@ fn fill_gaps(i: &mut Interpreter, p: &Prepared, out: Output, key_names: &[&str],
             }
             src.push(s);
             grp.push(if rows > 0 { first[g] } else { 0 });
-            bnew.push(lo + j as i64 * d);
+            bnew.push(lo + j as i64 * d + shift);
         }
         segs.push((start, src.len()));
     }
