@@ -411,11 +411,17 @@ fn sym_in_strings(x: &Value, y: &Value) -> Option<Value> {
         Value::Set(s) => &s.items,
         _ => return None,
     };
-    if !yc.ty.is_literal() || sym.dict.names.len() > sym.codes.len().max(64) {
+    if !yc.ty.is_literal() {
         return None;
     }
-    let wanted: ahash::AHashSet<&str> = (0..yc.len()).map(|i| yc.str_at(i).unwrap_or("")).collect();
-    let by_code: Vec<i8> = sym.dict.names.iter().map(|n| wanted.contains(&**n) as i8).collect();
+    // each wanted string looked up in the dictionary's index: O(|y|), whatever the
+    // dictionary's size (a stored table's dictionary holds every symbol of the table)
+    let mut by_code = vec![0i8; sym.dict.names.len()];
+    for i in 0..yc.len() {
+        if let Some(&code) = sym.dict.index.get(yc.str_at(i).unwrap_or("")) {
+            by_code[code as usize] = 1;
+        }
+    }
     let r: Vec<i8> = sym.codes.iter().map(|&c| by_code.get(c as usize).copied().unwrap_or(0)).collect();
     Some(Value::Vector(Column::from_vec(DataType::Bool, r)))
 }
@@ -1026,5 +1032,28 @@ mod cast_tests {
         let t = cast_value(&Value::Vector(col(Int, vec![4, 5])), Any).unwrap();
         assert!(matches!(&t, Value::Tuple(x) if x.len() == 2 && x[1].as_i64() == Some(5)));
         assert!(cast_value(&Value::int(1), Uuid).is_err());
+    }
+
+    #[test]
+    fn symbols_in_strings_with_a_dictionary_larger_than_the_column() {
+        use crate::column::{ColData, SymCol};
+        // a stored segment: three rows whose dictionary holds 5,000 symbols
+        let mut sc = SymCol::new();
+        for k in 0..5000 {
+            sc.push(&format!("S{k}"));
+        }
+        sc.push("");
+        let dict = sc.dict.clone();
+        let code = |n: &str| dict.index[n];
+        let rows = SymCol { codes: vec![code("S7"), code(""), code("S4999")], dict };
+        let x = Value::Vector(Column::new(Symbol, ColData::Sym(rows)));
+        let got = |y: Value| match in_values(&x, &y).unwrap() {
+            Value::Vector(c) => (0..c.len()).map(|i| c.i64_at(i) == Some(1)).collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(got(Value::string_vec(["S4999", "NOPE", "S7"])), vec![true, false, true]);
+        assert_eq!(got(Value::string_vec(["S8"])), vec![false, false, false]);
+        // the empty string is the null symbol
+        assert_eq!(got(Value::string_vec(["", "S1"])), vec![false, true, false]);
     }
 }

@@ -209,7 +209,9 @@ pub(crate) fn filter_mask(f: &Filter, cols: &[Option<Column>]) -> Option<Vec<boo
         Filter::In(c, v) => {
             let col = cols[*c].as_ref()?;
             if let ColData::Sym(s) = &*col.data {
-                if s.dict.names.len() < col.len() {
+                // literal values go to in_values below, which looks each one up in the
+                // dictionary's index; other values are evaluated once per name
+                if s.dict.names.len() < col.len() && !v.column().is_some_and(|c| c.ty.is_literal()) {
                     let names =
                         Value::Vector(Column::new(DataType::String, ColData::Str(StrCol::from_iter(s.dict.names.iter().map(|n| &**n)))));
                     let per = beluga_runtime::eval::ops::in_values(&names, v).ok()?;
