@@ -17,7 +17,9 @@ fn check(col_len: usize, gid: &[u32], ngroups: usize) -> Result<()> {
     if gid.len() != col_len {
         return Err(Error::size(format!("group ids ({}) and column ({}) differ in length", gid.len(), col_len)));
     }
-    let bad = |ids: &[u32]| ids.iter().any(|&g| g as usize >= ngroups);
+    // the largest id, as a max-reduction the compiler vectorizes (an early-exit `any` is a
+    // branch per row)
+    let bad = |ids: &[u32]| ids.iter().fold(0u32, |m, &g| m.max(g)) as usize >= ngroups && !ids.is_empty();
     let out_of_range = if gid.len() >= 2 * CHUNK { gid.par_chunks(CHUNK).any(bad) } else { bad(gid) };
     if out_of_range {
         return Err(Error::runtime("group id out of range"));
@@ -156,6 +158,37 @@ fn g_extreme<T: Native + Send + Sync>(v: &[T], gid: &[u32], n: usize, want_max: 
                 if candidate(x) && better(*b, x) {
                     *b = x;
                 }
+            }
+        },
+    )
+}
+
+/// [`g_extreme`] for integer columns: no NaN to look for, and NULL (the type's minimum)
+/// never wins a max by itself, so each row is one compare and a conditional move.
+fn g_extreme_int<T: Native + Ord>(v: &[T], gid: &[u32], n: usize, want_max: bool) -> Vec<T> {
+    #[inline(always)]
+    fn pick<T: Native + Ord>(b: T, x: T, want_max: bool) -> T {
+        if want_max {
+            b.max(x)
+        } else if !x.is_null() && (b.is_null() || x < b) {
+            x
+        } else {
+            b
+        }
+    }
+    fold_groups(
+        v.len(),
+        n,
+        || vec![T::NULL; n],
+        |best, rows| {
+            for (&x, &g) in v[rows.clone()].iter().zip(&gid[rows]) {
+                let b = &mut best[g as usize];
+                *b = pick(*b, x, want_max);
+            }
+        },
+        |best, other| {
+            for (b, &x) in best.iter_mut().zip(&other) {
+                *b = pick(*b, x, want_max);
             }
         },
     )
@@ -425,10 +458,10 @@ fn grouped_impl(op: Op, col: &Column, gid: &[u32], n: usize) -> Result<Column> {
             let want_max = op == Op::Max;
             Ok(match &*col.data {
                 ColData::Sym(_) | ColData::Str(_) => col.take(&g_extreme_str(col, gid, n, want_max)),
-                ColData::I8(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
-                ColData::I16(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
-                ColData::I32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
-                ColData::I64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
+                ColData::I8(v) => Column::from_vec(col.ty, g_extreme_int(v, gid, n, want_max)),
+                ColData::I16(v) => Column::from_vec(col.ty, g_extreme_int(v, gid, n, want_max)),
+                ColData::I32(v) => Column::from_vec(col.ty, g_extreme_int(v, gid, n, want_max)),
+                ColData::I64(v) => Column::from_vec(col.ty, g_extreme_int(v, gid, n, want_max)),
                 ColData::F32(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::F64(v) => Column::from_vec(col.ty, g_extreme(v, gid, n, want_max)),
                 ColData::I128(_) | ColData::Array(_) => return Err(Error::unsupported(op.label(), col.ty)),

@@ -83,7 +83,11 @@ pub fn k_sum<'a>(name: &'static str) -> StatFn<'a> {
             // cumsum: a plain running sum, as numpy's cumsum adds (no window state)
             with_slice!(x, v => Column::from_vec(DataType::Double, running_sum(v)))
         } else if ty == DataType::Double {
-            with_slice!(x, v => roll_f64(&mut Moments::new(v, Mom::Sum), n, b, g))
+            match (b, g) {
+                (Bounds::Count(w), Gate::Warmup(k)) if *w == k && *w > 0 => crate::window_fast::count_window(false, true, x, *w),
+                _ => None,
+            }
+            .or_else(|| with_slice!(x, v => roll_f64(&mut Moments::new(v, Mom::Sum), n, b, g)))
         } else {
             with_slice!(x, v => {
                 let r: Vec<i64> = roll_vec(&mut SumInt::new(v), n, b, g, |a| a);
@@ -125,6 +129,15 @@ pub fn k_moment<'a>(name: &'static str, kind: Mom) -> StatFn<'a> {
         let x = &s[0];
         check_num(name, x, false)?;
         let n = x.len;
+        // the default m-window (count w, first w-1 rows null) of avg, and of sum over DOUBLE:
+        // one tight running-sum loop (also per `context by` group, which comes here)
+        if let (Bounds::Count(w), Gate::Warmup(k)) = (b, g) {
+            if *w == k && *w > 0 {
+                if let Some(c) = crate::window_fast::count_window(kind == Mom::Avg, kind == Mom::Sum, x, *w) {
+                    return Ok(vec![c]);
+                }
+            }
+        }
         one(with_slice!(x, v => roll_f64(&mut Moments::new(v, kind), n, b, g)), name, x)
     })
 }
