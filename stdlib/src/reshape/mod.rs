@@ -309,18 +309,18 @@ fn align(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
 
 fn resample(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let (labels, m) = indexed("resample", &args[0])?;
-    let rule = match &args[1] {
+    // A rule string ("M", "2D", "W", "5min", a calendar) bins the labels as transFreq does:
+    // rule-specific closed/label defaults (month, quarter, year and week ends close and label
+    // on the right), origin, calendars. A DURATION value buckets through bar.
+    let bars = match &args[1] {
         Value::Scalar(c) if c.ty.is_literal() => {
-            // "2d", "M", "3H": a count (default 1) and a unit
-            let s = c.str_at(0).unwrap_or("").to_string();
-            let digits: String = s.chars().take_while(|ch| ch.is_ascii_digit()).collect();
-            let unit = s[digits.len()..].to_string();
-            Value::Duration(digits.parse::<i64>().unwrap_or(1), unit.as_str().into())
+            let mut targs = vec![Value::Vector(labels.clone()), args[1].clone()];
+            targs.extend(args.iter().skip(3).take(3).cloned());
+            i.call_builtin_by_name("transFreq", targs)?
         }
-        other => other.clone(),
+        other => i.call_builtin_by_name("bar", vec![Value::Vector(labels.clone()), other.clone()])?,
     };
     let f = args[2].clone();
-    let bars = i.call_builtin_by_name("bar", vec![Value::Vector(labels.clone()), rule])?;
     let bars = col("resample", &bars)?;
     let (ids, g, firsts) = sorted_group_ids(&[bars.clone()])?;
     let members = group_members(&ids, g);

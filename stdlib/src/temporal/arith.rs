@@ -338,19 +338,21 @@ impl Bins {
 }
 
 /// Resolve `closed`, `label` and `origin` for a fixed rule over values `vals` of type `ty`.
+/// A `closed`/`label` argument: Some(true) for 'right', Some(false) for 'left'.
+fn side_arg(name: &str, v: Option<&Value>, what: &str) -> Result<Option<bool>> {
+    match v {
+        None => Ok(None),
+        Some(v) => match str_arg(name, v, what)? {
+            "left" => Ok(Some(false)),
+            "right" => Ok(Some(true)),
+            other => Err(Error::arg(format!("The {what} argument of [{name}] must be 'left' or 'right', not '{other}'"))),
+        },
+    }
+}
+
 fn bins(name: &str, ty: DataType, step: i64, a: &[Value], k: usize, first: i64, last: i64) -> Result<Bins> {
-    let side = |v: Option<&Value>, what: &str| -> Result<Option<bool>> {
-        match v {
-            None => Ok(None),
-            Some(v) => match str_arg(name, v, what)? {
-                "left" => Ok(Some(false)),
-                "right" => Ok(Some(true)),
-                other => Err(Error::arg(format!("The {what} argument of [{name}] must be 'left' or 'right', not '{other}'"))),
-            },
-        }
-    };
-    let closed = side(opt(a, k), "closed")?;
-    let label = side(opt(a, k + 1), "label")?;
+    let closed = side_arg(name, opt(a, k), "closed")?;
+    let label = side_arg(name, opt(a, k + 1), "label")?;
     let pd = per_day(ty).unwrap_or(0);
     let day_floor = |v: i64| if pd > 0 { v.div_euclid(pd) * pd } else { 0 };
     let (origin, end_origin) = match opt(a, k + 2) {
@@ -401,6 +403,35 @@ fn trans_column(name: &str, c: &Column, rule: &Rule, a: &[Value], k: usize) -> R
         }
         Rule::Date(r, n) => {
             let d = dated_days(name, c)?;
+            let (closed, label) = (side_arg(name, opt(a, k), "closed")?, side_arg(name, opt(a, k + 1), "label")?);
+            if closed.is_some() || label.is_some() {
+                // Bins run between consecutive anchors of the rule (month ends, week ends,
+                // month starts...); end-style rules default to (A[q-1], A[q]] named A[q],
+                // start-style ones to [A[q], A[q+1]) named A[q].
+                if *n > 1 {
+                    return Err(Error::arg(format!("[{name}] closed and label with a multi-period rule are not supported")));
+                }
+                let (cr, lr) = (closed.unwrap_or(r.ceil), label.unwrap_or(r.ceil));
+                let out: Vec<i64> = d
+                    .iter()
+                    .map(|&x| {
+                        if x.is_null() {
+                            return x;
+                        }
+                        let f = (r.index)(x);
+                        let on_anchor = (r.date)(f) == x;
+                        // q: the bin starting at anchor A[q]
+                        let q = match (r.ceil, cr) {
+                            (true, true) => f - 1,
+                            (true, false) => if on_anchor { f } else { f - 1 },
+                            (false, false) => f,
+                            (false, true) => if on_anchor { f - 1 } else { f },
+                        };
+                        (r.date)(if lr { q + 1 } else { q })
+                    })
+                    .collect();
+                return Ok(date_col(&out));
+            }
             let (first, _) = first_last(&d);
             let p0 = (r.index)(first);
             Ok(date_col(&d.iter().map(|&x| if x.is_null() { x } else { r.apply(x, p0, *n) }).collect::<Vec<i64>>()))
