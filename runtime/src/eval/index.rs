@@ -477,6 +477,8 @@ impl Interpreter {
                                 c.take(&vec![0; n])
                             }
                             Value::Void => Column::nulls(DataType::Double, t.rows()),
+                            // an array vector becomes an `ELEM[]` column, as in table(av as c)
+                            Value::ArrayVector(a) => Column::from_array(a),
                             other => return Err(Error::arg(format!("Can't assign {} to a table column", ops::describe(&other)))),
                         };
                         t.set_column(name, col)?;
