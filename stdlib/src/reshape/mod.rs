@@ -1,6 +1,7 @@
 //! Builtins: reshaping matrices and panels (reshape, concatMatrix, regroup, eye, panel,
 //! toTuple, toColumnarTuple, merge, align, resample, rollingPanel).
 
+use beluga_runtime::kernels::arith::as_native;
 use beluga_runtime::CallCtx;
 use crate::containers::{group_members, sorted_group_ids};
 use crate::util::{col, describe, int_arg, opt};
@@ -324,10 +325,24 @@ fn resample(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
     let bars = col("resample", &bars)?;
     let (ids, g, firsts) = sorted_group_ids(&[bars.clone()])?;
     let members = group_members(&ids, g);
-    let mut rows: Vec<Column> = Vec::with_capacity(g);
-    for mem in &members {
+    let present = bars.take_usize(&firsts);
+    // a rule string lists every bin from the first to the last, empty ones included
+    // (their value is func of no rows: null for sum/last, 0 for count)
+    let labels = match args[1].as_str() {
+        Some(rule) => crate::temporal_arith::all_labels(i, "resample", rule, &present)?,
+        None => present.clone(),
+    };
+    let (pv, lv) = (as_native::<i64>(&present), as_native::<i64>(&labels));
+    let no_rows: Vec<usize> = Vec::new();
+    let mut rows: Vec<Column> = Vec::with_capacity(labels.len());
+    for l in lv.iter() {
+        let mem = match pv.binary_search(l) {
+            Ok(k) => &members[k],
+            Err(_) => &no_rows,
+        };
         rows.push(agg_columns(i, &f, row_subset(&m, mem))?);
     }
+    let g = labels.len();
     let ty = rows.first().map(|c| c.ty).unwrap_or(DataType::Double);
     let cols: Vec<Column> = (0..m.cols)
         .map(|c| {
@@ -336,7 +351,7 @@ fn resample(i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {
             Ok(Column::concat(ty, &refs))
         })
         .collect::<Result<_>>()?;
-    matrix_from_cols(cols, g, Some(bars.take_usize(&firsts)), labels_col(&m.col_labels))
+    matrix_from_cols(cols, g, Some(labels), labels_col(&m.col_labels))
 }
 
 fn rolling_panel(_i: &mut CallCtx, args: Vec<Value>) -> Result<Value> {

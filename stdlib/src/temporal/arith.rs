@@ -457,6 +457,46 @@ fn trans_column(name: &str, c: &Column, rule: &Rule, a: &[Value], k: usize) -> R
     }
 }
 
+/// Every bin label from the first to the last of `labels` (the sorted distinct labels
+/// `transFreq` gave rows under `rule`): the bins without rows in between included, as
+/// `resample` lists them (funcs/r/resample.md: empty months show a null).
+pub(crate) fn all_labels(i: &mut CallCtx, name: &str, rule: &str, labels: &Column) -> Result<Column> {
+    const MAX: i64 = 50_000_000;
+    if labels.len() < 2 {
+        return Ok(labels.clone());
+    }
+    let too_long = || Error::arg(format!("The result of [{name}] is too long"));
+    match parse_rule(i, name, rule)? {
+        Rule::Fixed(ns) => {
+            let step = fixed_step(name, labels.ty, ns)?;
+            let v = as_native::<i64>(labels);
+            let (first, last) = first_last(&v);
+            if (last - first) / step > MAX {
+                return Err(too_long());
+            }
+            Ok(temporal_col(labels.ty, (0..=(last - first) / step).map(|k| first + k * step).collect()))
+        }
+        Rule::Date(r, n) => {
+            let d = dated_days(name, labels)?;
+            let (first, last) = first_last(&d);
+            let (p0, p1) = ((r.index)(first), (r.index)(last));
+            if (p1 - p0) / n > MAX {
+                return Err(too_long());
+            }
+            Ok(date_col(&(0..=(p1 - p0) / n).map(|j| (r.date)(p0 + j * n)).collect::<Vec<i64>>()))
+        }
+        Rule::Market(cal, n) => {
+            let d = dated_days(name, labels)?;
+            let (first, last) = first_last(&d);
+            let (Some(t0), Some(t1)) = (cal.floor_index(first), cal.floor_index(last)) else { return Ok(labels.clone()) };
+            if (t1 - t0) / n > MAX {
+                return Err(too_long());
+            }
+            Ok(date_col(&(0..=(t1 - t0) / n).filter_map(|j| cal.date_of_index(t0 + j * n)).collect::<Vec<i64>>()))
+        }
+    }
+}
+
 fn trans_freq(i: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let rule = parse_rule(i, "transFreq", &text_arg("transFreq", &a[1], "rule")?)?;
     ops::unary_col(&a[0], &|c: &Column| trans_column("transFreq", c, &rule, &a, 2))
