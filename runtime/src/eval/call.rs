@@ -100,7 +100,13 @@ impl Interpreter {
         if writeback.is_empty() {
             let (pos, named) = self.eval_args(args)?;
             if elems.is_empty() {
-                if matches!(func, Func::Builtin(_)) {
+                if let Func::Builtin(id) = &func {
+                    // `interpolate(X=a, inplace=true)`: the result replaces the variable X names
+                    if let Some(target) = self.inplace_target(*id, args, &pos, &named) {
+                        let r = self.call_func(&func, pos, named)?;
+                        self.set_var_mutated(&target, r.clone())?;
+                        return Ok(r);
+                    }
                     self.pending_arg_names = arg_idents(args);
                 }
                 return self.call_func(&func, pos, named);
@@ -219,6 +225,30 @@ impl Interpreter {
             }
         }
         Ok(())
+    }
+
+    /// The variable a builtin with an `inplace` parameter overwrites: the one passed as its
+    /// first parameter (by position or by name) when `inplace` is true.
+    fn inplace_target(&self, id: u32, args: &[Arg], pos: &[Option<Value>], named: &[(String, Value)]) -> Option<String> {
+        let b = self.registry.get(id);
+        let k = b.params.iter().position(|p| *p == "inplace")?;
+        let on = named.iter().find(|(n, _)| n == "inplace").map(|(_, v)| v).or_else(|| pos.get(k).and_then(|v| v.as_ref()));
+        if on.and_then(|v| v.as_bool()) != Some(true) {
+            return None;
+        }
+        let first = b.params.first()?;
+        let x = args.iter().find_map(|a| match a {
+            Arg::Named(n, e) if n == first => Some(e),
+            _ => None,
+        });
+        let x = x.or_else(|| match args.first() {
+            Some(Arg::Pos(Some(e))) => Some(e),
+            _ => None,
+        })?;
+        match &x.kind {
+            ExprKind::Ident(n) if self.has_var(n) => Some(n.clone()),
+            _ => None,
+        }
     }
 
     /// Arguments written back after a call: the first argument of a `!` builtin, and
