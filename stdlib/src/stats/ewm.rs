@@ -40,17 +40,13 @@ fn params(name: &str, a: &[Value], first: usize, last_is_bias: bool) -> Result<E
         None => 0,
     };
     let adjust = opt(a, first + 5).and_then(|v| v.as_bool()).unwrap_or(true);
-    let flag = opt(a, first + 6).and_then(|v| v.as_bool()).unwrap_or(false);
-    if opt(a, first + 7).is_some() {
+    let ignore_na = opt(a, first + 6).and_then(|v| v.as_bool()).unwrap_or(false);
+    // ewmVar/ewmStd: `…, adjust, ignoreNA, bias` (funcs/e/ewmVar.md); ewmMean: `…, ignoreNA, times`
+    let bias = last_is_bias && opt(a, first + 7).and_then(|v| v.as_bool()).unwrap_or(false);
+    if !last_is_bias && opt(a, first + 7).is_some() {
         return Err(Error::arg(format!("The times argument of [{name}] is not supported")));
     }
-    Ok(Ewm {
-        alpha,
-        min_periods: min_periods.max(1),
-        adjust,
-        ignore_na: if last_is_bias { false } else { flag },
-        bias: if last_is_bias { flag } else { false },
-    })
+    Ok(Ewm { alpha, min_periods: min_periods.max(1), adjust, ignore_na, bias })
 }
 
 fn ewm_mean(x: &[f64], p: Ewm) -> Vec<f64> {
@@ -156,14 +152,21 @@ fn num_col(name: &str, c: &Column) -> Result<Vec<f64>> {
     Ok(nan_f64(c))
 }
 
+/// `vector_fn` for the ewm functions: a table's numeric and BOOL columns are computed, its
+/// other columns kept as they are (funcs/e/ewmVar.md: the time and symbol columns pass).
+fn ewm_form(name: &str, x: &Value, f: &dyn Fn(&Column) -> Result<Column>) -> Result<Value> {
+    let table = matches!(x, Value::Table(_));
+    vector_fn(name, x, &|c| if table && !(c.ty.is_numeric() || c.ty == beluga_runtime::DataType::Bool) { Ok(c.clone()) } else { f(c) })
+}
+
 fn ewm_mean_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmMean", &a, 1, false)?;
-    vector_fn("ewmMean", &a[0], &|c| Ok(dcol(ewm_mean(&num_col("ewmMean", c)?, p))))
+    ewm_form("ewmMean", &a[0], &|c| Ok(dcol(ewm_mean(&num_col("ewmMean", c)?, p))))
 }
 
 fn ewm_var_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmVar", &a, 1, true)?;
-    vector_fn("ewmVar", &a[0], &|c| {
+    ewm_form("ewmVar", &a[0], &|c| {
         let x = num_col("ewmVar", c)?;
         Ok(dcol(ewm_cov(&x, &x, p, p.bias)))
     })
@@ -171,7 +174,7 @@ fn ewm_var_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 
 fn ewm_std_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
     let p = params("ewmStd", &a, 1, true)?;
-    vector_fn("ewmStd", &a[0], &|c| {
+    ewm_form("ewmStd", &a[0], &|c| {
         let x = num_col("ewmStd", c)?;
         Ok(dcol(ewm_cov(&x, &x, p, p.bias).into_iter().map(|v| if v.is_nan() { v } else { v.max(0.0).sqrt() }).collect()))
     })
@@ -235,7 +238,7 @@ fn ewm_corr_fn(_: &mut CallCtx, a: Vec<Value>) -> Result<Value> {
 }
 
 const P1: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "ignoreNA", "times"];
-const PV: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "bias", "times"];
+const PV: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "ignoreNA", "bias"];
 const P2: &[&str] = &["X", "com", "span", "halfLife", "alpha", "minPeriods", "adjust", "ignoreNA", "other", "bias"];
 
 pub const DEFS: &[Builtin] = &[
